@@ -1,0 +1,3 @@
+"""harn-mcp-mock: deterministic MCP tool servers for testing and evaluation."""
+
+__version__ = "0.1.0"

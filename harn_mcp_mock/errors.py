@@ -1,0 +1,80 @@
+"""The one exception tree of harn-mcp-mock.
+
+Every error the library raises on purpose derives from :class:`HarnError`, carries the
+process exit code the CLI uses for it, and renders as one line that names the file,
+line or field at fault (never a secret, never a traceback)::
+
+    HarnError                         exit 2  (inputs could not be used)
+    ├── UsageError                    exit 2  bad flags or arguments
+    ├── CassetteError                 exit 3  a cassette could not be read or written
+    │   ├── CassetteFormatError               not JSON, or not the shape the schema says
+    │   ├── CassetteVersionError              written by a newer format version
+    │   └── CassetteIntegrityError            a CAS blob is missing or altered
+    ├── PathEscapeError               exit 2  a path leaves the folder it must stay in
+    ├── RedactionPolicyError          exit 2  a redaction policy file is invalid
+    └── ServerError                   exit 4  the MCP server could not be started or failed
+        └── ServerStartError                  the command could not be spawned
+
+Exit codes 0 and 1 stay free for "success" and "the check found a problem" (verify, eval),
+and ``record`` exits with the server's own exit code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class HarnError(Exception):
+    """Base of every deliberate error. ``str(err)`` is one line fit for a terminal."""
+
+    exit_code: int = 2
+
+    def __init__(self, message: str, *, path: str | Path | None = None, where: str | None = None) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.where = where
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        prefix = ""
+        if self.path is not None:
+            prefix = self.path + (f":{self.where}" if self.where else "") + ": "
+        elif self.where:
+            prefix = f"{self.where}: "
+        return (prefix + self.message).replace("\n", " ")
+
+
+class UsageError(HarnError):
+    exit_code = 2
+
+
+class CassetteError(HarnError):
+    exit_code = 3
+
+
+class CassetteFormatError(CassetteError):
+    pass
+
+
+class CassetteVersionError(CassetteError):
+    pass
+
+
+class CassetteIntegrityError(CassetteError):
+    pass
+
+
+class PathEscapeError(HarnError):
+    exit_code = 2
+
+
+class RedactionPolicyError(HarnError):
+    exit_code = 2
+
+
+class ServerError(HarnError):
+    exit_code = 4
+
+
+class ServerStartError(ServerError):
+    pass

@@ -1,0 +1,30 @@
+"""Canonical JSON: the one definition of "same content".
+
+Sorted keys, no insignificant white space, UTF-8, integers as integers. Two values are the
+same content exactly when their canonical bytes are equal, and a digest is always the BLAKE3
+of canonical bytes (or of raw bytes the caller already holds).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from blake3 import blake3
+
+_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """Canonical JSON bytes of ``value`` (sorted keys, compact)."""
+    return orjson.dumps(value, option=_OPTS)
+
+
+def digest(data: bytes) -> str:
+    """BLAKE3 hex digest of raw bytes."""
+    return blake3(data).hexdigest()
+
+
+def digest_json(value: Any) -> str:
+    """BLAKE3 hex digest of the canonical JSON of ``value``."""
+    return blake3(orjson.dumps(value, option=_OPTS)).hexdigest()
