@@ -21,12 +21,16 @@ INLINE_THRESHOLD = 4096
 
 _HEX = re.compile(r"[0-9a-f]{64}")
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)  # read once at import (single-threaded): mkstemp's 0600 is widened to what open() gives
+
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temp file in the same folder and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

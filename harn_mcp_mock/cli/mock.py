@@ -1,0 +1,82 @@
+"""`harn mcp mock ...`: one thin function per command (parse -> one library call -> render)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harn_mcp_mock.cli._common import handle_errors, note
+
+app = typer.Typer(
+    help="Record, replay and verify MCP servers; simulated worlds and evals.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_SERVER_CMD = {"allow_interspersed_args": False}
+
+CassetteOpt = Annotated[Path, typer.Option("--cassette", help="Cassette file (NAME.cassette.json).")]
+
+
+@app.command(context_settings=_SERVER_CMD)
+def record(
+    cassette: CassetteOpt,
+    command: Annotated[list[str] | None, typer.Argument(help="The server command, after `--`.")] = None,
+    redact_policy: Annotated[
+        Path | None, typer.Option("--redact-policy", help="Redaction policy JSON (merged over the default).")
+    ] = None,
+    shutdown_timeout: Annotated[
+        float, typer.Option("--shutdown-timeout", help="Seconds the server gets to exit before SIGTERM/SIGKILL.")
+    ] = 5.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line on stderr.")] = False,
+) -> None:
+    """Proxy a stdio MCP server transparently and record every message into a cassette.
+
+    Usage: harn mcp mock record --cassette F [--redact-policy P] -- <server command...>
+
+    Exits with the server's exit code (128+N if signal N ended it).
+    """
+    prog = "harn mcp mock record"
+    with handle_errors(prog):
+        from harn_mcp_mock.record.session import record_command
+
+        result = record_command(command or [], cassette, policy_path=redact_policy, grace=shutdown_timeout)
+        if not quiet:
+            counts = result.counts
+            note(
+                prog,
+                f"wrote {cassette} ({counts['client']} client, {counts['server']} server, "
+                f"{counts['invalid']} invalid messages; server exit {result.exit_code}, {result.reason})",
+            )
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def recover(cassette: CassetteOpt) -> None:
+    """Turn the journal of a recording that was killed into a finished cassette."""
+    prog = "harn mcp mock recover"
+    with handle_errors(prog):
+        from harn_mcp_mock.cassette.model import recover_journal
+
+        recovered = recover_journal(cassette)
+        note(prog, f"wrote {cassette} ({len(recovered.messages)} messages)")
+
+
+@app.command()
+def show(
+    cassette: CassetteOpt,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable summary.")] = False,
+) -> None:
+    """Summarise a cassette: server, handshake, methods and tools seen, redactions."""
+    with handle_errors("harn mcp mock show"):
+        from harn_mcp_mock.cassette.summary import render_summary, summarise
+
+        from harn_mcp_mock.cassette.model import load_cassette
+
+        summary = summarise(load_cassette(cassette))
+        out = render_summary(summary, as_json=as_json)
+        os.write(1, out.encode())

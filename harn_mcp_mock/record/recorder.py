@@ -1,0 +1,228 @@
+"""Frames -> redaction -> messages (paired by id, with latency) -> journal -> cassette.
+
+The recorder is fed the byte chunks a proxy has already forwarded, in each direction. It splits
+them into lines, parses each into a :class:`~harn_mcp_mock.jsonrpc.Frame`, redacts it, pairs
+responses with their requests (by JSON-RPC id and direction, so server-to-client requests such
+as ``sampling/createMessage`` pair with the client's answers), and appends the entries to the
+journal with one write per chunk. Nothing unredacted is ever written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+from collections import deque
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+
+from harn_mcp_mock import __version__
+from harn_mcp_mock.cassette.migrate import FORMAT_VERSION, JOURNAL_FORMAT
+from harn_mcp_mock.cassette.model import (
+    Cassette,
+    Message,
+    cas_dir,
+    journal_path,
+    load_journal,
+    message_entry,
+    save_cassette,
+)
+from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
+from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, batch_items, parse_frame
+from harn_mcp_mock.jsonrpc.framing import LineSplitter
+from harn_mcp_mock.store.cas import CasStore
+
+HANDSHAKE_METHODS = ("initialize", "server/discover")
+
+
+class MessageRedactor(Protocol):
+    """What the recorder needs of a redactor (see :mod:`harn_mcp_mock.redact`)."""
+
+    def redact_message(self, obj: Any) -> Any: ...
+
+    def redact_text(self, text: str) -> str: ...
+
+    @property
+    def findings(self) -> dict[str, int]: ...
+
+
+def _other(direction: str) -> str:
+    return SERVER if direction == CLIENT else CLIENT
+
+
+class JournalWriter:
+    """Appends NDJSON records to ``NAME.cassette.json.journal`` with one ``write`` per batch."""
+
+    def __init__(self, cassette: Path, header: dict[str, Any]) -> None:
+        self.path = journal_path(cassette)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        self.append([{"format": JOURNAL_FORMAT, "version": FORMAT_VERSION, **header}])
+
+    def append(self, records: list[dict[str, Any]]) -> None:
+        if self._fd is None or not records:
+            return
+        data = b"".join(orjson.dumps(r) + b"\n" for r in records)
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class Recorder:
+    """Thread-safe sink for the chunks a proxy forwards; produces the cassette on :meth:`finish`."""
+
+    def __init__(
+        self,
+        cassette: str | Path,
+        redactor: MessageRedactor,
+        *,
+        command: list[str],
+        policy_name: str,
+        policy_digest: str,
+        transport: str = "stdio",
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
+        self.cassette_path = Path(cassette)
+        self._redactor = redactor
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._splitters = {CLIENT: LineSplitter(), SERVER: LineSplitter()}
+        self._pending: dict[tuple[str, bytes], deque[tuple[int, int, str]]] = {}
+        self._seq = 0
+        self._cas = CasStore(cas_dir(self.cassette_path))
+        self._handshakes: list[dict[str, Any]] = []
+        self._server: dict[str, Any] = {}
+        self._redaction = {"policy": policy_name, "digest": policy_digest}
+        self.counts = {CLIENT: 0, SERVER: 0, "invalid": 0}
+        recorded_at = dt.datetime.fromtimestamp(clock.wall_ms() / 1000, tz=dt.UTC)
+        header = {
+            "recorder": f"harn-mcp-mock {__version__}",
+            "recorded_at": recorded_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "transport": transport,
+            "command": command,
+            "redaction": self._redaction,
+        }
+        self._journal = JournalWriter(self.cassette_path, header)
+
+    # -- feeding ---------------------------------------------------------------------------
+
+    def feed(self, direction: str, chunk: bytes) -> None:
+        """Record the complete lines in ``chunk`` (bytes already forwarded in ``direction``)."""
+        now = self._clock.monotonic_ns()
+        with self._lock:
+            lines = self._splitters[direction].feed(chunk)
+            if lines:
+                self._journal.append([self._record(parse_frame(line, direction), now) for line in lines])
+
+    def end_of_stream(self, direction: str) -> None:
+        """The ``direction`` stream closed: record an unterminated last line, if any."""
+        now = self._clock.monotonic_ns()
+        with self._lock:
+            rest = self._splitters[direction].flush()
+            if rest is not None:
+                self._journal.append([self._record(parse_frame(rest, direction), now)])
+
+    def feed_frame(self, frame: Frame) -> None:
+        """Record one already-parsed frame (transports that frame messages themselves)."""
+        now = self._clock.monotonic_ns()
+        with self._lock:
+            self._journal.append([self._record(frame, now)])
+
+    def _record(self, frame: Frame, now: int) -> dict[str, Any]:
+        seq = self._seq
+        self._seq += 1
+        direction = frame.direction
+        if frame.kind == "invalid":
+            self.counts["invalid"] += 1
+            text = self._redactor.redact_text(frame.raw.decode("utf-8", "replace"))
+            msg = Message(seq, direction, invalid=frame.problem or "invalid", raw=text)
+            return message_entry(msg, self._cas)
+        self.counts[direction] += 1
+        redacted = self._redactor.redact_message(frame.obj)
+        replies: list[int | None] = []
+        latencies: list[float | None] = []
+        for item in batch_items(frame):
+            reply, latency = self._pair(item, seq, now, redacted if frame.kind != "batch" else None)
+            replies.append(reply)
+            latencies.append(latency)
+        msg = Message(seq, direction, redacted)
+        if frame.kind == "batch":
+            if any(r is not None for r in replies):
+                msg.reply_to, msg.latency_ms = replies, latencies
+        elif replies[0] is not None:
+            msg.reply_to, msg.latency_ms = replies[0], latencies[0]
+        return message_entry(msg, self._cas)
+
+    def _pair(self, item: Frame, seq: int, now: int, redacted: Any) -> tuple[int | None, float | None]:
+        if item.kind == "request":
+            key = (item.direction, orjson.dumps(item.id))
+            self._pending.setdefault(key, deque()).append((seq, now, item.method or ""))
+            return None, None
+        if item.kind not in ("response", "error"):
+            return None, None
+        key = (_other(item.direction), orjson.dumps(item.id))
+        waiting = self._pending.get(key)
+        if not waiting:
+            return None, None
+        req_seq, started, method = waiting.popleft()
+        if not waiting:
+            del self._pending[key]
+        if method in HANDSHAKE_METHODS and item.direction == SERVER:
+            self._note_handshake(method, item.obj if redacted is None else redacted)
+        return req_seq, round((now - started) / 1_000_000, 3)
+
+    def _note_handshake(self, method: str, response: Any) -> None:
+        if not isinstance(response, dict):
+            return
+        error = response.get("error")
+        if isinstance(error, dict):
+            self._handshakes.append({"method": method, "error": error.get("code")})
+            return
+        result = response.get("result")
+        if not isinstance(result, dict):
+            return
+        self._handshakes.append({"method": method})
+        server: dict[str, Any] = {"handshake": method}
+        for key in ("protocolVersion", "supportedVersions", "serverInfo", "capabilities", "instructions"):
+            if key in result:
+                server[key] = result[key]
+        self._server = server
+
+    # -- finishing -------------------------------------------------------------------------
+
+    def finish(self, exit_info: dict[str, Any]) -> Cassette:
+        """Close the journal, write the cassette atomically, and remove the journal."""
+        self.end_of_stream(CLIENT)
+        self.end_of_stream(SERVER)
+        with self._lock:
+            server = dict(self._server)
+            if self._handshakes:
+                server["attempts"] = self._handshakes
+            findings = dict(sorted(self._redactor.findings.items()))
+            trailer: dict[str, Any] = {"redaction": {**self._redaction, "findings": findings}, "exit": exit_info}
+            if server:
+                trailer["server"] = server
+            self._journal.append([trailer])
+            self._journal.close()
+        cassette = load_journal(self._journal.path, cassette_path=self.cassette_path)
+        save_cassette(cassette, self.cassette_path)
+        os.unlink(self._journal.path)
+        return cassette
+
+    def discard(self) -> None:
+        """Close and delete the journal (the session never started)."""
+        self.abandon()
+        self._journal.path.unlink(missing_ok=True)
+
+    def abandon(self) -> None:
+        """Close the journal without finishing (it stays on disk for recovery)."""
+        with self._lock:
+            self._journal.close()

@@ -1,0 +1,56 @@
+"""Record a stdio server end to end: policy -> redactor -> proxy -> cassette."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from harn_mcp_mock.cassette.model import journal_path
+from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
+from harn_mcp_mock.errors import CassetteError, UsageError
+from harn_mcp_mock.record.proxy import RecordResult, record_stdio
+from harn_mcp_mock.redact import RedactionPolicy
+
+
+def load_policy(policy_path: str | Path | None) -> RedactionPolicy:
+    return RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
+
+
+def record_command(
+    command: Sequence[str],
+    cassette: str | Path,
+    *,
+    policy_path: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    clock: Clock = SYSTEM_CLOCK,
+    grace: float = 5.0,
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
+) -> RecordResult:
+    """Record ``command`` (a stdio MCP server) into ``cassette`` while proxying our stdio to it."""
+    if not command:
+        raise UsageError("no server command: put it after `--`, e.g. `-- mcp-server-time`")
+    cassette = Path(cassette)
+    if journal_path(cassette).exists():
+        raise CassetteError(
+            "an unfinished recording is in the way: run `harn mcp mock recover --cassette "
+            f"{cassette}` to keep it, or delete {journal_path(cassette).name}",
+            path=journal_path(cassette),
+        )
+    policy = load_policy(policy_path)
+    server_env = dict(os.environ if env is None else env)
+    redactor = policy.redactor(argv=list(command), env=server_env)
+    return record_stdio(
+        command,
+        cassette,
+        redactor,
+        redacted_command=redactor.redact_argv(list(command)),
+        policy_name=policy.name,
+        policy_digest=policy.digest,
+        env=server_env,
+        clock=clock,
+        stdin_fd=stdin_fd,
+        stdout_fd=stdout_fd,
+        grace=grace,
+    )

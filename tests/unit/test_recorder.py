@@ -1,0 +1,128 @@
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from harn_mcp_mock.cassette.model import journal_path, load_cassette
+from harn_mcp_mock.clock import PausedClock
+from harn_mcp_mock.jsonrpc import CLIENT, SERVER
+from harn_mcp_mock.record.recorder import Recorder
+
+
+class ReplaceSecret:
+    """A stand-in redactor: replaces the word SECRET everywhere."""
+
+    def __init__(self) -> None:
+        self.findings: dict[str, int] = {}
+
+    def redact_message(self, obj: Any) -> Any:
+        return orjson.loads(orjson.dumps(obj).replace(b"SECRET", b"[REDACTED:1]"))
+
+    def redact_text(self, text: str) -> str:
+        return text.replace("SECRET", "[REDACTED:1]")
+
+
+def line(obj: Any) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def make(tmp_path: Path, step_ns: int = 1_000_000) -> Recorder:
+    return Recorder(
+        tmp_path / "r.cassette.json",
+        ReplaceSecret(),
+        command=["srv"],
+        policy_name="test",
+        policy_digest="blake3:" + "0" * 64,
+        clock=PausedClock(step_ns=step_ns),
+    )
+
+
+EXIT = {"code": 0, "signal": None, "reason": "client-eof"}
+
+
+def test_responses_pair_with_requests_by_id_and_direction_with_latency(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}))
+    # the server asks the client something with the same id: a different exchange
+    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage", "params": {}}))
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "result": {"role": "assistant"}}))
+    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}))
+    cassette = rec.finish(EXIT)
+    got = [(m.seq, m.direction, m.kind, m.reply_to, m.latency_ms) for m in cassette.messages]
+    assert got == [
+        (0, "client", "request", None, None),
+        (1, "server", "request", None, None),
+        (2, "client", "response", 1, 1.0),
+        (3, "server", "response", 0, 3.0),
+    ]
+
+
+def test_string_and_integer_ids_are_different_ids(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "a"}) + line({"jsonrpc": "2.0", "id": "1", "method": "b"}))
+    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": "1", "result": {}}))
+    assert rec.finish(EXIT).messages[2].reply_to == 1
+
+
+def test_batches_pair_item_by_item(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    rec.feed(CLIENT, line([{"jsonrpc": "2.0", "id": 1, "method": "a"}, {"jsonrpc": "2.0", "method": "n"},
+                           {"jsonrpc": "2.0", "id": 2, "method": "b"}]))
+    rec.feed(SERVER, line([{"jsonrpc": "2.0", "id": 2, "result": {}}, {"jsonrpc": "2.0", "id": 9, "result": {}}]))
+    reply = rec.finish(EXIT).messages[1]
+    assert reply.reply_to == [0, None]
+    assert reply.latency_ms == [1.0, None]
+
+
+def test_the_discover_fallback_handshake_is_summarised(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {}}))
+    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "Method not found"}}))
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}))
+    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                                "serverInfo": {"name": "s", "version": "1"}}}))
+    server = rec.finish(EXIT).server
+    assert server == {
+        "handshake": "initialize",
+        "protocolVersion": "2025-11-25",
+        "serverInfo": {"name": "s", "version": "1"},
+        "capabilities": {},
+        "attempts": [{"method": "server/discover", "error": -32601}, {"method": "initialize"}],
+    }
+
+
+def test_secrets_are_redacted_before_the_journal_is_written(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"k": "SECRET"}}))
+    rec.feed(CLIENT, b"not json SECRET\n")
+    assert b"SECRET" not in journal_path(rec.cassette_path).read_bytes()
+    rec.finish(EXIT)
+    assert b"SECRET" not in rec.cassette_path.read_bytes()
+
+
+def test_an_unterminated_last_line_is_recorded_at_end_of_stream(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    rec.feed(SERVER, b'{"jsonrpc":"2.0","method":"notifications/message","params":{}}\n{"jsonrpc":"2.0","met')
+    cassette = rec.finish({"code": 1, "signal": None, "reason": "server-exit"})
+    assert [m.kind for m in cassette.messages] == ["notification", "invalid"]
+    assert cassette.messages[1].raw == '{"jsonrpc":"2.0","met'
+
+
+def test_finishing_writes_the_cassette_and_removes_the_journal(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+    assert journal_path(rec.cassette_path).exists()
+    rec.finish(EXIT)
+    assert not journal_path(rec.cassette_path).exists()
+    loaded = load_cassette(rec.cassette_path)
+    assert loaded.meta["exit"] == EXIT
+    assert loaded.meta["recorded_at"] == "2026-01-01T00:00:00.000Z"
+
+
+def test_a_recorder_that_dies_leaves_a_loadable_journal(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+    rec.abandon()  # as if the process were killed here
+    partial = load_cassette(rec.cassette_path)
+    assert not partial.complete
+    assert [m.method for m in partial.messages] == ["ping"]

@@ -1,0 +1,53 @@
+from pathlib import Path
+
+import pytest
+
+from harn_mcp_mock.errors import CassetteIntegrityError
+from harn_mcp_mock.store import CasStore, canonical_bytes, digest, digest_json
+from harn_mcp_mock.store.cas import atomic_write
+
+
+def test_canonical_bytes_sort_keys_and_drop_spaces() -> None:
+    assert canonical_bytes({"b": 1, "a": [1, {"d": 2, "c": 3}]}) == b'{"a":[1,{"c":3,"d":2}],"b":1}'
+
+
+def test_equal_content_has_equal_digest_whatever_the_key_order() -> None:
+    assert digest_json({"a": 1, "b": 2}) == digest_json({"b": 2, "a": 1})
+    assert digest_json({"a": 1}) != digest_json({"a": 2})
+    assert digest(b"abc") == "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85"
+
+
+def test_identical_payloads_are_stored_once(tmp_path: Path) -> None:
+    cas = CasStore(tmp_path / "cas")
+    first = cas.put(b"x" * 5000)
+    second = cas.put(b"x" * 5000)
+    assert first == second
+    assert [p.name for p in (tmp_path / "cas").iterdir()] == [first]
+    assert cas.get(first) == b"x" * 5000
+
+
+def test_an_altered_blob_is_refused(tmp_path: Path) -> None:
+    cas = CasStore(tmp_path)
+    key = cas.put(b"payload")
+    (tmp_path / key).write_bytes(b"tampered")
+    with pytest.raises(CassetteIntegrityError, match="altered"):
+        cas.get(key)
+    assert cas.verify() == [key]
+
+
+def test_a_missing_blob_is_named(tmp_path: Path) -> None:
+    with pytest.raises(CassetteIntegrityError, match="missing CAS blob " + "a" * 64):
+        CasStore(tmp_path).get("a" * 64)
+
+
+def test_a_blob_name_cannot_escape_the_store(tmp_path: Path) -> None:
+    with pytest.raises(CassetteIntegrityError, match="invalid blob name"):
+        CasStore(tmp_path).get("../../etc/passwd")
+
+
+def test_atomic_write_leaves_no_temp_file_and_a_readable_mode(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "f.json"
+    atomic_write(target, b"{}")
+    assert target.read_bytes() == b"{}"
+    assert [p.name for p in target.parent.iterdir()] == ["f.json"]
+    assert target.stat().st_mode & 0o044  # not the 0600 of a bare mkstemp
