@@ -1,0 +1,68 @@
+# harn-mcp-mock developer tasks. Everything runs from the project's own .venv; on a fresh
+# machine with Python 3.11+, Node 20+ and npm, `make test` installs what it needs first.
+# Installs are stamped under .venv/, so repeated runs skip them until their inputs change.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := test
+MAKEFLAGS += --no-builtin-rules
+
+PYTHON ?= python3
+NPM ?= npm
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+E2E := tests/e2e
+
+INSTALL_STAMP := $(VENV)/.harn-install.stamp
+PEERS_STAMP := $(VENV)/.harn-peers.stamp
+EVERYTHING_MANIFEST := $(E2E)/node_modules/@modelcontextprotocol/server-everything/package.json
+# Reinstall the npm peers whenever node_modules lost them, even if the stamp is newer than the lock.
+PEERS_MISSING := $(if $(wildcard $(EVERYTHING_MANIFEST)),,peers-missing)
+
+PYTEST_ARGS ?=
+
+.PHONY: venv install peers lint test test-fast bench demo peers-missing
+
+venv: $(PY)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# The project itself (editable) with its dev tools and the Python peer servers (mcp-server-time).
+$(INSTALL_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers]'
+	touch $@
+
+# The npm peer servers, exactly as tests/e2e/package-lock.json pins them.
+$(PEERS_STAMP): $(E2E)/package.json $(E2E)/package-lock.json $(PEERS_MISSING) | $(PY)
+	$(NPM) ci --prefix $(E2E) --no-audit --no-fund --loglevel=error
+	touch $@
+
+peers-missing: ;
+
+peers: $(PEERS_STAMP)
+
+install: $(INSTALL_STAMP) $(PEERS_STAMP)
+
+lint: $(INSTALL_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: install lint
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+test-fast: $(INSTALL_STAMP)
+	$(BIN)/pytest -q -m "not e2e" $(PYTEST_ARGS)
+
+bench: install
+	@benches="$(wildcard benchmarks/bench_*.py)"; \
+	if [ -z "$$benches" ]; then echo "no benchmarks/bench_*.py to run"; exit 0; fi; \
+	for bench in $$benches; do \
+		echo "== $$bench"; \
+		$(PY) "$$bench"; \
+	done
+
+demo: install
+	$(PY) examples/demo.py

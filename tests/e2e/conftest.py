@@ -1,0 +1,40 @@
+"""Fixtures for the end-to-end tests: commands that start the real third-party MCP servers.
+
+A missing peer skips the tests that need it, with the install command in the reason, except on
+CI (``CI`` set), where it fails them: CI must never go green by skipping the real servers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.e2e.peers import (
+    PeerUnavailableError,
+    everything_server_command,
+    in_ci,
+    time_server_command,
+)
+
+
+def require_peer(locate: Callable[[], list[str]]) -> list[str]:
+    """``locate()``, or skip (locally) / fail (on CI) with its reason."""
+    try:
+        return locate()
+    except PeerUnavailableError as exc:
+        if in_ci():
+            pytest.fail(f"{exc} (CI is set: a missing peer fails the run)", pytrace=False)
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def everything_command() -> list[str]:
+    """Starts ``@modelcontextprotocol/server-everything`` on stdio."""
+    return require_peer(everything_server_command)
+
+
+@pytest.fixture(scope="session")
+def time_command() -> list[str]:
+    """Starts ``mcp-server-time --local-timezone UTC`` on stdio."""
+    return require_peer(time_server_command)

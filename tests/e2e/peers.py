@@ -1,0 +1,114 @@
+"""Where the real third-party MCP servers the end-to-end tests drive are installed.
+
+* ``@modelcontextprotocol/server-everything``: npm, pinned in ``tests/e2e/package.json``,
+  installed by ``make peers`` (``npm ci --prefix tests/e2e``), run with the ``node`` on PATH.
+* ``mcp-server-time``: PyPI, pinned in the ``peers`` extra of ``pyproject.toml``, installed into
+  the venv by ``make install`` (``pip install -e '.[dev,peers]'``).
+
+The helpers raise :class:`PeerUnavailableError` with an install hint when a peer is missing;
+the fixtures in ``tests/e2e/conftest.py`` turn that into a skip locally and a failure on CI
+(:func:`in_ci`). Nothing here imports pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "E2E_DIR",
+    "EVERYTHING_PACKAGE",
+    "PeerUnavailableError",
+    "everything_package_dir",
+    "everything_server_command",
+    "in_ci",
+    "pinned_npm_version",
+    "time_server_command",
+]
+
+E2E_DIR = Path(__file__).resolve().parent
+NODE_MODULES = E2E_DIR / "node_modules"
+EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything"
+EVERYTHING_BIN = "mcp-server-everything"
+TIME_SCRIPT = "mcp-server-time"
+
+_NPM_HINT = "run `make peers` (npm ci --prefix tests/e2e)"
+_PIP_HINT = "run `make install` (pip install -e '.[dev,peers]')"
+
+
+class PeerUnavailableError(RuntimeError):
+    """A real peer server is not installed (the message says how to install it)."""
+
+
+def in_ci() -> bool:
+    """Whether we run on CI (``CI`` set to anything but empty/0/false/no)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise PeerUnavailableError(f"{path} is not a JSON object")
+    return data
+
+
+def pinned_npm_version(package: str) -> str:
+    """The exact version ``tests/e2e/package.json`` pins ``package`` at."""
+    deps = _read_json(E2E_DIR / "package.json").get("dependencies", {})
+    version = deps.get(package)
+    if not isinstance(version, str):
+        raise KeyError(f"{package} is not a dependency in {E2E_DIR / 'package.json'}")
+    return version
+
+
+def everything_package_dir() -> Path:
+    """The installed server-everything package, checked against the pinned version."""
+    package_dir = NODE_MODULES.joinpath(*EVERYTHING_PACKAGE.split("/"))
+    manifest = package_dir / "package.json"
+    if not manifest.is_file():
+        raise PeerUnavailableError(f"{EVERYTHING_PACKAGE} is not installed in {NODE_MODULES}: {_NPM_HINT}")
+    installed = _read_json(manifest).get("version")
+    pinned = pinned_npm_version(EVERYTHING_PACKAGE)
+    if installed != pinned:
+        raise PeerUnavailableError(
+            f"{EVERYTHING_PACKAGE} {installed} is installed but {pinned} is pinned: {_NPM_HINT}"
+        )
+    return package_dir
+
+
+def everything_server_command() -> list[str]:
+    """``[node, <server-everything bin>, "stdio"]``.
+
+    The package's bin (``dist/index.js``) takes the transport as its first argument and
+    defaults to ``stdio``; it is passed explicitly.
+    """
+    node = shutil.which("node")
+    if node is None:
+        raise PeerUnavailableError("`node` is not on PATH: install Node.js 20+")
+    package_dir = everything_package_dir()
+    bin_field = _read_json(package_dir / "package.json").get("bin")
+    if isinstance(bin_field, dict):
+        entry = bin_field.get(EVERYTHING_BIN) or next(iter(bin_field.values()), None)
+    else:
+        entry = bin_field
+    if not isinstance(entry, str):
+        raise PeerUnavailableError(f"{EVERYTHING_PACKAGE} declares no bin entry point")
+    script = (package_dir / entry).resolve()
+    if not script.is_file():
+        raise PeerUnavailableError(f"{EVERYTHING_PACKAGE} bin {script} is missing: {_NPM_HINT}")
+    return [node, str(script), "stdio"]
+
+
+def time_server_command() -> list[str]:
+    """``[<venv>/bin/mcp-server-time, "--local-timezone", "UTC"]`` (UTC keeps results stable)."""
+    scripts = Path(sysconfig.get_path("scripts"))
+    script = scripts / TIME_SCRIPT
+    if os.name == "nt":  # pragma: no cover - the suite runs on POSIX; kept for completeness
+        script = script.with_suffix(".exe")
+    if not script.is_file():
+        raise PeerUnavailableError(f"{TIME_SCRIPT} is not installed in {scripts}: {_PIP_HINT}")
+    return [str(script), "--local-timezone", "UTC"]
