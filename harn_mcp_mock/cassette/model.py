@@ -184,7 +184,9 @@ def message_from_entry(entry: Any, index: int, cas: CasStore, path: Path) -> Mes
             try:
                 content = orjson.loads(data)
             except orjson.JSONDecodeError:
-                raise CassetteIntegrityError("CAS blob is not JSON", path=path, where=f"{where}.blob") from None
+                raise CassetteIntegrityError(
+                    "CAS blob is not JSON", path=path, where=f"{where}.blob"
+                ) from None
     elif invalid is not None:
         raw = entry.get("raw")
         if not isinstance(raw, str):
@@ -202,7 +204,9 @@ def message_from_entry(entry: Any, index: int, cas: CasStore, path: Path) -> Mes
 def _is_seq_ref(value: Any) -> bool:
     if isinstance(value, int) and not isinstance(value, bool):
         return True
-    return isinstance(value, list) and all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in value)
+    return isinstance(value, list) and all(
+        v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in value
+    )
 
 
 def _is_latency(value: Any) -> bool:

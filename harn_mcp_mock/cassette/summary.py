@@ -85,5 +85,7 @@ def render_summary(summary: dict[str, Any], *, as_json: bool = False) -> str:
     found = ", ".join(f"{k}={v}" for k, v in findings.items()) or "none found"
     lines.append(f"redaction  {redaction.get('policy')} {redaction.get('digest', '')[:20]}... ({found})")
     exit_info = summary["exit"] or {}
-    lines.append(f"exit       code={exit_info.get('code')} signal={exit_info.get('signal')} ({exit_info.get('reason')})")
+    lines.append(
+        f"exit       code={exit_info.get('code')} signal={exit_info.get('signal')} ({exit_info.get('reason')})"
+    )
     return "\n".join(lines) + "\n"

@@ -15,11 +15,15 @@ def _version(value: bool) -> None:
 
 
 def _root(help_text: str) -> typer.Typer:
-    root = typer.Typer(help=help_text, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+    root = typer.Typer(
+        help=help_text, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False
+    )
 
     @root.callback()
     def _options(
-        version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="Print the version."
+        ),
     ) -> None:
         pass
 
@@ -27,7 +31,9 @@ def _root(help_text: str) -> typer.Typer:
 
 
 harn = _root("Harn: deterministic MCP servers and test benches.")
-mcp_group = typer.Typer(help="Model Context Protocol tools.", no_args_is_help=True, pretty_exceptions_enable=False)
+mcp_group = typer.Typer(
+    help="Model Context Protocol tools.", no_args_is_help=True, pretty_exceptions_enable=False
+)
 mcp_group.add_typer(mock.app, name="mock")
 harn.add_typer(mcp_group, name="mcp")
 

@@ -30,7 +30,8 @@ def record(
         Path | None, typer.Option("--redact-policy", help="Redaction policy JSON (merged over the default).")
     ] = None,
     shutdown_timeout: Annotated[
-        float, typer.Option("--shutdown-timeout", help="Seconds the server gets to exit before SIGTERM/SIGKILL.")
+        float,
+        typer.Option("--shutdown-timeout", help="Seconds the server gets to exit before SIGTERM/SIGKILL."),
     ] = 5.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line on stderr.")] = False,
 ) -> None:
@@ -73,10 +74,70 @@ def show(
 ) -> None:
     """Summarise a cassette: server, handshake, methods and tools seen, redactions."""
     with handle_errors("harn mcp mock show"):
-        from harn_mcp_mock.cassette.summary import render_summary, summarise
-
         from harn_mcp_mock.cassette.model import load_cassette
+        from harn_mcp_mock.cassette.summary import render_summary, summarise
 
         summary = summarise(load_cassette(cassette))
         out = render_summary(summary, as_json=as_json)
         os.write(1, out.encode())
+
+
+@app.command(context_settings=_SERVER_CMD)
+def replay(
+    cassette: CassetteOpt,
+    command: Annotated[
+        list[str] | None, typer.Argument(help="Live server command (only for modes that record), after `--`.")
+    ] = None,
+    mode: Annotated[
+        str, typer.Option("--mode", help="none (default) | once | new_episodes | all; X07 aliases accepted.")
+    ] = "none",
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help="Exit 1 at the end if any request missed or recorded interaction was unused."
+        ),
+    ] = False,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write a JSON summary here at the end.")
+    ] = None,
+    latency: Annotated[str, typer.Option("--latency", help="none | recorded | scaled:X")] = "none",
+    ignore_path: Annotated[
+        list[str] | None,
+        typer.Option("--ignore-path", help="JSON pointer to leave out of matching (repeatable)."),
+    ] = None,
+    repeat: Annotated[
+        str, typer.Option("--repeat", help="After the recorded answers run out: last | cycle | error.")
+    ] = "last",
+    strict_order: Annotated[
+        bool, typer.Option("--strict-order", help="Requests must come in recorded order.")
+    ] = False,
+    redact_policy: Annotated[
+        Path | None,
+        typer.Option("--redact-policy", help="The redaction policy the cassette was recorded with."),
+    ] = None,
+) -> None:
+    """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
+
+    Exit codes: 0 served; 1 with --strict when a request missed or a recorded interaction went
+    unused; 2 bad arguments; 3 the cassette could not be read.
+    """
+    prog = "harn mcp mock replay"
+    with handle_errors(prog):
+        from harn_mcp_mock.replay.run import run_replay
+
+        outcome = run_replay(
+            cassette,
+            command=command or [],
+            mode=mode,
+            report_path=report,
+            latency=latency,
+            ignore_paths=ignore_path or [],
+            repeat=repeat,
+            strict_order=strict_order,
+            policy_path=redact_policy,
+            on_event=lambda text: note(prog, text),
+        )
+    if strict and not outcome.clean:
+        note(prog, f"--strict: {outcome.problem_summary()}")
+        raise typer.Exit(1)
+    raise typer.Exit(outcome.exit_code)

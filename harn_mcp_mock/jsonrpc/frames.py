@@ -49,7 +49,12 @@ def classify(obj: Any) -> tuple[Kind, Any, str | None, str | None]:
                 return "error", obj["id"], None, None
             if "result" in obj:
                 return "response", obj["id"], None, None
-        return "invalid", obj.get("id"), None, "JSON object is not a JSON-RPC request, notification or response"
+        return (
+            "invalid",
+            obj.get("id"),
+            None,
+            "JSON object is not a JSON-RPC request, notification or response",
+        )
     if isinstance(obj, list):
         if not obj:
             return "invalid", None, None, "empty JSON-RPC batch"
@@ -67,7 +72,7 @@ def parse_frame(raw: bytes, direction: str) -> Frame:
         # orjson's message names the position only ("... line 1 column 5 (char 4)"), never content.
         return Frame(direction, "invalid", raw, problem=f"not JSON: {exc}")
     kind, msg_id, method, problem = classify(obj)
-    return Frame(direction, kind, raw, obj if kind != "invalid" else obj, msg_id, method, problem)
+    return Frame(direction, kind, raw, obj, msg_id, method, problem)
 
 
 def batch_items(frame: Frame) -> list[Frame]:

@@ -64,7 +64,7 @@ def spawn_server(
             env=dict(env) if env is not None else None,
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=_pdeathsig(),  # noqa: PLW1509 - spawned before any pump thread starts
+            preexec_fn=_pdeathsig(),  # spawned before any pump thread starts
         )
     except FileNotFoundError:
         raise ServerStartError(f"cannot start server {shown!r}: command not found") from None

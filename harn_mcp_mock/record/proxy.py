@@ -1,8 +1,9 @@
 """The recording stdio proxy: client <-> proxy <-> real server, bytes forwarded unchanged.
 
-Two pump threads copy bytes with blocking ``os.read``/``os.write`` (a chunk is forwarded the
-moment it arrives, partial lines included, so the client sees exactly the bytes the server
-wrote and the other way round) and then hand the same chunk to the :class:`Recorder`. The
+Two pump threads copy bytes with blocking ``os.read``/``os.write``: each chunk is first handed
+to the :class:`Recorder` (redacted and appended to the journal, so whatever the other side has
+received is already on disk if we are killed) and then forwarded unchanged, partial lines
+included, so the client sees exactly the bytes the server wrote and the other way round. The
 server's stderr is inherited, so it passes straight through. The main thread waits for the
 session to end, forwards SIGINT/SIGTERM/SIGHUP to the server, bounds every shutdown wait,
 finishes the cassette and returns the server's exit code.
@@ -109,12 +110,12 @@ class StdioProxy:
                     chunk = b""
                 if not chunk:
                     break
+                self.recorder.feed(CLIENT, chunk)  # journaled first: what the server got is on disk
                 if server_alive:
                     try:
                         _write_all(server_in, chunk)
                     except (BrokenPipeError, OSError):
                         server_alive = False  # the server is gone; its pump ends the session
-                self.recorder.feed(CLIENT, chunk)
         finally:
             self.recorder.end_of_stream(CLIENT)
             with contextlib.suppress(OSError):
@@ -133,13 +134,13 @@ class StdioProxy:
                     chunk = b""
                 if not chunk:
                     break
+                self.recorder.feed(SERVER, chunk)  # journaled first: what the client got is on disk
                 if client_alive:
                     try:
                         _write_all(self.stdout_fd, chunk)
                     except (BrokenPipeError, OSError):
                         client_alive = False
                         self._end("client-closed-output")
-                self.recorder.feed(SERVER, chunk)
         finally:
             self.recorder.end_of_stream(SERVER)
             self._end("server-exit")
@@ -189,8 +190,8 @@ class StdioProxy:
             self.recorder.abandon()
             raise
         finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
         if proc.stdout is not None:
             with contextlib.suppress(OSError):
                 proc.stdout.close()

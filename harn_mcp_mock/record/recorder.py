@@ -91,6 +91,7 @@ class Recorder:
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.cassette_path = Path(cassette)
+        self.command = command
         self._redactor = redactor
         self._clock = clock
         self._lock = threading.Lock()
@@ -207,7 +208,10 @@ class Recorder:
             if self._handshakes:
                 server["attempts"] = self._handshakes
             findings = dict(sorted(self._redactor.findings.items()))
-            trailer: dict[str, Any] = {"redaction": {**self._redaction, "findings": findings}, "exit": exit_info}
+            trailer: dict[str, Any] = {
+                "redaction": {**self._redaction, "findings": findings},
+                "exit": exit_info,
+            }
             if server:
                 trailer["server"] = server
             self._journal.append([trailer])

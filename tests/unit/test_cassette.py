@@ -8,19 +8,35 @@ from hypothesis import strategies as st
 
 from harn_mcp_mock.cassette import Cassette, Message, load_cassette, recover_journal, save_cassette
 from harn_mcp_mock.cassette.model import cas_dir, journal_path
-from harn_mcp_mock.errors import CassetteError, CassetteFormatError, CassetteIntegrityError, CassetteVersionError
+from harn_mcp_mock.errors import (
+    CassetteError,
+    CassetteFormatError,
+    CassetteIntegrityError,
+    CassetteVersionError,
+)
 
 
 def _cassette(big: bool = False) -> Cassette:
     text = "x" * 6000 if big else "hello"
     return Cassette(
         [
-            Message(0, "client", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}}),
-            Message(1, "server", {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}},
-                    reply_to=0, latency_ms=1.5),
+            Message(
+                0, "client", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}}
+            ),
+            Message(
+                1,
+                "server",
+                {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}},
+                reply_to=0,
+                latency_ms=1.5,
+            ),
             Message(2, "client", invalid="not JSON", raw="garbage"),
         ],
-        {"transport": "stdio", "command": ["srv"], "exit": {"code": 0, "signal": None, "reason": "client-eof"}},
+        {
+            "transport": "stdio",
+            "command": ["srv"],
+            "exit": {"code": 0, "signal": None, "reason": "client-eof"},
+        },
     )
 
 
@@ -65,7 +81,9 @@ def test_a_newer_format_version_is_refused_with_one_line_naming_the_file(tmp_pat
 def test_a_truncated_cassette_is_reported_with_line_and_column(tmp_path: Path) -> None:
     full = save_cassette(_cassette(), tmp_path / "a.cassette.json").read_bytes()
     path = _write(tmp_path, full[: len(full) // 2])
-    with pytest.raises(CassetteFormatError, match=r"c\.cassette\.json:\d+:\d+: not valid JSON \(truncated\?\)"):
+    with pytest.raises(
+        CassetteFormatError, match=r"c\.cassette\.json:\d+:\d+: not valid JSON \(truncated\?\)"
+    ):
         load_cassette(path)
 
 
@@ -91,10 +109,36 @@ def test_an_altered_blob_is_refused(tmp_path: Path) -> None:
         ({"format": "other", "version": 1, "messages": []}, "format"),
         ({"format": "harn-mcp-mock/cassette", "version": "1", "messages": []}, "version"),
         ({"format": "harn-mcp-mock/cassette", "version": 1, "messages": {}}, "messages"),
-        ({"format": "harn-mcp-mock/cassette", "version": 1, "messages": [{"seq": 0, "dir": "up"}]}, r"messages\[0\]\.dir"),
-        ({"format": "harn-mcp-mock/cassette", "version": 1, "messages": [{"seq": 0, "dir": "client", "message": {"x": 1}}]}, r"messages\[0\]\.message"),
-        ({"format": "harn-mcp-mock/cassette", "version": 1, "messages": [{"seq": 0, "dir": "client", "blob": {"blake3": "../x", "bytes": 1, "as": "json"}}]}, r"messages\[0\]\.blob"),
-        ({"format": "harn-mcp-mock/cassette", "version": 1, "messages": [{"seq": 0, "dir": "client", "mesage": {}}]}, r"messages\[0\]\.mesage"),
+        (
+            {"format": "harn-mcp-mock/cassette", "version": 1, "messages": [{"seq": 0, "dir": "up"}]},
+            r"messages\[0\]\.dir",
+        ),
+        (
+            {
+                "format": "harn-mcp-mock/cassette",
+                "version": 1,
+                "messages": [{"seq": 0, "dir": "client", "message": {"x": 1}}],
+            },
+            r"messages\[0\]\.message",
+        ),
+        (
+            {
+                "format": "harn-mcp-mock/cassette",
+                "version": 1,
+                "messages": [
+                    {"seq": 0, "dir": "client", "blob": {"blake3": "../x", "bytes": 1, "as": "json"}}
+                ],
+            },
+            r"messages\[0\]\.blob",
+        ),
+        (
+            {
+                "format": "harn-mcp-mock/cassette",
+                "version": 1,
+                "messages": [{"seq": 0, "dir": "client", "mesage": {}}],
+            },
+            r"messages\[0\]\.mesage",
+        ),
     ],
 )
 def test_malformed_cassettes_name_the_field(tmp_path: Path, doc: Any, where: str) -> None:
@@ -130,11 +174,39 @@ def test_the_published_schema_accepts_what_we_write(tmp_path: Path) -> None:
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.binary(max_size=300) | st.builds(lambda d: orjson.dumps(d), st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.sampled_from(
-        ["format", "version", "messages", "seq", "dir", "message", "blob", "invalid", "raw", "reply_to", "id", "method"]), kids, max_size=4),
-    max_leaves=12)))
+@given(
+    st.binary(max_size=300)
+    | st.builds(
+        lambda d: orjson.dumps(d),
+        st.recursive(
+            st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=5),
+            lambda kids: (
+                st.lists(kids, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "format",
+                            "version",
+                            "messages",
+                            "seq",
+                            "dir",
+                            "message",
+                            "blob",
+                            "invalid",
+                            "raw",
+                            "reply_to",
+                            "id",
+                            "method",
+                        ]
+                    ),
+                    kids,
+                    max_size=4,
+                )
+            ),
+            max_leaves=12,
+        ),
+    )
+)
 def test_the_loader_never_crashes_on_arbitrary_input(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "fuzz.cassette.json"
     path.write_bytes(data)

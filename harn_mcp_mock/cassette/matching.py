@@ -1,0 +1,161 @@
+"""Request keys and matchers; explaining a miss with the nearest recorded candidates.
+
+A request's key is the canonical JSON of its method and params after (1) the same redaction
+the cassette was recorded with, (2) dropping volatile paths (everything under ``params._meta``
+by default: progressToken, clientInfo, trace context, which the 2026-07-28 protocol stamps on
+every request, plus user-given JSON pointers) and (3) replacing numbered redaction placeholders
+with a number-free one. The JSON-RPC ``id`` is never part of the key. Handshake methods match on
+the method alone. Lookups are dict lookups: O(1) in the size of the cassette.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.redact import PLACEHOLDER_RE
+from harn_mcp_mock.store.canonical import canonical_bytes
+
+DEFAULT_IGNORE = ("/params/_meta",)
+METHOD_ONLY = frozenset({"initialize", "server/discover"})
+
+_PLACEHOLDER_BYTES = re.compile(PLACEHOLDER_RE.pattern.encode())
+
+Pointer = tuple[str, ...]
+
+
+def parse_pointer(text: str) -> Pointer:
+    """A JSON pointer (RFC 6901, ``*`` matching any one segment) as a tuple of segments."""
+    if text == "":
+        return ()
+    if not text.startswith("/"):
+        raise UsageError(f"JSON pointer {text!r} must start with '/'", where="--ignore-path")
+    return tuple(seg.replace("~1", "/").replace("~0", "~") for seg in text[1:].split("/"))
+
+
+def drop_path(value: Any, path: Pointer) -> Any:
+    """``value`` without what ``path`` points at; copies only along the path (input untouched)."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        keys = list(value) if head == "*" else ([head] if head in value else [])
+        if not keys:
+            return value
+        out = dict(value)
+        for key in keys:
+            if rest:
+                out[key] = drop_path(value[key], rest)
+            else:
+                del out[key]
+        return out
+    if isinstance(value, list):
+        if head == "*":
+            indexes = range(len(value))
+        elif head.isdigit() and int(head) < len(value):
+            indexes = range(int(head), int(head) + 1)
+        else:
+            return value
+        if not rest:
+            drop = set(indexes)
+            return [v for i, v in enumerate(value) if i not in drop]
+        out_list = list(value)
+        for i in indexes:
+            out_list[i] = drop_path(value[i], rest)
+        return out_list
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Matcher:
+    """Computes request keys. ``ignore`` are JSON pointers into the message envelope."""
+
+    ignore: tuple[Pointer, ...] = tuple(parse_pointer(p) for p in DEFAULT_IGNORE)
+
+    @classmethod
+    def with_paths(cls, extra: Iterable[str] = (), *, include_defaults: bool = True) -> Matcher:
+        paths = [*(DEFAULT_IGNORE if include_defaults else ()), *extra]
+        return cls(tuple(parse_pointer(p) for p in paths))
+
+    def comparable(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The part of a (redacted) request that matching compares: method and params."""
+        view: Any = {"method": message.get("method"), "params": message.get("params")}
+        if view["params"] is None:
+            del view["params"]
+        for path in self.ignore:
+            view = drop_path(view, path)
+        return view  # type: ignore[no-any-return]
+
+    def key(self, message: dict[str, Any]) -> bytes:
+        method = message.get("method")
+        if method in METHOD_ONLY:
+            return canonical_bytes({"method": method})
+        data = canonical_bytes(self.comparable(message))
+        if b"[REDACTED" in data:
+            data = _PLACEHOLDER_BYTES.sub(b"[REDACTED]", data)
+        return data
+
+
+def explain_miss(
+    got: dict[str, Any], candidates: Sequence[dict[str, Any]], matcher: Matcher, *, limit: int = 3
+) -> str:
+    """One paragraph: why ``got`` matched nothing, naming the nearest recorded candidates."""
+    method = got.get("method")
+    same_method = [c for c in candidates if c.get("method") == method]
+    if not same_method:
+        recorded = sorted({str(c.get("method")) for c in candidates})
+        shown = ", ".join(recorded[:8]) + (" ..." if len(recorded) > 8 else "")
+        return f"no recorded request has method {method!r} (recorded methods: {shown or 'none'})"
+    from deepdiff import DeepDiff  # only on a miss: keeps replay start-up fast
+
+    mine = matcher.comparable(got)
+    scored: list[tuple[int, int, list[str]]] = []
+    for index, cand in enumerate(same_method):
+        diff = DeepDiff(matcher.comparable(cand), mine, verbose_level=2)
+        lines = _diff_lines(diff)
+        scored.append((len(lines), index, lines))
+    scored.sort(key=lambda item: (item[0], item[1]))
+    parts = [f"no recorded {method!r} request has these params; nearest of {len(same_method)} recorded:"]
+    for rank, (_, _, lines) in enumerate(scored[:limit], start=1):
+        shown = "; ".join(lines[:4]) + (f"; +{len(lines) - 4} more" if len(lines) > 4 else "")
+        parts.append(f"#{rank}: {shown or 'differs only in ignored or redacted fields'}")
+    return " ".join(parts)
+
+
+def _diff_lines(diff: Any) -> list[str]:
+    lines: list[str] = []
+    for change, entries in diff.items():
+        if isinstance(entries, dict):
+            items = list(entries.items())
+        else:
+            items = [(e, None) for e in entries]
+        for path, detail in items:
+            where = _path(str(path))
+            if change == "values_changed" and isinstance(detail, dict):
+                lines.append(
+                    f"{where}: recorded {_short(detail['old_value'])}, got {_short(detail['new_value'])}"
+                )
+            elif change == "type_changes" and isinstance(detail, dict):
+                lines.append(
+                    f"{where}: recorded {_short(detail['old_value'])}, got {_short(detail['new_value'])}"
+                )
+            elif change.endswith("_added"):
+                lines.append(f"{where}: not in the recording")
+            elif change.endswith("_removed"):
+                lines.append(f"{where}: recorded but missing")
+            else:
+                lines.append(f"{where}: {change}")
+    return sorted(lines)
+
+
+def _path(deepdiff_path: str) -> str:
+    # root['params']['arguments']['city'] -> params.arguments.city
+    return ".".join(re.findall(r"\['?([^'\]]+)'?\]", deepdiff_path)) or "(root)"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,462 @@
+"""The replay engine: a cassette answering JSON-RPC messages, with no I/O of its own.
+
+``engine.receive(message)`` takes one parsed client message and returns the messages to send
+back (each with an optional delay), so the same engine serves stdio, in-memory streams and
+HTTP. Everything it sends is a recorded message with only the JSON-RPC ``id`` (and a progress
+notification's ``progressToken``) rewritten, so unknown fields, extension methods and the
+recorded protocol version survive byte for byte in content.
+
+How a recorded session becomes interactions: each client request owns the server messages
+that belong to it: progress notifications carrying its progressToken, and the notifications
+and server-to-client requests (sampling, elicitation, roots) sent while it was the request
+answered soonest; then its response; then any unsolicited server messages sent after it and
+before the next client message (list_changed, logging). A recorded server-to-client request is
+re-issued with a fresh id, and the rest of the script waits for the client's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import orjson
+
+from harn_mcp_mock.cassette.matching import Matcher, explain_miss
+from harn_mcp_mock.cassette.model import Cassette, Message
+from harn_mcp_mock.store.canonical import canonical_bytes
+
+CASSETTE_MISS = -32050
+"""JSON-RPC error code of a request that matches no recorded interaction (implementation-defined range)."""
+METHOD_NOT_FOUND = -32601
+
+Repeat = Literal["last", "cycle", "error"]
+
+
+@dataclass(slots=True)
+class Step:
+    kind: Literal["notify", "request", "respond"]
+    message: dict[str, Any]
+    answer: Any = None
+    """For a server-to-client request: the client's recorded answer (compared, never required)."""
+    latency_ms: float | None = None
+
+
+@dataclass(slots=True)
+class Interaction:
+    seq: int
+    request: dict[str, Any]
+    key: bytes
+    steps: list[Step] = field(default_factory=list)
+    uses: int = 0
+
+    @property
+    def method(self) -> str:
+        return str(self.request.get("method"))
+
+
+@dataclass(slots=True)
+class Out:
+    message: Any
+    delay_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class _Paused:
+    steps: list[Step]
+    request_id: Any
+    progress_token: Any
+    interaction: Interaction
+    expected: Any
+
+
+class RequestRedactor:
+    """What the engine needs of a redactor: the cassette's policy applied to incoming requests."""
+
+    def redact_message(self, obj: Any) -> Any:
+        return obj
+
+
+@dataclass(slots=True)
+class ReplayReport:
+    cassette: str | None
+    requests: int = 0
+    hits: int = 0
+    recorded: int = 0
+    """Requests forwarded to a live server and recorded (``new_episodes``)."""
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    answer_mismatches: list[dict[str, Any]] = field(default_factory=list)
+    unused: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.misses or self.unused or self.answer_mismatches)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cassette": self.cassette,
+            "ok": self.clean,
+            "requests": self.requests,
+            "hits": self.hits,
+            "recorded": self.recorded,
+            "misses": self.misses,
+            "unused": self.unused,
+            "answer_mismatches": self.answer_mismatches,
+        }
+
+
+def _id_key(value: Any) -> bytes:
+    return orjson.dumps(value)
+
+
+def _with(message: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A copy of ``message`` with keys replaced in place (key order kept)."""
+    out = {k: changes.pop(k) if k in changes else v for k, v in message.items()}
+    out.update(changes)
+    return out
+
+
+def _progress_token(message: dict[str, Any]) -> Any:
+    params = message.get("params")
+    if isinstance(params, dict):
+        meta = params.get("_meta")
+        if isinstance(meta, dict):
+            return meta.get("progressToken")
+    return None
+
+
+def build_interactions(cassette: Cassette, matcher: Matcher) -> tuple[list[Interaction], list[Step]]:
+    """Split a recorded session into interactions (in recorded order) and a preamble."""
+    messages = cassette.messages
+    # Pass 1: where each client request is answered, and the client's answers to server requests.
+    closes_at: dict[tuple[int, bytes], int] = {}
+    client_answers: dict[tuple[int, bytes], Any] = {}
+    by_seq = {m.seq: m for m in messages}
+    for pos, msg in enumerate(messages):
+        for req_seq, item in _replies(msg):
+            origin = by_seq.get(req_seq)
+            if origin is None:
+                continue
+            key = (req_seq, _id_key(item.get("id")))
+            if msg.direction == "server":
+                closes_at[key] = pos
+            else:
+                client_answers[key] = item
+    # Pass 2: build scripts.
+    interactions: list[Interaction] = []
+    pending: dict[tuple[int, bytes], Interaction] = {}
+    preamble: list[Step] = []
+    last: Interaction | None = None
+    for pos, msg in enumerate(messages):
+        if msg.invalid is not None:
+            continue
+        items = msg.message if isinstance(msg.message, list) else [msg.message]
+        if msg.direction == "client":
+            for item in items:
+                if isinstance(item, dict) and isinstance(item.get("method"), str) and "id" in item:
+                    inter = Interaction(msg.seq, item, matcher.key(item))
+                    interactions.append(inter)
+                    pending[(msg.seq, _id_key(item["id"]))] = inter
+            continue
+        replies = dict(_reply_items(msg))
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            if index in replies:
+                key = (replies[index], _id_key(item.get("id")))
+                if key in pending:
+                    inter = pending.pop(key)
+                    latency = msg.latency_ms
+                    if isinstance(latency, list):
+                        latency = latency[index] if index < len(latency) else None
+                    inter.steps.append(Step("respond", item, latency_ms=latency))
+                    last = inter
+                continue
+            method = item.get("method")
+            if not isinstance(method, str):
+                continue
+            kind: Literal["notify", "request"] = "request" if "id" in item else "notify"
+            answer = client_answers.get((msg.seq, _id_key(item.get("id")))) if kind == "request" else None
+            step = Step(kind, item, answer)
+            owner = _owner(item, pending, closes_at, pos)
+            if owner is not None:
+                owner.steps.append(step)
+            elif last is not None:
+                last.steps.append(step)
+            else:
+                preamble.append(step)
+    return interactions, preamble
+
+
+def _replies(msg: Message) -> Iterable[tuple[int, dict[str, Any]]]:
+    items = msg.message if isinstance(msg.message, list) else [msg.message]
+    for index, req_seq in _reply_items(msg):
+        if index < len(items) and isinstance(items[index], dict):
+            yield req_seq, items[index]
+
+
+def _reply_items(msg: Message) -> Iterable[tuple[int, int]]:
+    if isinstance(msg.reply_to, int):
+        yield 0, msg.reply_to
+    elif isinstance(msg.reply_to, list):
+        for index, seq in enumerate(msg.reply_to):
+            if seq is not None:
+                yield index, seq
+
+
+def _owner(
+    item: dict[str, Any],
+    pending: dict[tuple[int, bytes], Interaction],
+    closes_at: dict[tuple[int, bytes], int],
+    pos: int,
+) -> Interaction | None:
+    if not pending:
+        return None
+    if item.get("method") == "notifications/progress":
+        token = (item.get("params") or {}).get("progressToken")
+        for inter in pending.values():
+            if token is not None and _progress_token(inter.request) == token:
+                return inter
+    # The in-flight request answered soonest is the one this message belongs to.
+    best = min(pending.items(), key=lambda kv: closes_at.get(kv[0], 1 << 62))
+    return best[1] if closes_at.get(best[0], 1 << 62) > pos else None
+
+
+class ReplayEngine:
+    """Answers client messages from a cassette. Not thread-safe: one transport drives it."""
+
+    def __init__(
+        self,
+        cassette: Cassette,
+        *,
+        redactor: Any = None,
+        matcher: Matcher | None = None,
+        repeat: Repeat = "last",
+        strict_order: bool = False,
+        latency_scale: float | None = None,
+        on_event: Callable[[str], None] | None = None,
+    ) -> None:
+        self.cassette = cassette
+        self.matcher = matcher or Matcher()
+        self.redactor = redactor or RequestRedactor()
+        self.repeat = repeat
+        self.strict_order = strict_order
+        self.latency_scale = latency_scale
+        self.on_event = on_event
+        self.interactions, self._preamble = build_interactions(cassette, self.matcher)
+        self._by_key: dict[bytes, list[Interaction]] = {}
+        for inter in self.interactions:
+            self._by_key.setdefault(inter.key, []).append(inter)
+        self._ordered = [i for i in self.interactions if i.method not in ("server/discover", "ping")]
+        self._next_in_order = 0
+        self._paused: dict[bytes, _Paused] = {}
+        self._next_server_id = 0
+        self.report = ReplayReport(str(cassette.path) if cassette.path else None)
+
+    # -- public --------------------------------------------------------------------------
+
+    def receive(self, message: Any) -> list[Out]:
+        """Outputs for one parsed client message (object or batch)."""
+        if isinstance(message, list):
+            outs: list[Out] = []
+            responses: list[Any] = []
+            for item in message:
+                for out in self.receive(item):
+                    if isinstance(out.message, dict) and "method" not in out.message:
+                        responses.append(out.message)
+                    else:
+                        outs.append(out)
+            if responses:
+                outs.append(Out(responses))
+            return outs
+        if not isinstance(message, dict):
+            return [Out(_error(None, -32600, "Invalid Request"))]
+        method = message.get("method")
+        if isinstance(method, str):
+            if "id" not in message:
+                self._notification(message)
+                return []
+            return self._request(message)
+        if "id" in message and ("result" in message or "error" in message):
+            return self._answer(message)
+        return [Out(_error(message.get("id"), -32600, "Invalid Request"))]
+
+    def has_match(self, message: dict[str, Any]) -> bool:
+        """Whether a request would be answered from the cassette (no side effects)."""
+        method = message.get("method")
+        if method == "server/discover":
+            return True  # the replay decides the protocol era; never forwarded
+        key = self.matcher.key(self.redactor.redact_message(message))
+        if self.strict_order:
+            nxt = self._next_in_order
+            return nxt < len(self._ordered) and self._ordered[nxt].key == key
+        candidates = self._by_key.get(key)
+        if not candidates:
+            return method == "ping"
+        return self.repeat != "error" or any(i.uses == 0 for i in candidates)
+
+    def finish(self) -> ReplayReport:
+        """The report, with every recorded interaction that was never used."""
+        self.report.unused = [
+            {"seq": i.seq, "method": i.method, "params": _summary(i.request.get("params"))}
+            for i in self.interactions
+            if i.uses == 0 and i.method != "server/discover"
+        ]
+        return self.report
+
+    # -- requests ------------------------------------------------------------------------
+
+    def _request(self, message: dict[str, Any]) -> list[Out]:
+        self.report.requests += 1
+        method = message["method"]
+        redacted = self.redactor.redact_message(message)
+        key = self.matcher.key(redacted)
+        inter = self._pick(key, method)
+        if inter is None:
+            if method == "server/discover":
+                return [Out(_error(message["id"], METHOD_NOT_FOUND, "Method not found"))]
+            if method == "ping" and key not in self._by_key:
+                self.report.hits += 1
+                return [Out({"jsonrpc": "2.0", "id": message["id"], "result": {}})]
+            return [Out(self._miss(message, redacted))]
+        self.report.hits += 1
+        inter.uses += 1
+        steps = list(inter.steps)
+        if method == "initialize":
+            steps = [self._follow_version(step, inter, message) for step in steps]
+        if self._preamble:
+            steps = [*steps, *self._preamble]
+            self._preamble = []
+        return self._run(steps, message["id"], _progress_token(message), inter)
+
+    def _pick(self, key: bytes, method: str) -> Interaction | None:
+        if self.strict_order and method not in ("server/discover", "ping"):
+            if self._next_in_order < len(self._ordered) and self._ordered[self._next_in_order].key == key:
+                inter = self._ordered[self._next_in_order]
+                self._next_in_order += 1
+                return inter
+            return None
+        candidates = self._by_key.get(key)
+        if not candidates:
+            return None
+        for inter in candidates:
+            if inter.uses == 0:
+                return inter
+        if self.repeat == "last":
+            return candidates[-1]
+        if self.repeat == "cycle":
+            return min(candidates, key=lambda i: (i.uses, i.seq))
+        return None
+
+    def _miss(self, message: dict[str, Any], redacted: dict[str, Any]) -> dict[str, Any]:
+        method = message["method"]
+        if self.strict_order and self._next_in_order < len(self._ordered):
+            expected = self._ordered[self._next_in_order]
+            why = (
+                f"strict order: expected {expected.method!r} (recorded seq {expected.seq}) next; "
+                + explain_miss(redacted, [expected.request], self.matcher)
+            )
+        elif self._by_key.get(self.matcher.key(redacted)):
+            why = (
+                f"every recorded {method!r} request with these params was already used (repeat={self.repeat})"
+            )
+        else:
+            why = explain_miss(redacted, [i.request for i in self.interactions], self.matcher)
+        self.report.misses.append({"method": method, "id": message.get("id"), "explanation": why})
+        if self.on_event is not None:
+            self.on_event(f"miss: {method}: {why}")
+        return _error(
+            message["id"],
+            CASSETTE_MISS,
+            f"harn-mcp-mock replay: no recorded interaction matches this {method} request: {why}",
+            {"method": method, "cassette": self.report.cassette},
+        )
+
+    def _follow_version(self, step: Step, inter: Interaction, message: dict[str, Any]) -> Step:
+        """Answer the client's protocol version as the recorded server did (echo or its own)."""
+        if step.kind != "respond":
+            return step
+        result = step.message.get("result")
+        recorded_asked = (inter.request.get("params") or {}).get("protocolVersion")
+        asked = (message.get("params") or {}).get("protocolVersion")
+        if not isinstance(result, dict) or not isinstance(asked, str):
+            return step
+        if result.get("protocolVersion") == recorded_asked and asked != recorded_asked:
+            return Step(
+                step.kind,
+                _with(step.message, result=_with(result, protocolVersion=asked)),
+                latency_ms=step.latency_ms,
+            )
+        return step
+
+    # -- scripts -------------------------------------------------------------------------
+
+    def _run(self, steps: list[Step], request_id: Any, token: Any, inter: Interaction) -> list[Out]:
+        outs: list[Out] = []
+        for index, step in enumerate(steps):
+            message = step.message
+            if step.kind == "respond":
+                delay = (step.latency_ms or 0.0) * self.latency_scale if self.latency_scale else 0.0
+                outs.append(Out(_with(message, id=request_id), delay))
+            elif step.kind == "notify":
+                if message.get("method") == "notifications/progress":
+                    if token is None:
+                        continue  # the client did not ask for progress this time
+                    message = _with(message, params=_with(message.get("params") or {}, progressToken=token))
+                outs.append(Out(message))
+            else:
+                server_id = self._next_server_id
+                self._next_server_id += 1
+                outs.append(Out(_with(message, id=server_id)))
+                self._paused[_id_key(server_id)] = _Paused(
+                    steps[index + 1 :], request_id, token, inter, step.answer
+                )
+                return outs
+        return outs
+
+    def _answer(self, message: dict[str, Any]) -> list[Out]:
+        paused = self._paused.pop(_id_key(message.get("id")), None)
+        if paused is None:
+            return []  # an answer to nothing we asked: ignore, as a server would
+        expected = paused.expected
+        if expected is not None:
+            got = self.redactor.redact_message(message)
+            if _body(got) != _body(expected):
+                entry = {
+                    "method": paused.interaction.method,
+                    "seq": paused.interaction.seq,
+                    "recorded": _summary(_body(expected)),
+                    "got": _summary(_body(got)),
+                }
+                self.report.answer_mismatches.append(entry)
+                if self.on_event is not None:
+                    self.on_event(
+                        f"client answer differs from the recording for {entry['method']} (seq {entry['seq']})"
+                    )
+        return self._run(paused.steps, paused.request_id, paused.progress_token, paused.interaction)
+
+    def _notification(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/cancelled":
+            params = message.get("params") or {}
+            cancelled = params.get("requestId")
+            for key, paused in list(self._paused.items()):
+                if paused.request_id == cancelled:
+                    del self._paused[key]
+
+
+def _body(message: Any) -> bytes:
+    if not isinstance(message, dict):
+        return canonical_bytes(message)
+    return canonical_bytes({k: v for k, v in message.items() if k not in ("id", "jsonrpc")})
+
+
+def _summary(value: Any) -> str:
+    text = orjson.dumps(value).decode() if not isinstance(value, bytes) else value.decode()
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _error(msg_id: Any, code: int, text: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": text}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": msg_id, "error": error}

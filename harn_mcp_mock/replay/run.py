@@ -1,0 +1,106 @@
+"""`harn mcp mock replay`: pick what the record mode says (replay, record, or both) and run it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.replay.engine import Repeat, ReplayReport
+from harn_mcp_mock.store.cas import atomic_write
+
+
+@dataclass(slots=True)
+class ReplayOutcome:
+    mode: RecordMode
+    report: ReplayReport | None
+    exit_code: int = 0
+
+    @property
+    def clean(self) -> bool:
+        return self.report is None or self.report.clean
+
+    def problem_summary(self) -> str:
+        if self.report is None:
+            return "recorded"
+        r = self.report
+        return (
+            f"{len(r.misses)} missed request(s), {len(r.unused)} unused recorded interaction(s), "
+            f"{len(r.answer_mismatches)} client answer(s) different from the recording"
+        )
+
+
+def run_replay(
+    cassette: str | Path,
+    *,
+    command: list[str],
+    mode: str = "none",
+    report_path: str | Path | None = None,
+    latency: str = "none",
+    ignore_paths: Iterable[str] = (),
+    repeat: str = "last",
+    strict_order: bool = False,
+    policy_path: str | Path | None = None,
+    on_event: Callable[[str], None] | None = None,
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
+) -> ReplayOutcome:
+    record_mode = parse_record_mode(mode)
+    cassette = Path(cassette)
+    if record_mode is RecordMode.ONCE:
+        record_mode_now = RecordMode.NONE if cassette.exists() else RecordMode.ALL
+    elif record_mode is RecordMode.NEW_EPISODES and not cassette.exists():
+        record_mode_now = RecordMode.ALL  # nothing to replay yet: every request is new
+    else:
+        record_mode_now = record_mode
+    if record_mode_now is RecordMode.ALL:
+        if not command:
+            raise UsageError(f"--mode {mode} records, so it needs the live server command after `--`")
+        from harn_mcp_mock.record.session import record_command
+
+        result = record_command(
+            command, cassette, policy_path=policy_path, stdin_fd=stdin_fd, stdout_fd=stdout_fd
+        )
+        return ReplayOutcome(record_mode, None, result.exit_code)
+    if record_mode_now is RecordMode.NEW_EPISODES:
+        if not command:
+            raise UsageError(
+                "--mode new_episodes forwards misses to a live server: give its command after `--`"
+            )
+        from harn_mcp_mock.replay.episodes import serve_new_episodes
+
+        report = serve_new_episodes(
+            cassette,
+            command,
+            policy_path=policy_path,
+            ignore_paths=ignore_paths,
+            on_event=on_event,
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+        )
+    else:
+        if command:
+            raise UsageError(
+                "--mode none never starts a server: drop the command after `--`, or pick a mode that records"
+            )
+        from harn_mcp_mock.replay.session import open_engine
+        from harn_mcp_mock.replay.stdio import serve_stdio
+
+        repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in open_engine
+        engine = open_engine(
+            cassette,
+            policy_path=policy_path,
+            ignore_paths=ignore_paths,
+            repeat=repeat_mode,
+            strict_order=strict_order,
+            latency=latency,
+            on_event=on_event,
+        )
+        report = serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+    if report_path is not None:
+        atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
+    return ReplayOutcome(record_mode, report)

@@ -1,0 +1,65 @@
+"""Build a replay engine from a cassette path and the user's options."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from harn_mcp_mock.cassette.matching import Matcher
+from harn_mcp_mock.cassette.model import load_cassette
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.redact import RedactionPolicy
+from harn_mcp_mock.replay.engine import Repeat, ReplayEngine
+
+
+def parse_latency(value: str) -> float | None:
+    """``none`` -> None (never sleep), ``recorded`` -> 1.0, ``scaled:X`` -> X."""
+    text = value.strip().lower()
+    if text == "none":
+        return None
+    if text == "recorded":
+        return 1.0
+    if text.startswith("scaled:"):
+        try:
+            scale = float(text.removeprefix("scaled:"))
+        except ValueError:
+            scale = -1.0
+        if scale >= 0:
+            return scale
+    raise UsageError(f"bad latency {value!r}: use none, recorded or scaled:X (X >= 0)", where="--latency")
+
+
+def open_engine(
+    cassette: str | Path,
+    *,
+    policy_path: str | Path | None = None,
+    ignore_paths: Iterable[str] = (),
+    repeat: Repeat = "last",
+    strict_order: bool = False,
+    latency: str = "none",
+    env: dict[str, str] | None = None,
+    on_event: Callable[[str], None] | None = None,
+) -> ReplayEngine:
+    """Load ``cassette`` and build an engine that redacts incoming requests with its policy."""
+    if repeat not in ("last", "cycle", "error"):
+        raise UsageError(f"bad repeat {repeat!r}: use last, cycle or error", where="--repeat")
+    loaded = load_cassette(cassette)
+    policy = RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
+    recorded: Any = (loaded.meta.get("redaction") or {}).get("digest")
+    if recorded and recorded != policy.digest and on_event is not None:
+        on_event(
+            f"the cassette was recorded with redaction policy {recorded[:20]}..., not {policy.digest[:20]}... "
+            "(pass the same --redact-policy as when recording, or requests with secrets may not match)"
+        )
+    redactor = policy.redactor(argv=[], env=dict(os.environ if env is None else env))
+    return ReplayEngine(
+        loaded,
+        redactor=redactor,
+        matcher=Matcher.with_paths(ignore_paths),
+        repeat=repeat,
+        strict_order=strict_order,
+        latency_scale=parse_latency(latency),
+        on_event=on_event,
+    )

@@ -1,0 +1,114 @@
+"""Serve a replay engine over our own stdin/stdout: one thread, ``select``, no asyncio.
+
+Start-up cost matters (a test suite may start hundreds of replays), so this loop imports
+nothing heavy. Outputs with a delay (``--latency recorded``) wait on a timer heap; later
+outputs of the same request never overtake an earlier delayed one.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import select
+from collections.abc import Callable
+
+import orjson
+
+from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
+from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
+from harn_mcp_mock.jsonrpc.framing import LineSplitter
+from harn_mcp_mock.replay.engine import Out, ReplayEngine, ReplayReport
+
+CHUNK = 1 << 16
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def serve_stdio(
+    engine: ReplayEngine,
+    *,
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
+    clock: Clock = SYSTEM_CLOCK,
+    on_event: Callable[[str], None] | None = None,
+) -> ReplayReport:
+    """Answer client messages until stdin closes and every delayed output is sent."""
+    splitter = LineSplitter()
+    timers: list[tuple[int, int, bytes]] = []
+    counter = 0
+    client_gone = False
+
+    def emit(outs: list[Out], now: int, buffer: list[bytes]) -> None:
+        nonlocal counter
+        due = now
+        for out in outs:
+            data = orjson.dumps(out.message) + b"\n"
+            due = max(due, now + int(out.delay_ms * 1_000_000))
+            if due > now:
+                counter += 1
+                heapq.heappush(timers, (due, counter, data))
+            else:
+                buffer.append(data)
+
+    def send(buffer: list[bytes]) -> None:
+        nonlocal client_gone
+        if buffer and not client_gone:
+            try:
+                _write_all(stdout_fd, b"".join(buffer))
+            except (BrokenPipeError, OSError):
+                client_gone = True
+
+    eof = False
+    while not eof or timers:
+        now = clock.monotonic_ns()
+        ready: list[bytes] = []
+        while timers and timers[0][0] <= now:
+            ready.append(heapq.heappop(timers)[2])
+        send(ready)
+        if client_gone:
+            break
+        if eof:
+            clock.sleep((timers[0][0] - clock.monotonic_ns()) / 1e9)
+            continue
+        timeout = None if not timers else max(0.0, (timers[0][0] - now) / 1e9)
+        readable, _, _ = select.select([stdin_fd], [], [], timeout)
+        if not readable:
+            continue
+        try:
+            chunk = os.read(stdin_fd, CHUNK)
+        except OSError:
+            chunk = b""
+        lines: list[bytes]
+        if chunk:
+            lines = splitter.feed(chunk)
+        else:
+            eof = True
+            rest = splitter.flush()
+            lines = [rest] if rest is not None else []
+        now = clock.monotonic_ns()
+        buffer: list[bytes] = []
+        for line in lines:
+            frame = parse_frame(line, CLIENT)
+            if frame.kind == "invalid":
+                if on_event is not None:
+                    on_event(f"invalid message from the client: {frame.problem}")
+                not_json = (frame.problem or "").startswith("not JSON")
+                code, text = (
+                    (PARSE_ERROR, "Parse error") if not_json else (INVALID_REQUEST, "Invalid Request")
+                )
+                error = {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": code, "message": f"{text}: {frame.problem}"},
+                }
+                emit([Out(error)], now, buffer)
+                continue
+            emit(engine.receive(frame.obj), now, buffer)
+        send(buffer)
+    return engine.finish()
