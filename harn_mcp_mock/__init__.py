@@ -1,3 +1,35 @@
 """harn-mcp-mock: deterministic MCP tool servers for testing and evaluation."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "RecordTransport",
+    "ReplaySession",
+    "ReplayTransport",
+    "open_replay",
+    "record_session",
+    "replay_session",
+]
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.api import (
+        RecordTransport,
+        ReplaySession,
+        ReplayTransport,
+        open_replay,
+        record_session,
+        replay_session,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """The Python API, imported on first use so that ``import harn_mcp_mock`` stays fast."""
+    if name in __all__:
+        from harn_mcp_mock import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

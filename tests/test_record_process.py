@@ -86,8 +86,14 @@ def test_every_message_is_recorded_in_order_in_each_direction(tmp_path: Path) ->
 
 def test_the_proxy_exits_with_the_servers_exit_code_when_it_crashes(tmp_path: Path) -> None:
     cassette = tmp_path / "a.cassette.json"
-    result = run(record_cmd(cassette, "crash-after", "2"), req(1) + req(2) + req(3))
-    assert result.returncode == 3
+    proc = subprocess.Popen(record_cmd(cassette, "crash-after", "2"), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(req(1) + req(2) + req(3))
+    proc.stdin.flush()
+    assert len(proc.stdout.read().splitlines()) == 2  # read to EOF: the client keeps its stdin open
+    assert proc.wait(timeout=WAIT) == 3
+    proc.stdin.close()
+    proc.stdout.close()
     loaded = load_cassette(cassette)
     assert loaded.meta["exit"] == {"code": 3, "signal": None, "reason": "server-exit"}
     assert [m.id for m in loaded.messages if m.kind == "response"] == [1, 2]
@@ -109,8 +115,10 @@ def test_signals_are_forwarded_and_the_cassette_is_finished(tmp_path: Path, sig:
     proc.stdin.flush()
     assert proc.stdout.readline().startswith(b'{"result"')
     proc.send_signal(sig)
-    out, _ = proc.communicate(timeout=WAIT)
-    assert proc.returncode == 0
+    out = proc.stdout.read()  # to EOF, stdin still open: only the signal ends this session
+    assert proc.wait(timeout=WAIT) == 0
+    proc.stdin.close()
+    proc.stdout.close()
     assert f"bye {int(sig)}".encode() in out
     loaded = load_cassette(cassette)
     assert loaded.meta["exit"]["reason"] == f"signal:{sig.name}"
@@ -132,6 +140,8 @@ def test_a_killed_proxy_leaves_a_journal_that_recovers_and_no_orphan_server(tmp_
         assert proc.stdout.readline()
     proc.kill()
     proc.wait(timeout=WAIT)
+    proc.stdin.close()
+    proc.stdout.close()
     wait_for_exit(int(pid_file.read_text()))  # the server got SIGTERM from PR_SET_PDEATHSIG
     assert not cassette.exists() and journal_path(cassette).exists()
     partial = load_cassette(cassette)
@@ -159,8 +169,9 @@ def test_multi_megabyte_messages_are_relayed_intact_and_spilled_to_the_cas(tmp_p
     lines = result.stdout.splitlines()
     assert [len(orjson.loads(x)["result"]["blob"]) for x in lines] == [size, size]
     assert cassette.stat().st_size < 20_000
-    assert len(list(cas_dir(cassette).iterdir())) == 2  # the two identical responses are stored once
-    assert load_cassette(cassette).messages[2].message["result"]["blob"] == "y" * size
+    assert len(list(cas_dir(cassette).iterdir())) == 3  # the big request and both responses spilled
+    responses = [m for m in load_cassette(cassette).messages if m.kind == "response"]
+    assert [m.message["result"]["blob"] == "y" * size for m in responses] == [True, True]
 
 
 def test_hundreds_of_concurrent_requests_answered_out_of_order_pair_correctly(tmp_path: Path) -> None:

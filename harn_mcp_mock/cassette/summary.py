@@ -45,7 +45,7 @@ def summarise(cassette: Cassette) -> dict[str, Any]:
         "command": cassette.meta.get("command"),
         "server": server.get("serverInfo"),
         "handshake": server.get("handshake"),
-        "protocol_version": server.get("protocolVersion"),
+        "protocol_version": server.get("protocolVersion") or _newest(server.get("supportedVersions")),
         "messages": len(cassette.messages),
         "invalid": sum(1 for m in cassette.messages if m.invalid is not None),
         "client_requests": dict(sorted(methods.items())),
@@ -57,6 +57,12 @@ def summarise(cassette: Cassette) -> dict[str, Any]:
         "redaction": cassette.meta.get("redaction"),
         "exit": cassette.meta.get("exit"),
     }
+
+
+def _newest(versions: Any) -> str | None:
+    if isinstance(versions, list) and versions:
+        return str(max(versions))
+    return None
 
 
 def render_summary(summary: dict[str, Any], *, as_json: bool = False) -> str:

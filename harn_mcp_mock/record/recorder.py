@@ -195,6 +195,12 @@ class Recorder:
         for key in ("protocolVersion", "supportedVersions", "serverInfo", "capabilities", "instructions"):
             if key in result:
                 server[key] = result[key]
+        meta = result.get("_meta")
+        if "serverInfo" not in server and isinstance(meta, dict):
+            # 2026-07-28: a discover result names the server in its _meta
+            info = meta.get("io.modelcontextprotocol/serverInfo")
+            if isinstance(info, dict):
+                server["serverInfo"] = info
         self._server = server
 
     # -- finishing -------------------------------------------------------------------------

@@ -130,9 +130,12 @@ def serve_new_episodes(
 
     eof = False
     try:
-        while not eof:
-            fds = [stdin_fd] + ([live.stdout] if live is not None else [])
-            readable, _, _ = select.select(fds, [], [])
+        while not eof or (live is not None and live_ids):
+            fds = ([] if eof else [stdin_fd]) + ([live.stdout] if live is not None else [])
+            # After the client's EOF, wait (bounded) for the answers to forwarded requests.
+            readable, _, _ = select.select(fds, [], [], grace if eof else None)
+            if eof and not readable:
+                raise ServerError(f"the live server did not answer {len(live_ids)} forwarded request(s) within {grace}s")
             if live is not None and live.stdout in readable:
                 chunk = os.read(live.stdout, CHUNK)
                 if not chunk:
@@ -141,6 +144,8 @@ def serve_new_episodes(
                     frame = parse_frame(line, SERVER)
                     assert recorder is not None
                     recorder.feed_frame(frame)
+                    if frame.kind in ("response", "error"):
+                        live_ids.discard(orjson.dumps(frame.id))
                     if frame.kind == "request" and isinstance(frame.obj, dict):
                         to_client(orjson.dumps({**frame.obj, "id": f"{LIVE_PREFIX}{orjson.dumps(frame.id).decode()}"}) + b"\n")
                     else:

@@ -83,7 +83,7 @@ def run_replay(
             stdout_fd=stdout_fd,
         )
     else:
-        if command:
+        if command and record_mode is RecordMode.NONE:
             raise UsageError(
                 "--mode none never starts a server: drop the command after `--`, or pick a mode that records"
             )

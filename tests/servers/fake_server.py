@@ -47,7 +47,10 @@ def main() -> None:
     held: list[dict] = []  # type: ignore[type-arg]
     answered = 0
     for line in sys.stdin.buffer:
-        msg = json.loads(line)
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue  # a real server would answer -32700; this one just skips it
         if "id" not in msg or "method" not in msg:
             continue
         if mode == "reverse" and len(held) < arg:

@@ -1,0 +1,670 @@
+"""The Python API: MCP client sessions over a cassette, in memory.
+
+Replay needs no subprocess: :class:`ReplayTransport` is an ``mcp`` transport whose other end is
+a :class:`~harn_mcp_mock.replay.engine.ReplayEngine`, so ``mcp.Client(ReplayTransport(path))``
+and :func:`replay_session` talk to the cassette directly. :class:`RecordTransport` launches the
+real server with the SDK's stdio client and records every message at the transport seam::
+
+    async with replay_session("tests/cassettes/notes.cassette.json") as session:
+        result = await session.call_tool("list_notes", {})
+
+    async with open_replay("notes.cassette.json") as replay:   # when you want the report
+        await replay.session.list_tools()
+    assert replay.report is not None and replay.report.clean
+
+The ``mcp`` SDK is imported only when a transport is entered, so importing this module (and
+``harn_mcp_mock``) stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self, TextIO
+
+import orjson
+
+from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
+from harn_mcp_mock.errors import CassetteError, ServerStartError, UsageError
+from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
+from harn_mcp_mock.replay.engine import Out, Repeat, ReplayEngine, ReplayReport
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+    from mcp import ClientSession
+    from mcp.client._transport import ReadStream, TransportStreams, WriteStream
+    from mcp.client.session import (
+        ElicitationFnT,
+        ListRootsFnT,
+        LoggingFnT,
+        MessageHandlerFnT,
+        SamplingFnT,
+    )
+    from mcp.shared.message import SessionMessage
+    from mcp_types import Implementation
+
+    from harn_mcp_mock.cassette.model import Cassette
+    from harn_mcp_mock.record.recorder import Recorder
+
+__all__ = [
+    "RecordTransport",
+    "ReplaySession",
+    "ReplayTransport",
+    "cassette_transport",
+    "open_replay",
+    "record_session",
+    "replay_session",
+]
+
+INTERNAL_ERROR = -32603
+
+PathLike = str | os.PathLike[str]
+
+
+# --- the wire shape of an SDK message ------------------------------------------------------
+
+
+def _to_wire(message: Any) -> Any:
+    """The JSON value the SDK's stdio transport would write for ``message`` (``_meta`` included)."""
+    return message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+
+
+def _frame(message: Any, direction: str) -> Frame:
+    return parse_frame(orjson.dumps(_to_wire(message)), direction)
+
+
+# --- replay --------------------------------------------------------------------------------
+
+
+class ReplayTransport:
+    """An ``mcp`` client transport answered in memory by a replay engine (no subprocess).
+
+    ``cassette`` is a cassette path (the engine is built as ``harn mcp mock replay`` builds
+    it) or a ready :class:`ReplayEngine`. Use it as ``mcp.Client(ReplayTransport(path))`` or
+    enter it yourself for ``(read_stream, write_stream)``. After exit, :attr:`report` holds the
+    :class:`ReplayReport` (misses, unused interactions, client answers that differ). A
+    transport can be entered once.
+    """
+
+    def __init__(
+        self,
+        cassette: PathLike | ReplayEngine,
+        *,
+        ignore_paths: Iterable[str] = (),
+        repeat: Repeat = "last",
+        strict_order: bool = False,
+        latency: str = "none",
+        redact_policy: PathLike | None = None,
+        env: Mapping[str, str] | None = None,
+        on_event: Callable[[str], None] | None = None,
+    ) -> None:
+        if isinstance(cassette, ReplayEngine):
+            self.engine = cassette
+        else:
+            from harn_mcp_mock.replay.session import open_engine
+
+            self.engine = open_engine(
+                Path(cassette),
+                policy_path=Path(redact_policy) if redact_policy is not None else None,
+                ignore_paths=ignore_paths,
+                repeat=repeat,
+                strict_order=strict_order,
+                latency=latency,
+                env={**os.environ, **(env or {})},
+                on_event=on_event,
+            )
+        self.report: ReplayReport | None = None
+        """The replay report, set when the transport exits."""
+        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
+
+    @property
+    def path(self) -> Path | None:
+        return self.engine.cassette.path
+
+    async def __aenter__(self) -> TransportStreams:
+        if self._cm is not None:
+            raise RuntimeError("a ReplayTransport can be entered only once: make a new one")
+        self._cm = self._connect()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        assert self._cm is not None, "not entered"
+        return await self._cm.__aexit__(exc_type, exc, tb)
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[TransportStreams]:
+        import anyio
+        from mcp.shared.message import SessionMessage
+
+        # Unbounded towards the client: the engine's outputs for one message are finite, and a
+        # bounded buffer could deadlock a client that is itself blocked writing to us.
+        to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
+        client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](0)
+        try:
+            async with to_client, client_reads, client_writes, from_client, anyio.create_task_group() as tg:
+                tg.start_soon(self._pump, from_client, to_client, tg)
+                try:
+                    yield client_reads, client_writes
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self.report = self.engine.finish()
+
+    async def _pump(
+        self,
+        from_client: MemoryObjectReceiveStream[SessionMessage],
+        to_client: MemoryObjectSendStream[SessionMessage | Exception],
+        tg: TaskGroup,
+    ) -> None:
+        import anyio
+
+        async for item in from_client:
+            wire = _to_wire(item.message)
+            try:
+                outs = self.engine.receive(wire)
+            except Exception as exc:  # an engine bug must answer the request, not hang the client
+                outs = self._engine_failed(wire, exc)
+            prefix = 0
+            while prefix < len(outs) and outs[prefix].delay_ms <= 0:
+                prefix += 1
+            if not await _deliver(to_client, outs[:prefix]):
+                return
+            if prefix < len(outs):
+                tg.start_soon(_deliver_later, to_client, outs[prefix:], anyio.current_time())
+
+    def _engine_failed(self, wire: Any, exc: Exception) -> list[Out]:
+        text = f"harn-mcp-mock replay engine failed: {type(exc).__name__}: {exc}"
+        if not (isinstance(wire, dict) and isinstance(wire.get("method"), str) and "id" in wire):
+            return []
+        self.engine.report.misses.append({"method": wire["method"], "id": wire["id"], "explanation": text})
+        error = {"code": INTERNAL_ERROR, "message": text}
+        return [Out({"jsonrpc": "2.0", "id": wire["id"], "error": error})]
+
+
+async def _deliver(to_client: MemoryObjectSendStream[SessionMessage | Exception], outs: list[Out]) -> bool:
+    """Send outputs to the client in order; False when the client has gone."""
+    import anyio
+
+    for out in outs:
+        items = out.message if isinstance(out.message, list) else [out.message]
+        for obj in items:
+            try:
+                await to_client.send(_session_message(obj))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return False
+    return True
+
+
+async def _deliver_later(
+    to_client: MemoryObjectSendStream[SessionMessage | Exception], outs: list[Out], start: float
+) -> None:
+    """Latency mode: each output waits for its delay after ``start``, never overtaking the one before."""
+    import anyio
+
+    due = start
+    for out in outs:
+        due = max(due, start + out.delay_ms / 1000)
+        await anyio.sleep_until(due)
+        if not await _deliver(to_client, [out]):
+            return
+
+
+def _session_message(obj: Any) -> SessionMessage | Exception:
+    """A recorded message as the SDK's transports hand it over; a bad one becomes a value."""
+    from mcp.shared.message import SessionMessage
+    from mcp_types import jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    try:
+        return SessionMessage(jsonrpc_message_adapter.validate_python(obj, by_name=False))
+    except ValidationError as exc:
+        msg_id = obj.get("id") if isinstance(obj, dict) else None
+        if isinstance(obj, dict) and "method" not in obj and isinstance(msg_id, int | str):
+            # A response the SDK cannot read: answer the request with an error instead of a hang.
+            text = f"harn-mcp-mock replay: the recorded response is not valid JSON-RPC for the SDK: {exc}"
+            error = {"jsonrpc": "2.0", "id": msg_id, "error": {"code": INTERNAL_ERROR, "message": text}}
+            return SessionMessage(jsonrpc_message_adapter.validate_python(error, by_name=False))
+        return exc
+
+
+# --- record --------------------------------------------------------------------------------
+
+
+class _RecordingReadStream:
+    """Delegates to the server's read stream, recording every message it delivers."""
+
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], recorder: Recorder) -> None:
+        self._inner = inner
+        self._recorder = recorder
+
+    async def receive(self) -> SessionMessage | Exception:
+        item = await self._inner.receive()
+        if isinstance(item, Exception):
+            # The SDK could not parse a server line; keep its (redacted) complaint in the cassette.
+            problem = f"the SDK could not parse a server message ({type(item).__name__})"
+            self._recorder.feed_frame(Frame(SERVER, "invalid", str(item).encode(), problem=problem))
+        else:
+            self._recorder.feed_frame(_frame(item.message, SERVER))
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _RecordingWriteStream:
+    """Delegates to the server's write stream, recording each message once it was sent."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], recorder: Recorder) -> None:
+        self._inner = inner
+        self._recorder = recorder
+
+    async def send(self, item: SessionMessage, /) -> None:
+        # Record only after the inner send returns: a failed or cancelled send never reached the server.
+        await self._inner.send(item)
+        self._recorder.feed_frame(_frame(item.message, CLIENT))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+def _default_errlog() -> TextIO:
+    """The current stderr if a subprocess can write to it (pytest may swap in one without a fd)."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__ or sys.stderr
+    return sys.stderr
+
+
+class RecordTransport:
+    """An ``mcp`` client transport to the real stdio server ``command`` that records a cassette.
+
+    Every message is redacted (``redact_policy``, or the default policy, told the server's argv
+    and environment) and recorded as it crosses the seam; on exit the cassette is written to
+    ``cassette`` atomically and kept in :attr:`cassette`. The server inherits our environment
+    with ``env`` laid over it. A transport can be entered once.
+    """
+
+    def __init__(
+        self,
+        cassette: PathLike,
+        command: Sequence[str],
+        *,
+        redact_policy: PathLike | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: PathLike | None = None,
+        errlog: TextIO | None = None,
+    ) -> None:
+        if isinstance(command, str) or not command:
+            raise UsageError(
+                "recording needs the live server's command as a list, e.g. ['python', 'server.py']"
+            )
+        self.path = Path(cassette)
+        self.command = [str(arg) for arg in command]
+        self.redact_policy = redact_policy
+        self.env = dict(env or {})
+        self.cwd = cwd
+        self.errlog = errlog
+        self.cassette: Cassette | None = None
+        """The recorded cassette, set when the transport exits."""
+        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
+
+    async def __aenter__(self) -> TransportStreams:
+        if self._cm is not None:
+            raise RuntimeError("a RecordTransport can be entered only once: make a new one")
+        self._cm = self._connect()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        assert self._cm is not None, "not entered"
+        return await self._cm.__aexit__(exc_type, exc, tb)
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[TransportStreams]:
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        from harn_mcp_mock.cassette.model import journal_path
+        from harn_mcp_mock.record.recorder import Recorder
+        from harn_mcp_mock.record.session import load_policy
+
+        if journal_path(self.path).exists():
+            raise CassetteError(
+                "an unfinished recording is in the way: run `harn mcp mock recover --cassette "
+                f"{self.path}` to keep it, or delete {journal_path(self.path).name}",
+                path=journal_path(self.path),
+            )
+        policy = load_policy(Path(self.redact_policy) if self.redact_policy is not None else None)
+        server_env = {**os.environ, **self.env}
+        redactor = policy.redactor(argv=list(self.command), env=server_env)
+        recorder = Recorder(
+            self.path,
+            redactor,
+            command=redactor.redact_argv(list(self.command)),
+            policy_name=policy.name,
+            policy_digest=policy.digest,
+        )
+        params = StdioServerParameters(
+            command=self.command[0],
+            args=self.command[1:],
+            env=server_env,
+            cwd=os.fspath(self.cwd) if self.cwd is not None else None,
+        )
+        started = False
+        reason = "client-closed"
+        try:
+            async with stdio_client(params, errlog=self.errlog or _default_errlog()) as (read, write):
+                started = True
+                try:
+                    yield _RecordingReadStream(read, recorder), _RecordingWriteStream(write, recorder)
+                except BaseException:
+                    reason = "client-error"
+                    raise
+        except BaseException as exc:
+            if not started:
+                recorder.discard()
+                if isinstance(exc, OSError):
+                    raise ServerStartError(
+                        f"cannot start the server {self.command[0]!r}: {exc.strerror or exc}", path=self.path
+                    ) from exc
+                raise
+            self.cassette = recorder.finish({"code": None, "signal": None, "reason": reason})
+            raise
+        self.cassette = recorder.finish({"code": None, "signal": None, "reason": reason})
+
+
+# --- choosing by record mode ------------------------------------------------------------------
+
+
+def cassette_transport(
+    path: PathLike,
+    *,
+    mode: str | RecordMode = "none",
+    command: Sequence[str] | None = None,
+    ignore_paths: Iterable[str] = (),
+    repeat: Repeat = "last",
+    strict_order: bool = False,
+    latency: str = "none",
+    redact_policy: PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: PathLike | None = None,
+    on_event: Callable[[str], None] | None = None,
+) -> ReplayTransport | RecordTransport:
+    """The transport the record ``mode`` asks for: replay ``path``, or record it through ``command``.
+
+    ``none`` replays and never starts a server; ``once`` records when ``path`` does not exist
+    yet, else replays; ``all`` always records. ``new_episodes`` is CLI-only for now.
+    """
+    record_mode = parse_record_mode(mode)
+    path = Path(path)
+    records = record_mode is RecordMode.ALL or (record_mode is RecordMode.ONCE and not path.exists())
+    if record_mode is RecordMode.NEW_EPISODES:
+        raise UsageError(
+            "record mode new_episodes is not supported by the Python API yet: use none, once or all "
+            "(or `harn mcp mock replay --mode new_episodes` on the command line)"
+        )
+    if records:
+        if not command:
+            raise UsageError(
+                f"record mode {record_mode.value} records {path}, so it needs command=[...], "
+                "the live server's argv"
+            )
+        return RecordTransport(path, command, redact_policy=redact_policy, env=env, cwd=cwd)
+    return ReplayTransport(
+        path,
+        ignore_paths=ignore_paths,
+        repeat=repeat,
+        strict_order=strict_order,
+        latency=latency,
+        redact_policy=redact_policy,
+        env=env,
+        on_event=on_event,
+    )
+
+
+# --- sessions --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ReplaySession:
+    """What :func:`open_replay` yields: the live session and, after exit, the outcome."""
+
+    session: ClientSession
+    transport: ReplayTransport | RecordTransport
+
+    @property
+    def recording(self) -> bool:
+        """True when this session records through the real server instead of replaying."""
+        return isinstance(self.transport, RecordTransport)
+
+    @property
+    def path(self) -> Path | None:
+        return self.transport.path
+
+    @property
+    def report(self) -> ReplayReport | None:
+        """The replay report once the session has closed (None while open, or when recording)."""
+        return self.transport.report if isinstance(self.transport, ReplayTransport) else None
+
+    @property
+    def cassette(self) -> Cassette | None:
+        """The recorded cassette once a recording session has closed (None when replaying)."""
+        return self.transport.cassette if isinstance(self.transport, RecordTransport) else None
+
+
+async def _handshake(session: ClientSession, transport: ReplayTransport | RecordTransport) -> None:
+    """The classic ``initialize`` handshake, or ``server/discover`` if that is what was recorded."""
+    if isinstance(transport, ReplayTransport) and transport.engine.cassette.server.get("handshake") == (
+        "server/discover"
+    ):
+        await session.discover()
+    else:
+        await session.initialize()
+
+
+@asynccontextmanager
+async def _session_over(
+    transport: ReplayTransport | RecordTransport,
+    *,
+    sampling_callback: SamplingFnT | None,
+    elicitation_callback: ElicitationFnT | None,
+    list_roots_callback: ListRootsFnT | None,
+    logging_callback: LoggingFnT | None,
+    message_handler: MessageHandlerFnT | None,
+    client_info: Implementation | None,
+    initialize: bool,
+) -> AsyncIterator[ReplaySession]:
+    from mcp import ClientSession
+
+    async with transport as (read_stream, write_stream):
+        session = ClientSession(
+            read_stream,
+            write_stream,
+            sampling_callback=sampling_callback,
+            elicitation_callback=elicitation_callback,
+            list_roots_callback=list_roots_callback,
+            logging_callback=logging_callback,
+            message_handler=message_handler,
+            client_info=client_info,
+        )
+        async with session:
+            if initialize:
+                await _handshake(session, transport)
+            yield ReplaySession(session, transport)
+
+
+@asynccontextmanager
+async def open_replay(
+    path: PathLike,
+    *,
+    mode: str | RecordMode = "none",
+    ignore_paths: Iterable[str] = (),
+    repeat: Repeat = "last",
+    strict_order: bool = False,
+    latency: str = "none",
+    redact_policy: PathLike | None = None,
+    command: Sequence[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: PathLike | None = None,
+    on_event: Callable[[str], None] | None = None,
+    sampling_callback: SamplingFnT | None = None,
+    elicitation_callback: ElicitationFnT | None = None,
+    list_roots_callback: ListRootsFnT | None = None,
+    logging_callback: LoggingFnT | None = None,
+    message_handler: MessageHandlerFnT | None = None,
+    client_info: Implementation | None = None,
+    initialize: bool = True,
+) -> AsyncIterator[ReplaySession]:
+    """:func:`replay_session`, yielding a :class:`ReplaySession` whose ``report`` is set on exit."""
+    transport = cassette_transport(
+        path,
+        mode=mode,
+        command=command,
+        ignore_paths=ignore_paths,
+        repeat=repeat,
+        strict_order=strict_order,
+        latency=latency,
+        redact_policy=redact_policy,
+        env=env,
+        cwd=cwd,
+        on_event=on_event,
+    )
+    async with _session_over(
+        transport,
+        sampling_callback=sampling_callback,
+        elicitation_callback=elicitation_callback,
+        list_roots_callback=list_roots_callback,
+        logging_callback=logging_callback,
+        message_handler=message_handler,
+        client_info=client_info,
+        initialize=initialize,
+    ) as replay:
+        yield replay
+
+
+@asynccontextmanager
+async def replay_session(
+    path: PathLike,
+    *,
+    mode: str | RecordMode = "none",
+    ignore_paths: Iterable[str] = (),
+    repeat: Repeat = "last",
+    strict_order: bool = False,
+    latency: str = "none",
+    redact_policy: PathLike | None = None,
+    command: Sequence[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: PathLike | None = None,
+    on_event: Callable[[str], None] | None = None,
+    sampling_callback: SamplingFnT | None = None,
+    elicitation_callback: ElicitationFnT | None = None,
+    list_roots_callback: ListRootsFnT | None = None,
+    logging_callback: LoggingFnT | None = None,
+    message_handler: MessageHandlerFnT | None = None,
+    client_info: Implementation | None = None,
+    initialize: bool = True,
+) -> AsyncIterator[ClientSession]:
+    """An ``mcp.ClientSession`` connected in memory to a replay of the cassette at ``path``.
+
+    The session has done its handshake (``initialize``, or ``server/discover`` when the cassette
+    recorded that) unless ``initialize=False``. A request with no recorded match fails with an
+    ``MCPError`` (code -32050) naming the method and the nearest recorded candidates. With
+    ``mode="once"`` and no cassette yet, or ``mode="all"``, the session instead records through
+    the real server ``command``. Use :func:`open_replay` to read the replay report.
+    """
+    async with open_replay(
+        path,
+        mode=mode,
+        ignore_paths=ignore_paths,
+        repeat=repeat,
+        strict_order=strict_order,
+        latency=latency,
+        redact_policy=redact_policy,
+        command=command,
+        env=env,
+        cwd=cwd,
+        on_event=on_event,
+        sampling_callback=sampling_callback,
+        elicitation_callback=elicitation_callback,
+        list_roots_callback=list_roots_callback,
+        logging_callback=logging_callback,
+        message_handler=message_handler,
+        client_info=client_info,
+        initialize=initialize,
+    ) as replay:
+        yield replay.session
+
+
+@asynccontextmanager
+async def record_session(
+    path: PathLike,
+    command: Sequence[str],
+    *,
+    redact_policy: PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: PathLike | None = None,
+    sampling_callback: SamplingFnT | None = None,
+    elicitation_callback: ElicitationFnT | None = None,
+    list_roots_callback: ListRootsFnT | None = None,
+    logging_callback: LoggingFnT | None = None,
+    message_handler: MessageHandlerFnT | None = None,
+    client_info: Implementation | None = None,
+    initialize: bool = True,
+) -> AsyncIterator[ClientSession]:
+    """An ``mcp.ClientSession`` to the real stdio server ``command``, recording ``path``.
+
+    The cassette is written when the block exits (``exit.reason`` ``client-closed``, or
+    ``client-error`` when the block raised). For ``mcp.Client``'s own handshake modes use
+    ``mcp.Client(RecordTransport(path, command), mode="auto")``.
+    """
+    transport = RecordTransport(path, command, redact_policy=redact_policy, env=env, cwd=cwd)
+    async with _session_over(
+        transport,
+        sampling_callback=sampling_callback,
+        elicitation_callback=elicitation_callback,
+        list_roots_callback=list_roots_callback,
+        logging_callback=logging_callback,
+        message_handler=message_handler,
+        client_info=client_info,
+        initialize=initialize,
+    ) as replay:
+        yield replay.session

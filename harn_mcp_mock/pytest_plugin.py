@@ -1,0 +1,438 @@
+"""pytest plugin: the ``mcp_mock`` fixture, the ``@pytest.mark.mcp_mock`` marker, ``--mcp-record-mode``.
+
+Modelled on pytest-recording: tests replay by default (``--mcp-record-mode=none``), so CI never
+starts a real server or records by accident. Each test gets its own cassette,
+``<test dir>/cassettes/<module>/<test name>.cassette.json``, unless the marker names one (a
+path relative to ``<test dir>/cassettes/``; nothing may escape that folder). At the end of a
+test, every request that missed and every recorded interaction left unused fails it, with one
+line per problem. See ``docs/pytest-plugin.md``.
+
+This module is loaded by every pytest run (entry point ``pytest11``), so it imports only light
+modules at start-up; the replay machinery and the ``mcp`` SDK load when a test uses the fixture.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from harn_mcp_mock.cassette.modes import ALIASES, RecordMode, parse_record_mode
+from harn_mcp_mock.errors import CassetteError, PathEscapeError, UsageError
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp.client.session import (
+        ElicitationFnT,
+        ListRootsFnT,
+        LoggingFnT,
+        MessageHandlerFnT,
+        SamplingFnT,
+    )
+    from mcp_types import Implementation
+
+    from harn_mcp_mock.api import RecordTransport, ReplayTransport
+    from harn_mcp_mock.replay.engine import ReplayReport
+
+MARKER = "mcp_mock"
+CASSETTE_DIR = "cassettes"
+SUFFIX = ".cassette.json"
+MODE_CHOICES = [m.value for m in RecordMode] + list(ALIASES)
+ALLOW_ABSOLUTE_INI = "mcp_mock_allow_absolute_paths"
+MAX_NAME = 120
+
+MARKER_OPTIONS = frozenset(
+    {
+        "command",
+        "env",
+        "cwd",
+        "ignore_paths",
+        "repeat",
+        "strict_order",
+        "latency",
+        "redact_policy",
+        "allow_unused",
+        "allow_misses",
+        "allow_answer_mismatches",
+    }
+)
+
+
+# --- hooks ---------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("harn-mcp-mock", "harn-mcp-mock: replay MCP servers from cassettes")
+    group.addoption(
+        "--mcp-record-mode",
+        action="store",
+        default=None,
+        choices=MODE_CHOICES,
+        help=(
+            "how the mcp_mock fixture uses cassettes: none (default: replay only, never start a server), "
+            "once (record missing cassettes), all (re-record everything); X07 names off/replay/record/"
+            "rewrite are aliases. new_episodes/record_missing are not supported by the fixture yet."
+        ),
+    )
+    parser.addini(
+        ALLOW_ABSOLUTE_INI,
+        type="bool",
+        default=False,
+        help="let @pytest.mark.mcp_mock name an absolute cassette path outside the test's cassettes/ folder",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(path=None, *, command=None, env=None, cwd=None, ignore_paths=(), repeat='last', "
+        "strict_order=False, latency='none', redact_policy=None, allow_unused=False, allow_misses=False, "
+        "allow_answer_mismatches=False): the cassette and replay options of the mcp_mock fixture "
+        "(path is relative to the test module's cassettes/ folder)",
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """Fail a test that passed but left misses or unused interactions in a closed session."""
+    mock = getattr(item, "funcargs", {}).get("mcp_mock")
+    try:
+        result = yield
+    except BaseException:
+        if isinstance(mock, MCPMock):
+            mock._test_failed = True
+        raise
+    if isinstance(mock, MCPMock):
+        problems = mock._take_problems()
+        if problems:
+            pytest.fail(problems, pytrace=False)
+    return result
+
+
+# --- cassette paths --------------------------------------------------------------------------
+
+
+def cassette_dir(test_path: Path) -> Path:
+    """``<test dir>/cassettes``: the folder every cassette of the module's tests lives in."""
+    return Path(os.path.normpath(os.path.abspath(test_path.parent / CASSETTE_DIR)))
+
+
+def sanitize_name(name: str) -> str:
+    """A test name (with its parametrize id) as a portable file name."""
+    text = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "test"
+    if len(text) > MAX_NAME:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+        text = f"{text[: MAX_NAME - 11]}-{digest}"
+    return text
+
+
+def default_cassette_path(test_path: Path, test_name: str, class_name: str | None = None) -> Path:
+    """``<test dir>/cassettes/<module>/<Class.>test_name.cassette.json``."""
+    name = f"{class_name}.{test_name}" if class_name else test_name
+    return cassette_dir(test_path) / test_path.stem / (sanitize_name(name) + SUFFIX)
+
+
+def resolve_cassette_path(
+    raw: str | os.PathLike[str], test_path: Path, *, allow_absolute: bool = False
+) -> Path:
+    """A marker's cassette path, which must stay inside the test module's ``cassettes/`` folder.
+
+    A relative path is taken from that folder. An absolute path must point inside it too,
+    unless ``allow_absolute`` (the ``mcp_mock_allow_absolute_paths`` ini option) is on.
+    """
+    base = cassette_dir(test_path)
+    given = Path(os.fspath(raw))
+    if not os.fspath(raw):
+        raise UsageError(f"@pytest.mark.{MARKER}: the cassette path is empty", path=test_path)
+    candidate = Path(os.path.normpath(given if given.is_absolute() else base / given))
+    if candidate == base or not candidate.is_relative_to(base):
+        if given.is_absolute() and allow_absolute and candidate != base:
+            return candidate
+        hint = (
+            f" (set `{ALLOW_ABSOLUTE_INI} = true` in the pytest ini to allow absolute paths)"
+            if given.is_absolute()
+            else ""
+        )
+        raise PathEscapeError(
+            f"cassette path {os.fspath(raw)!r} escapes the test's cassette folder {base}{hint}",
+            path=test_path,
+            where=f"@pytest.mark.{MARKER}",
+        )
+    return candidate
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class MockOptions:
+    """The merged options of ``mcp_mock_config`` and every ``@pytest.mark.mcp_mock`` in scope."""
+
+    command: list[str] | None = None
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    ignore_paths: tuple[str, ...] = ()
+    repeat: str = "last"
+    strict_order: bool = False
+    latency: str = "none"
+    redact_policy: str | None = None
+    allow_unused: bool = False
+    allow_misses: bool = False
+    allow_answer_mismatches: bool = False
+
+
+def merge_options(layers: Iterable[Mapping[str, Any]], where: str) -> MockOptions:
+    """Later layers override earlier ones; an unknown key is an error naming the valid ones."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        unknown = sorted(set(layer) - MARKER_OPTIONS)
+        if unknown:
+            raise UsageError(
+                f"unknown {MARKER} option {unknown[0]!r}; valid options: {', '.join(sorted(MARKER_OPTIONS))}",
+                where=where,
+            )
+        merged.update(layer)
+    options = MockOptions()
+    if merged.get("command") is not None:
+        command = merged["command"]
+        if isinstance(command, str | bytes) or not isinstance(command, Sequence):
+            raise UsageError(f"{MARKER} command must be a list of strings (the server's argv)", where=where)
+        options.command = [os.fspath(arg) for arg in command]
+    if merged.get("env") is not None:
+        options.env = {str(k): str(v) for k, v in dict(merged["env"]).items()}
+    if merged.get("cwd") is not None:
+        options.cwd = os.fspath(merged["cwd"])
+    if merged.get("redact_policy") is not None:
+        options.redact_policy = os.fspath(merged["redact_policy"])
+    ignore = merged.get("ignore_paths", ())
+    options.ignore_paths = (ignore,) if isinstance(ignore, str) else tuple(ignore)
+    options.repeat = str(merged.get("repeat", "last"))
+    options.latency = str(merged.get("latency", "none"))
+    for flag in ("strict_order", "allow_unused", "allow_misses", "allow_answer_mismatches"):
+        setattr(options, flag, bool(merged.get(flag, False)))
+    return options
+
+
+# --- the fixture -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Use:
+    transport: ReplayTransport | RecordTransport
+    checked: bool = False
+
+
+@dataclass
+class MCPMock:
+    """What the ``mcp_mock`` fixture returns: sessions and transports over this test's cassette."""
+
+    path: Path
+    """The cassette this test replays (or records)."""
+    record_mode: RecordMode
+    """The ``--mcp-record-mode`` in effect (``none`` unless given)."""
+    options: MockOptions = field(default_factory=MockOptions)
+    display_path: str = ""
+    """``path`` as failure messages show it (relative to the rootdir when inside it)."""
+    _uses: list[_Use] = field(default_factory=list, repr=False)
+    _recorded: bool = field(default=False, repr=False)
+    _test_failed: bool = field(default=False, repr=False)
+
+    # -- public ---------------------------------------------------------------------------
+
+    def transport(self) -> ReplayTransport | RecordTransport:
+        """An ``mcp`` transport for ``mcp.Client(mcp_mock.transport())`` (replaying or recording)."""
+        from harn_mcp_mock.api import RecordTransport, cassette_transport
+        from harn_mcp_mock.cassette.model import journal_path
+        from harn_mcp_mock.replay.engine import Repeat
+
+        mode = RecordMode.NONE if self._recorded else self.record_mode
+        if self._would_record(mode) and self.options.command is None:
+            raise UsageError(
+                f"--mcp-record-mode={self.record_mode.value} records {self.path}, so the test needs the "
+                f"live server: @pytest.mark.{MARKER}(command=[...]) or command in mcp_mock_config",
+            )
+        if mode is RecordMode.NONE and not self.path.exists() and not journal_path(self.path).exists():
+            raise CassetteError(
+                f"no such cassette (record it with --mcp-record-mode=once and @pytest.mark.{MARKER}"
+                "(command=[...]); the default mode none never starts a server)",
+                path=self.path,
+            )
+        repeat: Repeat = self.options.repeat  # type: ignore[assignment]  # checked in open_engine
+        transport = cassette_transport(
+            self.path,
+            mode=mode,
+            command=self.options.command,
+            ignore_paths=self.options.ignore_paths,
+            repeat=repeat,
+            strict_order=self.options.strict_order,
+            latency=self.options.latency,
+            redact_policy=self.options.redact_policy,
+            env=self.options.env,
+            cwd=self.options.cwd,
+        )
+        if isinstance(transport, RecordTransport):
+            # One recording per test: later sessions replay what this one recorded.
+            self._recorded = True
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._uses.append(_Use(transport))
+        return transport
+
+    @asynccontextmanager
+    async def session(
+        self,
+        *,
+        sampling_callback: SamplingFnT | None = None,
+        elicitation_callback: ElicitationFnT | None = None,
+        list_roots_callback: ListRootsFnT | None = None,
+        logging_callback: LoggingFnT | None = None,
+        message_handler: MessageHandlerFnT | None = None,
+        client_info: Implementation | None = None,
+        initialize: bool = True,
+    ) -> AsyncIterator[ClientSession]:
+        """An initialized ``mcp.ClientSession`` over this test's cassette (see ``replay_session``)."""
+        from harn_mcp_mock.api import _session_over
+
+        async with _session_over(
+            self.transport(),
+            sampling_callback=sampling_callback,
+            elicitation_callback=elicitation_callback,
+            list_roots_callback=list_roots_callback,
+            logging_callback=logging_callback,
+            message_handler=message_handler,
+            client_info=client_info,
+            initialize=initialize,
+        ) as replay:
+            yield replay.session
+
+    @property
+    def recorded(self) -> bool:
+        """True when this test recorded its cassette through the live server."""
+        return self._recorded
+
+    @property
+    def reports(self) -> list[ReplayReport]:
+        """The report of every replay session of this test that has closed, in order."""
+        from harn_mcp_mock.api import ReplayTransport
+
+        return [
+            u.transport.report
+            for u in self._uses
+            if isinstance(u.transport, ReplayTransport) and u.transport.report is not None
+        ]
+
+    @property
+    def report(self) -> ReplayReport | None:
+        """The report of the last replay session that closed (None if none has)."""
+        reports = self.reports
+        return reports[-1] if reports else None
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def _would_record(self, mode: RecordMode) -> bool:
+        return mode is RecordMode.ALL or (mode is RecordMode.ONCE and not self.path.exists())
+
+    def _take_problems(self) -> str:
+        """The failure text for closed, unchecked sessions ('' when clean); marks them checked."""
+        from harn_mcp_mock.api import ReplayTransport
+
+        reports: list[ReplayReport] = []
+        for use in self._uses:
+            if use.checked or not isinstance(use.transport, ReplayTransport):
+                continue
+            if use.transport.report is None:
+                continue  # still open; the fixture's teardown looks again
+            use.checked = True
+            reports.append(use.transport.report)
+        return "\n\n".join(filter(None, (self._describe(r) for r in reports)))
+
+    def _describe(self, report: ReplayReport) -> str:
+        return describe_problems(
+            report,
+            self.display_path or str(self.path),
+            allow_unused=self.options.allow_unused,
+            allow_misses=self.options.allow_misses,
+            allow_answer_mismatches=self.options.allow_answer_mismatches,
+        )
+
+
+def describe_problems(
+    report: ReplayReport,
+    path: str | Path,
+    *,
+    allow_unused: bool = False,
+    allow_misses: bool = False,
+    allow_answer_mismatches: bool = False,
+) -> str:
+    """One readable block listing each miss, unused interaction and differing answer ('' if none)."""
+    lines: list[str] = []
+    if report.misses and not allow_misses:
+        lines.append(f"{len(report.misses)} request(s) matched no recorded interaction:")
+        lines += [
+            f"  - {m.get('method')} (id {m.get('id')!r}): {m.get('explanation')}" for m in report.misses
+        ]
+    if report.unused and not allow_unused:
+        lines.append(f"{len(report.unused)} recorded interaction(s) were never used:")
+        lines += [f"  - seq {u.get('seq')}: {u.get('method')} {u.get('params')}" for u in report.unused]
+    if report.answer_mismatches and not allow_answer_mismatches:
+        lines.append(f"{len(report.answer_mismatches)} client answer(s) differ from the recording:")
+        lines += [
+            f"  - in {a.get('method')} (seq {a.get('seq')}): recorded {a.get('recorded')}, got {a.get('got')}"
+            for a in report.answer_mismatches
+        ]
+    if not lines:
+        return ""
+    hints = []
+    if report.unused and not allow_unused:
+        hints.append("allow_unused=True")
+    if report.misses and not allow_misses:
+        hints.append("allow_misses=True")
+    if report.answer_mismatches and not allow_answer_mismatches:
+        hints.append("allow_answer_mismatches=True")
+    head = f"harn-mcp-mock: the replay of {path} did not go as recorded."
+    tail = (
+        f"Re-record with --mcp-record-mode=all (needs command=[...]), or accept this with "
+        f"@pytest.mark.{MARKER}({', '.join(hints)})."
+    )
+    return "\n".join([head, *lines, tail])
+
+
+@pytest.fixture
+def mcp_mock_config() -> dict[str, Any]:
+    """Defaults for the ``mcp_mock`` fixture (any marker option); override it in a conftest.py."""
+    return {}
+
+
+@pytest.fixture
+def mcp_mock(request: pytest.FixtureRequest, mcp_mock_config: Mapping[str, Any]) -> Iterator[MCPMock]:
+    """Replay MCP sessions from this test's cassette; fails the test on misses or unused interactions."""
+    test_path = Path(request.path)
+    markers = list(request.node.iter_markers(MARKER))  # closest first
+    where = f"@pytest.mark.{MARKER}"
+    paths = [marker.args for marker in markers if marker.args]
+    raw: Any = None
+    if paths:
+        if len(paths[0]) > 1:
+            raise UsageError(f"give one cassette path, not {len(paths[0])}", path=test_path, where=where)
+        raw = paths[0][0]
+    options = merge_options([mcp_mock_config, *(m.kwargs for m in reversed(markers))], where)
+    if raw is None:
+        class_name = request.cls.__name__ if request.cls is not None else None
+        path = default_cassette_path(test_path, request.node.name, class_name)
+    else:
+        allow_absolute = bool(request.config.getini(ALLOW_ABSOLUTE_INI))
+        path = resolve_cassette_path(raw, test_path, allow_absolute=allow_absolute)
+    mode = parse_record_mode(request.config.getoption("--mcp-record-mode") or "none")
+    root = request.config.rootpath
+    display = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    mock = MCPMock(path, mode, options, display)
+    yield mock
+    problems = mock._take_problems()
+    if problems and not mock._test_failed:
+        pytest.fail(problems, pytrace=False)

@@ -1,0 +1,383 @@
+"""The pytest plugin, run on small test files with pytester: marker, fixture, record modes, failures."""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import deepdiff  # noqa: F401  # imported here, in-process runs reuse these modules instead of re-importing
+import mcp.client.stdio  # noqa: F401
+import pytest
+
+import harn_mcp_mock.api
+import harn_mcp_mock.replay.session  # noqa: F401
+from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
+from harn_mcp_mock.pytest_plugin import default_cassette_path, resolve_cassette_path, sanitize_name
+
+pytest_plugins = ["pytester"]
+
+REPO = Path(__file__).resolve().parent.parent
+NOTES = str(REPO / "examples" / "servers" / "notes_server.py")
+INSTALLED = any(ep.name == "harn_mcp_mock" for ep in entry_points(group="pytest11"))
+PLUGIN = [] if INSTALLED else ["-p", "harn_mcp_mock.pytest_plugin"]
+
+ECHO_TOOL = {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
+
+
+def echo_cassette(path: Path, *texts: str) -> Path:
+    """A hand-made cassette of an echo server: handshake, tools/list, one tools/call per text."""
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    answer = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": {"name": "echo", "version": "1.0"},
+    }
+    wire: list[tuple[str, dict[str, Any]]] = [
+        ("client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
+        ("server", {"jsonrpc": "2.0", "id": 0, "result": answer}),
+        ("client", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ("client", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        ("server", {"jsonrpc": "2.0", "id": 1, "result": {"tools": [ECHO_TOOL]}}),
+    ]
+    for n, text in enumerate(texts, start=2):
+        call = {"name": "echo", "arguments": {"text": text}}
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        wire += [
+            ("client", {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}),
+            ("server", {"jsonrpc": "2.0", "id": n, "result": result}),
+        ]
+    messages = []
+    for seq, (direction, message) in enumerate(wire):
+        entry = Message(seq, direction, message)
+        if direction == "server":
+            entry.reply_to, entry.latency_ms = seq - 1, 1.0
+        messages.append(entry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_cassette(Cassette(messages, {"server": {"handshake": "initialize"}}), path)
+    return path
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini(
+        """
+        [pytest]
+        asyncio_mode = auto
+        asyncio_default_fixture_loop_scope = function
+        filterwarnings = error
+        """
+    )
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    # In-process runs import the plugin module once; later runs cannot assert-rewrite it again.
+    quiet = [
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+    ]
+    return pytester.runpytest(*PLUGIN, *quiet, *args)
+
+
+ECHO_TEST = """
+import pytest
+
+{marker}
+async def {name}(mcp_mock):
+    async with mcp_mock.session() as session:
+        result = await session.call_tool("echo", {{"text": "hi"}})
+    assert result.content[0].text == "hi"
+"""
+
+
+# --- passing and failing -----------------------------------------------------------------------
+
+
+def test_a_test_that_replays_its_whole_cassette_passes(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_hi.cassette.json", "hi")
+    project.makepyfile(test_echo=ECHO_TEST.format(marker="", name="test_hi"))
+    run(project).assert_outcomes(passed=1)
+
+
+def test_a_miss_fails_the_test_with_the_explanation(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_miss.cassette.json", "hi")
+    project.makepyfile(
+        test_echo="""
+        import pytest
+        from mcp.shared.exceptions import MCPError
+
+        async def test_miss(mcp_mock):
+            async with mcp_mock.session() as session:
+                await session.call_tool("echo", {"text": "hi"})
+                with pytest.raises(MCPError):
+                    await session.call_tool("echo", {"text": "nope"})
+        """
+    )
+    result = run(project)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*harn-mcp-mock: the replay of *test_miss.cassette.json did not go as recorded.",
+            "*1 request(s) matched no recorded interaction:",
+            "*- tools/call (id *): *params.arguments.text: recorded 'hi', got 'nope'*",
+            "*allow_misses=True*",
+        ]
+    )
+
+
+def test_unused_recorded_interactions_fail_the_test_listing_each_one(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_hi.cassette.json", "hi", "bye")
+    project.makepyfile(test_echo=ECHO_TEST.format(marker="", name="test_hi"))
+    result = run(project)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*1 recorded interaction(s) were never used:",
+            '*- seq 7: tools/call {"name":"echo","arguments":{"text":"bye"}}',
+            "*allow_unused=True*",
+        ]
+    )
+
+
+def test_allow_unused_accepts_interactions_the_test_does_not_use(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_hi.cassette.json", "hi", "bye")
+    project.makepyfile(
+        test_echo=ECHO_TEST.format(marker="@pytest.mark.mcp_mock(allow_unused=True)", name="test_hi")
+    )
+    run(project).assert_outcomes(passed=1)
+
+
+def test_a_test_that_fails_on_its_own_is_not_reported_twice(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_hi.cassette.json", "hi", "bye")
+    project.makepyfile(
+        test_echo="""
+        async def test_hi(mcp_mock):
+            async with mcp_mock.session() as session:
+                await session.call_tool("echo", {"text": "hi"})
+            assert False, "the test's own failure"
+        """
+    )
+    result = run(project)
+    result.assert_outcomes(failed=1)
+    assert "never used" not in result.stdout.str()
+
+
+def test_a_session_held_by_a_fixture_is_checked_at_teardown(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_hi.cassette.json", "hi", "bye")
+    project.makepyfile(
+        test_echo="""
+        import pytest
+
+        @pytest.fixture
+        async def session(mcp_mock):
+            async with mcp_mock.session() as session:
+                yield session
+
+        async def test_hi(session):
+            await session.call_tool("echo", {"text": "hi"})
+        """
+    )
+    result = run(project)
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*ERROR at teardown of test_hi*", "*1 recorded interaction(s) were never used:"]
+    )
+
+
+def test_mcp_client_works_over_the_fixture_transport_and_the_report_is_kept(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_client.cassette.json", "hi")
+    project.makepyfile(
+        test_echo="""
+        from mcp import Client
+
+        async def test_client(mcp_mock):
+            async with Client(mcp_mock.transport(), mode="auto") as client:
+                result = await client.call_tool("echo", {"text": "hi"})
+            assert result.content[0].text == "hi"
+            assert mcp_mock.report.clean and mcp_mock.report.hits == 3
+        """
+    )
+    run(project).assert_outcomes(passed=1)
+
+
+# --- cassette paths ---------------------------------------------------------------------------
+
+
+def test_each_test_gets_a_cassette_named_after_its_module_class_and_parameters(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_names="""
+        from pathlib import Path
+        import pytest
+
+        HERE = Path(__file__).parent / "cassettes" / "test_names"
+
+        class TestNames:
+            @pytest.mark.parametrize("city", ["Paris", "São Paulo/BR"])
+            def test_city(self, mcp_mock, city):
+                expected = {"Paris": "TestNames.test_city_Paris", "São Paulo/BR": "TestNames.test_city_S_xe3o_Paulo_BR"}  # pytest escapes non-ASCII ids
+                assert mcp_mock.path == HERE / (expected[city] + ".cassette.json")
+
+        def test_plain(mcp_mock):
+            assert mcp_mock.path == HERE / "test_plain.cassette.json"
+        """
+    )
+    run(project).assert_outcomes(passed=3)
+
+
+def test_a_marker_path_is_taken_from_the_cassettes_folder(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "shared" / "echo.cassette.json", "hi")
+    project.makepyfile(
+        test_echo=ECHO_TEST.format(marker='@pytest.mark.mcp_mock("shared/echo.cassette.json")', name="test_a")
+        + ECHO_TEST.format(marker='@pytest.mark.mcp_mock("shared/echo.cassette.json")', name="test_b")
+    )
+    run(project).assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize(
+    "path", ["../outside.cassette.json", "a/../../outside.cassette.json", "/tmp/x.cassette.json"]
+)
+def test_a_marker_path_that_escapes_the_cassettes_folder_is_refused(
+    project: pytest.Pytester, path: str
+) -> None:
+    project.makepyfile(
+        test_echo=ECHO_TEST.format(marker=f"@pytest.mark.mcp_mock({path!r})", name="test_escape")
+    )
+    result = run(project)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*PathEscapeError: *escapes the test's cassette folder*"])
+
+
+def test_absolute_cassette_paths_are_allowed_by_an_ini_option(
+    project: pytest.Pytester, tmp_path: Path
+) -> None:
+    outside = echo_cassette(tmp_path / "elsewhere" / "echo.cassette.json", "hi")
+    project.makepyfile(
+        test_echo=ECHO_TEST.format(marker=f"@pytest.mark.mcp_mock({str(outside)!r})", name="test_outside")
+    )
+    run(project, "-o", "mcp_mock_allow_absolute_paths=true").assert_outcomes(passed=1)
+
+
+def test_path_helpers_sanitise_and_contain(tmp_path: Path) -> None:
+    test_file = tmp_path / "test_mod.py"
+    assert sanitize_name("test_x[a b/../c]") == "test_x_a_b_.._c"
+    assert len(sanitize_name("test_" + "x" * 500)) == 120
+    assert (
+        default_cassette_path(test_file, "test_y")
+        == tmp_path / "cassettes" / "test_mod" / "test_y.cassette.json"
+    )
+    assert (
+        resolve_cassette_path("a/b.cassette.json", test_file)
+        == tmp_path / "cassettes" / "a" / "b.cassette.json"
+    )
+
+
+# --- record modes -----------------------------------------------------------------------------
+
+
+CANARY_TEST = """
+import sys
+import pytest
+
+CANARY = [sys.executable, "-c", "open('server-started', 'w').close()"]
+
+@pytest.mark.mcp_mock(command=CANARY)
+async def test_canary(mcp_mock):
+    async with mcp_mock.session() as session:
+        await session.list_tools()
+"""
+
+
+def test_mode_none_never_starts_a_server_even_when_the_cassette_is_missing(project: pytest.Pytester) -> None:
+    project.makepyfile(test_canary=CANARY_TEST)
+    result = run(project)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*test_canary.cassette.json: no such cassette (record it with --mcp-record-mode=once*"]
+    )
+    assert not (project.path / "server-started").exists()
+
+
+def test_mode_once_records_a_missing_cassette_and_later_runs_replay_it(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makeconftest(
+        f"""
+        import sys
+        import pytest
+
+        @pytest.fixture
+        def mcp_mock_config():
+            return {{"command": [sys.executable, {NOTES!r}]}}
+        """
+    )
+    project.makepyfile(
+        test_notes="""
+        import os
+
+        async def test_notes(mcp_mock):
+            async with mcp_mock.session() as session:
+                result = await session.call_tool("read_note", {"name": "welcome"})
+            assert result.structured_content["words"] == 9
+            assert mcp_mock.recorded is (os.environ["EXPECT_RECORDING"] == "1")
+        """
+    )
+    cassette = project.path / "cassettes" / "test_notes" / "test_notes.cassette.json"
+    monkeypatch.setenv("EXPECT_RECORDING", "1")
+    run(project, "--mcp-record-mode=once").assert_outcomes(passed=1)
+    recorded = json.loads(cassette.read_text())
+    assert recorded["exit"]["reason"] == "client-closed"
+    monkeypatch.setenv("EXPECT_RECORDING", "0")
+    run(project, "--mcp-record-mode=once").assert_outcomes(passed=1)
+    run(project).assert_outcomes(passed=1)
+    assert json.loads(cassette.read_text()) == recorded
+
+
+def test_a_recording_mode_without_a_command_says_what_is_missing(project: pytest.Pytester) -> None:
+    project.makepyfile(test_echo=ECHO_TEST.format(marker="", name="test_hi"))
+    result = run(project, "--mcp-record-mode=rewrite")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*--mcp-record-mode=all records *, so the test needs the live server*"])
+
+
+def test_an_unknown_record_mode_is_rejected_listing_the_choices(project: pytest.Pytester) -> None:
+    project.makepyfile(test_echo=ECHO_TEST.format(marker="", name="test_hi"))
+    result = run(project, "--mcp-record-mode=sometimes")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*invalid choice: 'sometimes'*none*once*all*"])
+
+
+def test_an_unknown_marker_option_is_an_error_naming_the_valid_ones(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_echo=ECHO_TEST.format(marker="@pytest.mark.mcp_mock(record='all')", name="test_hi")
+    )
+    result = run(project)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*unknown mcp_mock option 'record'; valid options: allow_answer_mismatches, *"]
+    )
+
+
+def test_the_marker_is_registered(project: pytest.Pytester) -> None:
+    result = run(project, "--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.mcp_mock(path=None, *"])
+
+
+def test_the_docs_example_records_once_then_replays(project: pytest.Pytester) -> None:
+    """The first example of docs/pytest-plugin.md, verbatim but for the server's absolute path."""
+    doc = (REPO / "docs" / "pytest-plugin.md").read_text()
+    example = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    project.makepyfile(test_notes=example.replace('"examples/servers/notes_server.py"', repr(NOTES)))
+    run(project, "--mcp-record-mode=once").assert_outcomes(passed=1)
+    cassette = (
+        project.path / "cassettes" / "test_notes" / "test_the_welcome_note_has_nine_words.cassette.json"
+    )
+    assert cassette.exists()
+    run(project).assert_outcomes(passed=1)
