@@ -27,22 +27,68 @@ import orjson
 from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
 
 BIN = Path(sys.executable).parent
-REPLAY = [str(BIN / "harn-mcp-mock"), "replay"] if (BIN / "harn-mcp-mock").exists() else [sys.executable, "-m", "harn_mcp_mock", "replay"]
-INIT_PARAMS = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+REPLAY = (
+    [str(BIN / "harn-mcp-mock"), "replay"]
+    if (BIN / "harn-mcp-mock").exists()
+    else [sys.executable, "-m", "harn_mcp_mock", "replay"]
+)
+INIT_PARAMS = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"},
+}
 
 
 def build(path: Path, interactions: int) -> Path:
     msgs = [
         Message(0, "client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS}),
-        Message(1, "server", {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                                                                     "serverInfo": {"name": "bench", "version": "1"}}}, reply_to=0, latency_ms=1.0),
+        Message(
+            1,
+            "server",
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "bench", "version": "1"},
+                },
+            },
+            reply_to=0,
+            latency_ms=1.0,
+        ),
     ]
     for i in range(1, interactions + 1):
         seq = len(msgs)
         args = {"message": f"hello {i}"}
-        msgs.append(Message(seq, "client", {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "echo", "arguments": args}}))
-        msgs.append(Message(seq + 1, "server", {"jsonrpc": "2.0", "id": i, "result": {
-            "content": [{"type": "text", "text": f"hello {i}"}], "structuredContent": {"echo": f"hello {i}"}}}, reply_to=seq, latency_ms=0.5))
+        msgs.append(
+            Message(
+                seq,
+                "client",
+                {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "tools/call",
+                    "params": {"name": "echo", "arguments": args},
+                },
+            )
+        )
+        msgs.append(
+            Message(
+                seq + 1,
+                "server",
+                {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "result": {
+                        "content": [{"type": "text", "text": f"hello {i}"}],
+                        "structuredContent": {"echo": f"hello {i}"},
+                    },
+                },
+                reply_to=seq,
+                latency_ms=0.5,
+            )
+        )
     return save_cassette(Cassette(msgs, {"transport": "stdio"}), path)
 
 
@@ -70,19 +116,29 @@ def cold_start(cassette: Path, n: int) -> tuple[float, float, float]:
     init = line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS})
     replay = statistics.median(timed_spawn([*REPLAY, "--cassette", str(cassette)], init) for _ in range(n))
     bare = statistics.median(timed_spawn([sys.executable, "-c", "pass"], None) for _ in range(n))
-    sdk = statistics.median(timed_spawn([sys.executable, "-c", "import mcp"], None) for _ in range(max(3, n // 4)))
+    sdk = statistics.median(
+        timed_spawn([sys.executable, "-c", "import mcp"], None) for _ in range(max(3, n // 4))
+    )
     return replay, bare, sdk
 
 
 def pipelined(cassette: Path, interactions: int, calls: int) -> float:
     """Seconds per request for `calls` pipelined tools/call (after start-up and load)."""
-    proc = subprocess.Popen([*REPLAY, "--cassette", str(cassette)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    proc = subprocess.Popen(
+        [*REPLAY, "--cassette", str(cassette)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+    )
     assert proc.stdin and proc.stdout
     proc.stdin.write(line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS}))
     proc.stdout.readline()  # loaded and ready
     payload = b"".join(
-        line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-              "params": {"name": "echo", "arguments": {"message": f"hello {(i % interactions) + 1}"}}})
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"message": f"hello {(i % interactions) + 1}"}},
+            }
+        )
         for i in range(1, calls + 1)
     )
     t0 = time.perf_counter()
@@ -107,19 +163,29 @@ def main() -> None:
         cassettes = {n: build(Path(tmp) / f"c{n}.cassette.json", n) for n in sizes}
         replay, bare, sdk = cold_start(cassettes[100], args.starts)
         print("replay cold start (spawn -> first initialize response, median)")
-        print(f"  harn-mcp-mock replay {replay * 1000:6.1f} ms   (target <= 150 ms: {'ok' if replay <= 0.150 else 'MISSED'})")
-        print(f"  python -c pass       {bare * 1000:6.1f} ms   replay costs {replay / bare:.1f}x a bare interpreter")
-        print(f"  python -c 'import mcp' {sdk * 1000:6.1f} ms  an SDK-importing replay pays at least this: ours is {sdk / replay:.1f}x faster"
-              f" (target >= 10x: {'ok' if sdk / replay >= 10 else 'MISSED'})")
+        print(
+            f"  harn-mcp-mock replay {replay * 1000:6.1f} ms   (target <= 150 ms: {'ok' if replay <= 0.150 else 'MISSED'})"
+        )
+        print(
+            f"  python -c pass       {bare * 1000:6.1f} ms   replay costs {replay / bare:.1f}x a bare interpreter"
+        )
+        print(
+            f"  python -c 'import mcp' {sdk * 1000:6.1f} ms  an SDK-importing replay pays at least this: ours is {sdk / replay:.1f}x faster"
+            f" (target >= 10x: {'ok' if sdk / replay >= 10 else 'MISSED'})"
+        )
         per = pipelined(cassettes[10_000], 10_000, 10_000)
-        print(f"throughput: 10,000 pipelined tools/call, 10,000-interaction cassette: {1 / per:,.0f} calls/s "
-              f"(target >= 10,000: {'ok' if 1 / per >= 10_000 else 'MISSED'})")
+        print(
+            f"throughput: 10,000 pipelined tools/call, 10,000-interaction cassette: {1 / per:,.0f} calls/s "
+            f"(target >= 10,000: {'ok' if 1 / per >= 10_000 else 'MISSED'})"
+        )
         print("per-request time by cassette size (10,000 pipelined calls each):")
         base = None
         for n in sizes:
             us = pipelined(cassettes[n], n, 10_000) * 1e6
             base = base or us
-            print(f"  {n:>7,} interactions  {us:6.1f} us/request  ({us / base:.2f}x the 100-interaction cassette)")
+            print(
+                f"  {n:>7,} interactions  {us:6.1f} us/request  ({us / base:.2f}x the 100-interaction cassette)"
+            )
 
 
 if __name__ == "__main__":

@@ -31,8 +31,11 @@ async def session(command: list[str], env: dict[str, str]) -> list[Any]:
         async with Client(params, mode="legacy") as client:
             tools = await client.list_tools()
             results: list[Any] = [[t.name for t in tools.tools]]
-            for name, args in [("read_note", {"name": "welcome"}), ("write_note", {"name": "todo", "text": "ship the demo"}),
-                               ("whoami", {})]:
+            for name, args in [
+                ("read_note", {"name": "welcome"}),
+                ("write_note", {"name": "todo", "text": "ship the demo"}),
+                ("whoami", {}),
+            ]:
                 result = await client.call_tool(name, args)
                 results.append(result.model_dump(mode="json", exclude_none=True))
             prompt = await client.get_prompt("summarise", {"name": "todo"})
@@ -46,14 +49,18 @@ def main() -> None:
         stale.unlink(missing_ok=True)
     env = {"NOTES_API_KEY": FAKE_KEY, "PATH": os.environ.get("PATH", "")}
     record = [*HARN, "record", "--cassette", str(CASSETTE), "--", *SERVER]
-    print(f"$ harn mcp mock record --cassette {CASSETTE.relative_to(ROOT)} -- python examples/servers/notes_server.py")
+    print(
+        f"$ harn mcp mock record --cassette {CASSETTE.relative_to(ROOT)} -- python examples/servers/notes_server.py"
+    )
     live = anyio.run(session, record, env)
     print(f"live   : {live[3]['content'][0]['text']}")
     print(f"\n$ harn mcp mock show --cassette {CASSETTE.relative_to(ROOT)}")
     subprocess.run([*HARN, "show", "--cassette", str(CASSETTE)], check=True)
     on_disk = b"".join(p.read_bytes() for p in OUT.rglob("*") if p.is_file())
     leaked = FAKE_KEY.encode() in on_disk
-    print(f"\nthe server's API key is in its tool output on the wire, and on disk: {'LEAKED' if leaked else 'never'}")
+    print(
+        f"\nthe server's API key is in its tool output on the wire, and on disk: {'LEAKED' if leaked else 'never'}"
+    )
     replay = [*HARN, "replay", "--strict", "--cassette", str(CASSETTE)]
     print(f"\n$ harn mcp mock replay --strict --cassette {CASSETTE.relative_to(ROOT)}   (no server, no key)")
     replayed = anyio.run(session, replay, {"PATH": os.environ.get("PATH", "")})

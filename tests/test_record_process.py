@@ -86,7 +86,9 @@ def test_every_message_is_recorded_in_order_in_each_direction(tmp_path: Path) ->
 
 def test_the_proxy_exits_with_the_servers_exit_code_when_it_crashes(tmp_path: Path) -> None:
     cassette = tmp_path / "a.cassette.json"
-    proc = subprocess.Popen(record_cmd(cassette, "crash-after", "2"), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        record_cmd(cassette, "crash-after", "2"), stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     assert proc.stdin and proc.stdout
     proc.stdin.write(req(1) + req(2) + req(3))
     proc.stdin.flush()

@@ -21,7 +21,9 @@ def msg(i: Any, method: str, **params: Any) -> bytes:
     return orjson.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + b"\n"
 
 
-INIT = msg(0, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={"name": "t", "version": "1"})
+INIT = msg(
+    0, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={"name": "t", "version": "1"}
+)
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
 
 
@@ -39,7 +41,12 @@ def record_notes(path: Path, stdin: bytes) -> bytes:
     return result.stdout
 
 
-SESSION = INIT + INITIALIZED + msg(1, "tools/list") + msg(2, "tools/call", name="read_note", arguments={"name": "welcome"})
+SESSION = (
+    INIT
+    + INITIALIZED
+    + msg(1, "tools/list")
+    + msg(2, "tools/call", name="read_note", arguments={"name": "welcome"})
+)
 
 
 def test_a_replay_answers_exactly_what_the_live_server_answered(tmp_path: Path) -> None:
@@ -97,17 +104,23 @@ def test_a_bad_mode_lists_the_valid_modes(tmp_path: Path) -> None:
 
 def test_mode_once_records_when_missing_then_replays_without_the_server(tmp_path: Path) -> None:
     cassette = tmp_path / "once.cassette.json"
-    first = run(["replay", "--mode", "once", "--cassette", str(cassette), "--", sys.executable, NOTES], SESSION)
+    first = run(
+        ["replay", "--mode", "once", "--cassette", str(cassette), "--", sys.executable, NOTES], SESSION
+    )
     assert first.returncode == 0, first.stderr
     assert cassette.exists()
-    second = run(["replay", "--mode", "once", "--cassette", str(cassette), "--", "no-such-server-xyz"], SESSION)
+    second = run(
+        ["replay", "--mode", "once", "--cassette", str(cassette), "--", "no-such-server-xyz"], SESSION
+    )
     assert second.returncode == 0, second.stderr
     assert replies(second.stdout) == replies(first.stdout)
 
 
 def test_x07_aliases_name_the_same_modes(tmp_path: Path) -> None:
     cassette = tmp_path / "rw.cassette.json"
-    result = run(["replay", "--mode", "rewrite", "--cassette", str(cassette), "--", sys.executable, NOTES], SESSION)
+    result = run(
+        ["replay", "--mode", "rewrite", "--cassette", str(cassette), "--", sys.executable, NOTES], SESSION
+    )
     assert result.returncode == 0 and cassette.exists()
 
 
@@ -125,7 +138,9 @@ def test_new_episodes_replays_hits_records_misses_and_the_result_replays_cleanly
     before = len(load_cassette(cassette).messages)
     new_call = msg(3, "tools/call", name="write_note", arguments={"name": "n2", "text": "two words"})
     stdin = SESSION + new_call
-    result = run(["replay", "--mode", "new_episodes", "--cassette", str(cassette), "--", sys.executable, NOTES], stdin)
+    result = run(
+        ["replay", "--mode", "new_episodes", "--cassette", str(cassette), "--", sys.executable, NOTES], stdin
+    )
     assert result.returncode == 0, result.stderr
     got = replies(result.stdout)
     assert got[3]["result"]["structuredContent"] == {"name": "n2", "text": "two words", "words": 2}
@@ -139,6 +154,9 @@ def test_new_episodes_replays_hits_records_misses_and_the_result_replays_cleanly
 
 def test_new_episodes_without_a_cassette_records_everything(tmp_path: Path) -> None:
     cassette = tmp_path / "fresh.cassette.json"
-    result = run(["replay", "--mode", "new_episodes", "--cassette", str(cassette), "--", sys.executable, FAKE, "echo"], msg(1, "x"))
+    result = run(
+        ["replay", "--mode", "new_episodes", "--cassette", str(cassette), "--", sys.executable, FAKE, "echo"],
+        msg(1, "x"),
+    )
     assert result.returncode == 0
     assert [m.kind for m in load_cassette(cassette).messages] == ["request", "response"]

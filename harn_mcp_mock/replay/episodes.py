@@ -28,7 +28,7 @@ from harn_mcp_mock.jsonrpc.framing import LineSplitter
 from harn_mcp_mock.jsonrpc.stdio import exit_status, reap_group, spawn_server, stop_process
 from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy
-from harn_mcp_mock.replay.engine import ReplayEngine, ReplayReport
+from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.replay.session import open_engine
 
 CHUNK = 1 << 16
@@ -45,7 +45,9 @@ def _write_all(fd: int, data: bytes) -> None:
 class _Live:
     """The live server, started on the first miss."""
 
-    def __init__(self, command: list[str], recorder: Recorder, handshake: dict[str, Any], grace: float) -> None:
+    def __init__(
+        self, command: list[str], recorder: Recorder, handshake: dict[str, Any], grace: float
+    ) -> None:
         self.recorder = recorder
         self.grace = grace
         self.proc: subprocess.Popen[bytes] = spawn_server(command, display=" ".join(recorder.command))
@@ -135,7 +137,9 @@ def serve_new_episodes(
             # After the client's EOF, wait (bounded) for the answers to forwarded requests.
             readable, _, _ = select.select(fds, [], [], grace if eof else None)
             if eof and not readable:
-                raise ServerError(f"the live server did not answer {len(live_ids)} forwarded request(s) within {grace}s")
+                raise ServerError(
+                    f"the live server did not answer {len(live_ids)} forwarded request(s) within {grace}s"
+                )
             if live is not None and live.stdout in readable:
                 chunk = os.read(live.stdout, CHUNK)
                 if not chunk:
@@ -147,13 +151,20 @@ def serve_new_episodes(
                     if frame.kind in ("response", "error"):
                         live_ids.discard(orjson.dumps(frame.id))
                     if frame.kind == "request" and isinstance(frame.obj, dict):
-                        to_client(orjson.dumps({**frame.obj, "id": f"{LIVE_PREFIX}{orjson.dumps(frame.id).decode()}"}) + b"\n")
+                        to_client(
+                            orjson.dumps(
+                                {**frame.obj, "id": f"{LIVE_PREFIX}{orjson.dumps(frame.id).decode()}"}
+                            )
+                            + b"\n"
+                        )
                     else:
                         to_client(line + b"\n")
             if stdin_fd not in readable:
                 continue
             chunk = os.read(stdin_fd, CHUNK)
-            lines = client_lines.feed(chunk) if chunk else [x for x in [client_lines.flush()] if x is not None]
+            lines = (
+                client_lines.feed(chunk) if chunk else [x for x in [client_lines.flush()] if x is not None]
+            )
             eof = not chunk
             out: list[bytes] = []
             for line in lines:
@@ -172,7 +183,11 @@ def serve_new_episodes(
                     live_ids.add(orjson.dumps(frame.id))
                     engine.report.recorded += 1
                     live.send(line + b"\n")
-                elif frame.kind in ("response", "error") and isinstance(frame.id, str) and frame.id.startswith(LIVE_PREFIX):
+                elif (
+                    frame.kind in ("response", "error")
+                    and isinstance(frame.id, str)
+                    and frame.id.startswith(LIVE_PREFIX)
+                ):
                     assert live is not None and recorder is not None
                     answer = {**obj, "id": orjson.loads(frame.id.removeprefix(LIVE_PREFIX))}
                     data = orjson.dumps(answer)

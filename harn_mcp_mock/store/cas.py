@@ -53,7 +53,9 @@ class CasStore:
     def path_for(self, key: str) -> Path:
         if not _HEX.fullmatch(key):
             # A key is data from a file we load: never let it name a path outside the store.
-            raise CassetteIntegrityError(f"invalid blob name {key[:80]!r} (want 64 hex digits)", path=self.root)
+            raise CassetteIntegrityError(
+                f"invalid blob name {key[:80]!r} (want 64 hex digits)", path=self.root
+            )
         return self.root / key
 
     def put(self, data: bytes) -> str:
@@ -73,7 +75,9 @@ class CasStore:
         except FileNotFoundError:
             raise CassetteIntegrityError(f"missing CAS blob {key}", path=self.root) from None
         if blake3(data).hexdigest() != key:
-            raise CassetteIntegrityError(f"CAS blob {key} is altered (its hash does not match its name)", path=self.root)
+            raise CassetteIntegrityError(
+                f"CAS blob {key} is altered (its hash does not match its name)", path=self.root
+            )
         return data
 
     def verify(self) -> list[str]:

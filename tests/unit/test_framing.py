@@ -17,7 +17,9 @@ def test_blank_lines_and_crlf_are_tolerated() -> None:
     assert LineSplitter().feed(b'\n\r\n{"a":1}\r\n  \n') == [b'{"a":1}']
 
 
-@given(st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b and b.strip()), max_size=20), st.data())
+@given(
+    st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b and b.strip()), max_size=20), st.data()
+)
 def test_any_chunking_gives_the_same_lines(lines: list[bytes], data: st.DataObject) -> None:
     stream = b"".join(line + b"\n" for line in lines)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=10)))

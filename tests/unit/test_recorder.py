@@ -59,16 +59,29 @@ def test_responses_pair_with_requests_by_id_and_direction_with_latency(tmp_path:
 
 def test_string_and_integer_ids_are_different_ids(tmp_path: Path) -> None:
     rec = make(tmp_path)
-    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "a"}) + line({"jsonrpc": "2.0", "id": "1", "method": "b"}))
+    rec.feed(
+        CLIENT,
+        line({"jsonrpc": "2.0", "id": 1, "method": "a"}) + line({"jsonrpc": "2.0", "id": "1", "method": "b"}),
+    )
     rec.feed(SERVER, line({"jsonrpc": "2.0", "id": "1", "result": {}}))
     assert rec.finish(EXIT).messages[2].reply_to == 1
 
 
 def test_batches_pair_item_by_item(tmp_path: Path) -> None:
     rec = make(tmp_path)
-    rec.feed(CLIENT, line([{"jsonrpc": "2.0", "id": 1, "method": "a"}, {"jsonrpc": "2.0", "method": "n"},
-                           {"jsonrpc": "2.0", "id": 2, "method": "b"}]))
-    rec.feed(SERVER, line([{"jsonrpc": "2.0", "id": 2, "result": {}}, {"jsonrpc": "2.0", "id": 9, "result": {}}]))
+    rec.feed(
+        CLIENT,
+        line(
+            [
+                {"jsonrpc": "2.0", "id": 1, "method": "a"},
+                {"jsonrpc": "2.0", "method": "n"},
+                {"jsonrpc": "2.0", "id": 2, "method": "b"},
+            ]
+        ),
+    )
+    rec.feed(
+        SERVER, line([{"jsonrpc": "2.0", "id": 2, "result": {}}, {"jsonrpc": "2.0", "id": 9, "result": {}}])
+    )
     reply = rec.finish(EXIT).messages[1]
     assert reply.reply_to == [0, None]
     assert reply.latency_ms == [1.0, None]
@@ -77,10 +90,24 @@ def test_batches_pair_item_by_item(tmp_path: Path) -> None:
 def test_the_discover_fallback_handshake_is_summarised(tmp_path: Path) -> None:
     rec = make(tmp_path)
     rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {}}))
-    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "Method not found"}}))
+    rec.feed(
+        SERVER, line({"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "Method not found"}})
+    )
     rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}))
-    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {},
-                                                                "serverInfo": {"name": "s", "version": "1"}}}))
+    rec.feed(
+        SERVER,
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "serverInfo": {"name": "s", "version": "1"},
+                },
+            }
+        ),
+    )
     server = rec.finish(EXIT).server
     assert server == {
         "handshake": "initialize",

@@ -61,20 +61,41 @@ def messages(outs: list[Any]) -> list[Any]:
     return [o.message for o in outs]
 
 
-INIT = req(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}})
-INIT_RESULT = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}, "x-vendor": {"kept": True}}
+INIT = req(
+    0,
+    "initialize",
+    {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}},
+)
+INIT_RESULT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {"tools": {}},
+    "serverInfo": {"name": "s", "version": "1"},
+    "x-vendor": {"kept": True},
+}
 
 
 def test_a_request_gets_its_recorded_response_under_the_clients_id_with_unknown_fields_kept() -> None:
     engine = Tape().client(INIT).server(res(0, INIT_RESULT)).engine()
-    other_client = req("abc", "initialize", {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "b", "version": "9"}})
+    other_client = req(
+        "abc",
+        "initialize",
+        {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"roots": {}},
+            "clientInfo": {"name": "b", "version": "9"},
+        },
+    )
     assert messages(engine.receive(other_client)) == [res("abc", INIT_RESULT)]
 
 
 def test_the_json_rpc_id_and_params_meta_do_not_take_part_in_matching() -> None:
-    tape = Tape().client(req(1, "tools/call", {"name": "echo", "arguments": {"m": "hi"}}, progressToken=1, traceparent="00-a"))
+    tape = Tape().client(
+        req(1, "tools/call", {"name": "echo", "arguments": {"m": "hi"}}, progressToken=1, traceparent="00-a")
+    )
     engine = tape.server(res(1, {"content": [{"type": "text", "text": "hi"}]})).engine()
-    out = messages(engine.receive(req(77, "tools/call", {"name": "echo", "arguments": {"m": "hi"}}, progressToken=9)))
+    out = messages(
+        engine.receive(req(77, "tools/call", {"name": "echo", "arguments": {"m": "hi"}}, progressToken=9))
+    )
     assert out == [res(77, {"content": [{"type": "text", "text": "hi"}]})]
 
 
@@ -83,7 +104,10 @@ def test_repeated_identical_requests_replay_in_recorded_order_then_repeat_the_la
     for i, text in enumerate(["first", "second"], start=1):
         tape.client(req(i, "tools/call", {"name": "roll"})).server(res(i, {"v": text}))
     engine = tape.engine()
-    got = [messages(engine.receive(req(10 + i, "tools/call", {"name": "roll"})))[0]["result"]["v"] for i in range(3)]
+    got = [
+        messages(engine.receive(req(10 + i, "tools/call", {"name": "roll"})))[0]["result"]["v"]
+        for i in range(3)
+    ]
     assert got == ["first", "second", "second"]
 
 
@@ -104,7 +128,9 @@ def test_a_miss_is_an_error_naming_the_method_and_the_nearest_candidate() -> Non
     tape.client(req(1, "tools/call", {"name": "weather", "arguments": {"city": "Paris"}})).server(res(1, {}))
     tape.client(req(2, "tools/call", {"name": "time", "arguments": {}})).server(res(2, {}))
     engine = tape.engine()
-    error = messages(engine.receive(req(5, "tools/call", {"name": "weather", "arguments": {"city": "Lyon"}})))[0]["error"]
+    error = messages(
+        engine.receive(req(5, "tools/call", {"name": "weather", "arguments": {"city": "Lyon"}}))
+    )[0]["error"]
     assert error["code"] == CASSETTE_MISS
     assert "tools/call" in error["message"]
     assert "params.arguments.city: recorded 'Paris', got 'Lyon'" in error["message"]
@@ -128,19 +154,29 @@ def test_an_unseen_server_discover_is_method_not_found_so_clients_fall_back() ->
 def test_a_recorded_discover_is_answered_as_recorded() -> None:
     discover = {"supportedVersions": ["2026-07-28"], "capabilities": {}}
     engine = Tape().client(req(0, "server/discover", {})).server(res(0, discover)).engine()
-    assert messages(engine.receive(req(4, "server/discover", {}, protocolVersion="2026-07-28"))) == [res(4, discover)]
+    assert messages(engine.receive(req(4, "server/discover", {}, protocolVersion="2026-07-28"))) == [
+        res(4, discover)
+    ]
 
 
 def test_initialize_follows_the_clients_version_when_the_server_echoed_it() -> None:
     engine = Tape().client(INIT).server(res(0, INIT_RESULT)).engine()
-    asked = req(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})
+    asked = req(
+        1,
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+    )
     assert messages(engine.receive(asked))[0]["result"]["protocolVersion"] == "2025-06-18"
 
 
 def test_initialize_keeps_the_servers_own_version_when_it_did_not_echo() -> None:
     result = {**INIT_RESULT, "protocolVersion": "2025-06-18"}
     engine = Tape().client(INIT).server(res(0, result)).engine()
-    asked = req(1, "initialize", {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})
+    asked = req(
+        1,
+        "initialize",
+        {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+    )
     assert messages(engine.receive(asked))[0]["result"]["protocolVersion"] == "2025-06-18"
 
 
@@ -168,7 +204,9 @@ def test_a_recorded_sampling_request_is_reissued_and_the_result_waits_for_the_an
     engine = tape.engine()
     first = messages(engine.receive(req(5, "tools/call", {"name": "ask"})))
     assert first == [req(0, "sampling/createMessage", {"messages": [], "maxTokens": 10})]
-    second = messages(engine.receive(res(0, {"role": "assistant", "content": {"type": "text", "text": "no"}, "model": "m"})))
+    second = messages(
+        engine.receive(res(0, {"role": "assistant", "content": {"type": "text", "text": "no"}, "model": "m"}))
+    )
     assert second == [res(5, {"content": [{"type": "text", "text": "model said yes"}]})]
     mismatch = engine.finish().answer_mismatches
     assert len(mismatch) == 1 and mismatch[0]["method"] == "tools/call" and '"no"' in mismatch[0]["got"]
@@ -199,7 +237,13 @@ def test_unsolicited_server_messages_follow_the_response_they_came_after() -> No
 
 
 def test_batches_get_a_batch_of_responses() -> None:
-    tape = Tape().client(req(1, "a", {})).server(res(1, {"v": 1})).client(req(2, "b", {})).server(res(2, {"v": 2}))
+    tape = (
+        Tape()
+        .client(req(1, "a", {}))
+        .server(res(1, {"v": 1}))
+        .client(req(2, "b", {}))
+        .server(res(2, {"v": 2}))
+    )
     out = messages(tape.engine().receive([req(7, "a", {}), req(8, "b", {}), note("notifications/x", {})]))
     assert out == [[res(7, {"v": 1}), res(8, {"v": 2})]]
 
@@ -220,4 +264,9 @@ def test_user_ignore_paths_leave_volatile_arguments_out_of_matching() -> None:
     tape = Tape().client(req(1, "tools/call", {"name": "log", "arguments": {"at": "2026-01-01", "m": "x"}}))
     tape.server(res(1, {}))
     engine = tape.engine(matcher=Matcher.with_paths(["/params/arguments/at"]))
-    assert "result" in messages(engine.receive(req(2, "tools/call", {"name": "log", "arguments": {"at": "2027-05-05", "m": "x"}})))[0]
+    assert (
+        "result"
+        in messages(
+            engine.receive(req(2, "tools/call", {"name": "log", "arguments": {"at": "2027-05-05", "m": "x"}}))
+        )[0]
+    )
