@@ -1,4 +1,7 @@
-"""What every command shares: one-line errors with documented exit codes, stderr notes."""
+"""What every command shares: one-line errors with documented exit codes, stderr notes.
+
+Nothing here imports typer, so the start-up fast path (``fastpath.py``) can use it too.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-
-import typer
 
 from harn_mcp_mock.errors import HarnError
 
@@ -28,11 +29,11 @@ def handle_errors(prog: str) -> Iterator[None]:
         yield
     except HarnError as exc:
         note(prog, f"error: {exc}")
-        raise typer.Exit(exc.exit_code) from None
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise SystemExit(exc.exit_code) from None
+    except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:
-        if os.environ.get("HARN_DEBUG"):
-            raise
+        if os.environ.get("HARN_DEBUG") or type(exc).__module__.startswith("click"):
+            raise  # click's own exceptions (typer.Exit, Abort) carry their exit handling
         note(prog, f"internal error: {type(exc).__name__}: {exc} (set HARN_DEBUG=1 for a traceback)")
-        raise typer.Exit(EXIT_INTERNAL) from None
+        raise SystemExit(EXIT_INTERNAL) from None

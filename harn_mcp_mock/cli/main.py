@@ -1,48 +1,36 @@
-"""Entry points: `harn` (groups `harn mcp mock ...`) and `harn-mcp-mock` (= `harn mcp mock`)."""
+"""Entry points: `harn` (groups `harn mcp mock ...`) and `harn-mcp-mock` (= `harn mcp mock`).
+
+Both first offer the arguments to the start-up fast path (no typer import for a well-formed
+``replay``), then build the typer app.
+"""
 
 from __future__ import annotations
 
-import typer
-
-from harn_mcp_mock import __version__
-from harn_mcp_mock.cli import mock
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"harn-mcp-mock {__version__}")
-        raise typer.Exit()
-
-
-def _root(help_text: str) -> typer.Typer:
-    root = typer.Typer(
-        help=help_text, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False
-    )
-
-    @root.callback()
-    def _options(
-        version: bool = typer.Option(
-            False, "--version", callback=_version, is_eager=True, help="Print the version."
-        ),
-    ) -> None:
-        pass
-
-    return root
-
-
-harn = _root("Harn: deterministic MCP servers and test benches.")
-mcp_group = typer.Typer(
-    help="Model Context Protocol tools.", no_args_is_help=True, pretty_exceptions_enable=False
-)
-mcp_group.add_typer(mock.app, name="mock")
-harn.add_typer(mcp_group, name="mcp")
-
-mock_only = mock.app
+import sys
+from types import ModuleType
 
 
 def harn_main() -> None:
-    harn(prog_name="harn")
+    args = sys.argv[1:]
+    if args[:2] == ["mcp", "mock"]:
+        _fast(args[2:])
+    _apps().harn(prog_name="harn")
 
 
 def mock_main() -> None:
-    mock_only(prog_name="harn-mcp-mock")
+    _fast(sys.argv[1:])
+    _apps().mock.app(prog_name="harn-mcp-mock")
+
+
+def _fast(args: list[str]) -> None:
+    from harn_mcp_mock.cli import fastpath
+
+    code = fastpath.run(args)
+    if code is not None:
+        raise SystemExit(code)
+
+
+def _apps() -> ModuleType:
+    from harn_mcp_mock.cli import apps
+
+    return apps

@@ -121,23 +121,19 @@ def replay(
     Exit codes: 0 served; 1 with --strict when a request missed or a recorded interaction went
     unused; 2 bad arguments; 3 the cassette could not be read.
     """
-    prog = "harn mcp mock replay"
-    with handle_errors(prog):
-        from harn_mcp_mock.replay.run import run_replay
+    from harn_mcp_mock.cli.commands import replay_main
 
-        outcome = run_replay(
+    raise typer.Exit(
+        replay_main(
             cassette,
             command=command or [],
             mode=mode,
-            report_path=report,
+            strict=strict,
+            report=report,
             latency=latency,
-            ignore_paths=ignore_path or [],
+            ignore_path=ignore_path or [],
             repeat=repeat,
             strict_order=strict_order,
-            policy_path=redact_policy,
-            on_event=lambda text: note(prog, text),
+            redact_policy=redact_policy,
         )
-    if strict and not outcome.clean:
-        note(prog, f"--strict: {outcome.problem_summary()}")
-        raise typer.Exit(1)
-    raise typer.Exit(outcome.exit_code)
+    )

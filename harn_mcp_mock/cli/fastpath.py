@@ -1,0 +1,77 @@
+"""Start-up fast path for the commands that must start fast (``replay``).
+
+typer coerces every parameter through pydantic, which costs about 50 ms per process start,
+more than everything else replay does before answering ``initialize``. A well-formed
+``replay`` invocation is therefore parsed here with plain code from the table below and run
+directly; anything else (``--help``, an unknown or malformed flag, another command) returns
+``False`` and typer handles it, with its usual help and error messages. The table mirrors the
+typer command's options exactly: ``tests/test_cli.py`` pins the two together.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+# flag -> (parameter name, kind): "str", "path", "flag" (bool), "list" (repeatable str)
+REPLAY_FLAGS: dict[str, tuple[str, str]] = {
+    "--cassette": ("cassette", "path"),
+    "--mode": ("mode", "str"),
+    "--strict": ("strict", "flag"),
+    "--report": ("report", "path"),
+    "--latency": ("latency", "str"),
+    "--ignore-path": ("ignore_path", "list"),
+    "--repeat": ("repeat", "str"),
+    "--strict-order": ("strict_order", "flag"),
+    "--redact-policy": ("redact_policy", "path"),
+}
+
+
+def parse(argv: list[str], flags: dict[str, tuple[str, str]]) -> dict[str, Any] | None:
+    """Options and the command after ``--``, or None if typer should handle this argv."""
+    values: dict[str, Any] = {"command": []}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            values["command"] = argv[i + 1 :]
+            return values
+        name, _, inline = arg.partition("=")
+        spec = flags.get(name)
+        if spec is None:
+            return None  # positional, unknown flag, --help: typer's job
+        param, kind = spec
+        if kind == "flag":
+            if inline:
+                return None
+            values[param] = True
+            i += 1
+            continue
+        if inline:
+            value = inline
+            i += 1
+        elif i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+            value = argv[i + 1]
+            i += 2
+        else:
+            return None
+        if kind == "list":
+            values.setdefault(param, []).append(value)
+        elif param in values:
+            return None  # given twice: let typer decide
+        else:
+            values[param] = Path(value) if kind == "path" else value
+    return values
+
+
+def run(argv: list[str]) -> int | None:
+    """The exit code if the fast path handled ``argv`` (``[command, *args]``), else None."""
+    if not argv or argv[0] != "replay":
+        return None
+    values = parse(argv[1:], REPLAY_FLAGS)
+    if values is None or "cassette" not in values:
+        return None
+    from harn_mcp_mock.cli.commands import replay_main
+
+    cassette = values.pop("cassette")
+    return replay_main(cassette, **values)

@@ -1,0 +1,107 @@
+"""The CLI surface: entry points, the start-up fast path, one-line errors and exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer.main
+from typer.testing import CliRunner
+
+from harn_mcp_mock.cli import apps, fastpath
+
+runner = CliRunner()
+
+
+def replay_click_command() -> Any:
+    group: Any = typer.main.get_command(apps.mock.app)  # typer vendors its own click
+    return group.commands["replay"]
+
+
+def test_the_fast_path_table_mirrors_the_typer_replay_options_exactly() -> None:
+    typer_side: dict[str, tuple[str, str]] = {}
+    for param in replay_click_command().params:
+        if type(param).__name__.endswith("Option"):
+            kind = "flag" if param.is_flag else "list" if param.multiple else "str"
+            for flag in param.opts:
+                typer_side[flag] = (str(param.name), kind)
+    fast_side = {
+        flag: (name, "str" if kind == "path" else kind)
+        for flag, (name, kind) in fastpath.REPLAY_FLAGS.items()
+    }
+    assert fast_side == typer_side
+
+
+def test_the_fast_path_leaves_help_unknown_flags_and_other_commands_to_typer() -> None:
+    assert fastpath.run(["replay", "--help"]) is None
+    assert fastpath.run(["replay", "--cassette"]) is None
+    assert fastpath.run(["replay", "--cassette", "x", "--bogus"]) is None
+    assert fastpath.run(["replay", "--strict"]) is None  # no --cassette: typer says what is missing
+    assert fastpath.run(["record", "--cassette", "x"]) is None
+
+
+def test_the_fast_path_parses_what_typer_parses() -> None:
+    argv = [
+        "--cassette",
+        "a.json",
+        "--mode=once",
+        "--strict",
+        "--ignore-path",
+        "/a",
+        "--ignore-path",
+        "/b",
+        "--",
+        "srv",
+        "--flag",
+    ]
+    assert fastpath.parse(argv, fastpath.REPLAY_FLAGS) == {
+        "cassette": Path("a.json"),
+        "mode": "once",
+        "strict": True,
+        "ignore_path": ["/a", "/b"],
+        "command": ["srv", "--flag"],
+    }
+
+
+def test_every_entry_point_runs_the_same_commands() -> None:
+    for cmd in (
+        ["harn", "mcp", "mock", "--help"],
+        ["harn-mcp-mock", "--help"],
+        [sys.executable, "-m", "harn_mcp_mock", "--help"],
+    ):
+        exe = cmd if cmd[0] == sys.executable else [str(Path(sys.executable).parent / cmd[0]), *cmd[1:]]
+        out = subprocess.run(exe, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        for command in ("record", "replay", "show", "recover"):
+            assert command in out.stdout
+
+
+def test_version_is_printed() -> None:
+    result = runner.invoke(apps.harn, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.startswith("harn-mcp-mock ")
+
+
+def test_a_bad_cassette_is_one_line_on_stderr_with_exit_3(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.cassette.json"
+    bad.write_text('{"format": "harn-mcp-mock/cassette", "version": 7, "messages": []}')
+    for command in (["show", "--cassette", str(bad)], ["replay", "--cassette", str(bad)]):
+        out = subprocess.run(
+            [sys.executable, "-m", "harn_mcp_mock", *command],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            input="",
+        )
+        assert out.returncode == 3
+        assert out.stderr.count("\n") == 1
+        assert f"{bad}:version: written by cassette format version 7" in out.stderr
+        assert "Traceback" not in out.stderr
+
+
+def test_recover_without_a_journal_is_one_line_exit_3(tmp_path: Path) -> None:
+    result = runner.invoke(apps.mock.app, ["recover", "--cassette", str(tmp_path / "x.cassette.json")])
+    assert result.exit_code == 3
+    assert "no unfinished recording (journal) to recover" in result.output
