@@ -74,11 +74,15 @@ def serve_stdio(
         if client_gone:
             break
         if eof:
-            clock.sleep((timers[0][0] - clock.monotonic_ns()) / 1e9)
+            if timers:
+                clock.sleep(max(0, timers[0][0] - clock.monotonic_ns()) / 1e9)
             continue
         timeout = None if not timers else max(0.0, (timers[0][0] - now) / 1e9)
         readable, _, _ = select.select([stdin_fd], [], [], timeout)
         if not readable:
+            # The wait was on the real clock; let an injected (paused) clock catch up too. For
+            # the system clock the remaining time is already ~0.
+            clock.sleep(max(0, timers[0][0] - clock.monotonic_ns()) / 1e9)
             continue
         try:
             chunk = os.read(stdin_fd, CHUNK)
