@@ -14,6 +14,7 @@ from tests.e2e.peers import (
     PeerUnavailableError,
     everything_server_command,
     in_ci,
+    inspector_cli_command,
     time_server_command,
 )
 
@@ -38,3 +39,9 @@ def everything_command() -> list[str]:
 def time_command() -> list[str]:
     """Starts ``mcp-server-time --local-timezone UTC`` on stdio."""
     return require_peer(time_server_command)
+
+
+@pytest.fixture(scope="session")
+def inspector_command() -> list[str]:
+    """Runs the MCP Inspector's CLI (``mcp-inspector --cli``): append a server command and ``--method``."""
+    return require_peer(inspector_cli_command)

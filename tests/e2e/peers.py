@@ -4,6 +4,8 @@
   installed by ``make peers`` (``npm ci --prefix tests/e2e``), run with the ``node`` on PATH.
 * ``mcp-server-time``: PyPI, pinned in the ``peers`` extra of ``pyproject.toml``, installed into
   the venv by ``make install`` (``pip install -e '.[dev,peers]'``).
+* ``@modelcontextprotocol/inspector`` (a real MCP *client*: its ``--cli`` mode): npm, pinned in
+  ``tests/e2e/package.json`` beside server-everything, installed by ``make peers``.
 
 The helpers raise :class:`PeerUnavailableError` with an install hint when a peer is missing;
 the fixtures in ``tests/e2e/conftest.py`` turn that into a skip locally and a failure on CI
@@ -22,10 +24,13 @@ from typing import Any
 __all__ = [
     "E2E_DIR",
     "EVERYTHING_PACKAGE",
+    "INSPECTOR_PACKAGE",
     "PeerUnavailableError",
     "everything_package_dir",
     "everything_server_command",
     "in_ci",
+    "inspector_cli_command",
+    "npm_package_dir",
     "pinned_npm_version",
     "time_server_command",
 ]
@@ -35,6 +40,8 @@ NODE_MODULES = E2E_DIR / "node_modules"
 EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything"
 EVERYTHING_BIN = "mcp-server-everything"
 TIME_SCRIPT = "mcp-server-time"
+INSPECTOR_PACKAGE = "@modelcontextprotocol/inspector"
+INSPECTOR_BIN = "mcp-inspector"
 
 _NPM_HINT = "run `make peers` (npm ci --prefix tests/e2e)"
 _PIP_HINT = "run `make install` (pip install -e '.[dev,peers]')"
@@ -112,3 +119,38 @@ def time_server_command() -> list[str]:
     if not script.is_file():
         raise PeerUnavailableError(f"{TIME_SCRIPT} is not installed in {scripts}: {_PIP_HINT}")
     return [str(script), "--local-timezone", "UTC"]
+
+
+def npm_package_dir(package: str) -> Path:
+    """The installed npm ``package`` in ``tests/e2e/node_modules``, checked against its pinned version."""
+    package_dir = NODE_MODULES.joinpath(*package.split("/"))
+    manifest = package_dir / "package.json"
+    if not manifest.is_file():
+        raise PeerUnavailableError(f"{package} is not installed in {NODE_MODULES}: {_NPM_HINT}")
+    installed = _read_json(manifest).get("version")
+    pinned = pinned_npm_version(package)
+    if installed != pinned:
+        raise PeerUnavailableError(f"{package} {installed} is installed but {pinned} is pinned: {_NPM_HINT}")
+    return package_dir
+
+
+def inspector_cli_command() -> list[str]:
+    """``[node, <inspector bin>, "--cli"]``: the MCP Inspector's command-line client.
+
+    The script is the package's ``mcp-inspector`` bin (what ``node_modules/.bin/mcp-inspector``
+    links to), run with the ``node`` on PATH, never through ``npx``. Append the server command,
+    then ``--method ...``. The launcher itself starts ``node`` from PATH for the CLI proper, and
+    it drops a ``--`` from its argv, so a server command that needs one must be wrapped (a script).
+    """
+    node = shutil.which("node")
+    if node is None:
+        raise PeerUnavailableError("`node` is not on PATH: install Node.js 20+")
+    package_dir = npm_package_dir(INSPECTOR_PACKAGE)
+    bin_field = _read_json(package_dir / "package.json").get("bin")
+    entry = bin_field.get(INSPECTOR_BIN) if isinstance(bin_field, dict) else bin_field
+    if not isinstance(entry, str):
+        raise PeerUnavailableError(f"{INSPECTOR_PACKAGE} declares no {INSPECTOR_BIN} bin")
+    script = (package_dir / entry).resolve()
+    if not script.is_file():
+        raise PeerUnavailableError(f"{INSPECTOR_PACKAGE} bin {script} is missing: {_NPM_HINT}")
+    return [node, str(script), "--cli"]
