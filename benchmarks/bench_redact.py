@@ -1,0 +1,134 @@
+"""Speed of `Redactor.redact_message`, with a baseline measured in the same run.
+
+For each message, the time per message of `redact_message` under the default policy, against
+`orjson.loads(orjson.dumps(msg))` on the same message (a parse and a serialisation: what any
+proxy that looks at a message pays at least), and their ratio:
+
+- a small `tools/call` request with nothing to redact (target: well under 20 us);
+- a `tools/list` result with 10 tools, nothing to redact (target: well under 20 us);
+- a `tools/call` request carrying secrets (a password, a GitHub token, the server's env token);
+- a `tools/call` result with a base64 image.
+
+"first sight" redacts a new copy of the message each time, with different strings (as a live
+session does); "again" redacts the very same message over and over, so strings the redactor
+already found clean are skipped (as with a `tools/list` fetched in every session).
+
+Run: `.venv/bin/python benchmarks/bench_redact.py [--quick]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from harn_mcp_mock.redact import RedactionPolicy
+
+
+def small_call(i: int) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": 7 + i,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": f"hello world {i}"}},
+    }
+
+
+def tools_list(i: int) -> dict[str, Any]:
+    def tool(n: int) -> dict[str, Any]:
+        return {
+            "name": f"get_forecast_{n}",
+            "description": f"Get the weather forecast for a city: temperature, humidity and wind ({i}.{n}).",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": f"Name of the city, e.g. Berlin ({i})"},
+                    "days": {"type": "integer", "description": "How many days ahead (1-7)"},
+                },
+                "required": ["city"],
+            },
+            "annotations": {"title": f"Forecast {n}", "readOnlyHint": True},
+        }
+
+    return {"jsonrpc": "2.0", "id": 2, "result": {"tools": [tool(n) for n in range(10)]}}
+
+
+GITHUB = "ghp_" + "".join("aB3dE5gH7jK9"[(k * 5) % 12] for k in range(36))
+ENV_TOKEN = "svc-token-" + "Xy7Zq2Wv9Tr4"
+
+
+def with_secrets(i: int) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": 8 + i,
+        "method": "tools/call",
+        "params": {
+            "name": "deploy",
+            "arguments": {
+                "user": "ada",
+                "password": f"hunter{i}",
+                "note": f"clone with {GITHUB} then call the service with {ENV_TOKEN} ({i})",
+            },
+        },
+    }
+
+
+def image_result(i: int) -> dict[str, Any]:
+    data = base64.b64encode(bytes((k * 7919 + i) % 251 for k in range(3000))).decode()
+    return {
+        "jsonrpc": "2.0",
+        "id": 9 + i,
+        "result": {"content": [{"type": "image", "data": data, "mimeType": "image/png"}], "isError": False},
+    }
+
+
+def per_call(make_fn: Callable[[], Callable[[Any], Any]], items: list[Any], repeat: int) -> float:
+    """Best of ``repeat`` runs over ``items``, each with a new ``make_fn()``: microseconds per item."""
+    best = float("inf")
+    for _ in range(repeat):
+        fn = make_fn()
+        start = time.perf_counter()
+        for item in items:
+            fn(item)
+        best = min(best, time.perf_counter() - start)
+    return best / len(items) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer messages and repeats")
+    args = parser.parse_args()
+    n, repeat = (300, 3) if args.quick else (2000, 7)
+
+    policy = RedactionPolicy.default()
+    env = {"SERVICE_TOKEN": ENV_TOKEN, "HOME": "/home/ada", "PATH": "/usr/local/bin:/usr/bin"}
+    argv = ["weather-server", "--port", "8080"]
+
+    def roundtrip(msg: Any) -> Any:
+        return orjson.loads(orjson.dumps(msg))
+
+    print(f"{'message':46} {'bytes':>6} {'redact us':>10} {'baseline us':>12} {'ratio':>6}")
+    for label, make in [
+        ("small tools/call, clean", small_call),
+        ("tools/list with 10 tools, clean", tools_list),
+        ("tools/call with 3 secrets", with_secrets),
+        ("tools/call result, base64 image", image_result),
+    ]:
+        fresh = [make(i) for i in range(n)]
+        same = [make(0)] * n
+        size = len(orjson.dumps(fresh[0]))
+        for mode, items in (("first sight", fresh), ("again", same)):
+            # A new redactor for each run: its caches start empty.
+            ours = per_call(lambda: policy.redactor(argv=argv, env=env).redact_message, items, repeat)
+            base = per_call(lambda: roundtrip, items, repeat)
+            print(f"{label + ', ' + mode:46} {size:>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()

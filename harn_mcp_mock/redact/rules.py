@@ -1,0 +1,397 @@
+"""String rules: plain callables from a :class:`~harn_mcp_mock.redact.gates.Text` to hits.
+
+A hit is ``(start, end, rule name)``: the span of the secret inside the string (only the secret
+part: in ``Authorization: Bearer abc`` only ``abc``). Every rule has the same shape, in the
+manner of structlog's processors, and a :class:`~harn_mcp_mock.redact.Redactor` composes
+them once into its scanner:
+
+* :class:`PatternRule`: a named regular expression from the policy (the token formats of the
+  default policy, and the user's ``redact.patterns``); a group named ``secret`` marks the
+  part to replace.
+* :class:`LiteralRule`: the literal secrets of one server, taken from its argv and
+  environment; one alternation, longest first.
+* :class:`AssignmentRule`: ``name = value`` and ``"name": "value"`` inside free text, where
+  the name is one the policy's key rules call secret (``password: hunter2``).
+* :class:`EntropyRule`: long runs of token characters that look random.
+
+Each rule also answers ``any(text)``: is there at least one hit (without collecting them).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+
+from harn_mcp_mock.redact.gates import TOKEN_CHARS, Text, analyze
+
+Hit = tuple[int, int, str]
+"""(start, end, rule name) of one secret inside a string."""
+
+
+class PatternRule:
+    """A named regular expression; the group named ``secret``, if any, is what gets replaced."""
+
+    __slots__ = ("_blob", "_facts", "_group", "name", "regex")
+
+    def __init__(self, name: str, regex: str, flags: int = 0) -> None:
+        self.name = name
+        self.regex = re.compile(regex, flags)
+        self._group: int | str = "secret" if "secret" in self.regex.groupindex else 0
+        self._facts = analyze(regex, flags)
+        self._blob = re.compile(regex, flags | re.MULTILINE) if self._facts.blob_safe else None
+
+    @property
+    def min_len(self) -> int:
+        """No match is shorter than this."""
+        return self._facts.min_len
+
+    @property
+    def run(self) -> int:
+        """Every match holds this many consecutive token characters."""
+        return self._facts.run
+
+    @property
+    def contained(self) -> bool:
+        """Whether the rule may be run on each run of token characters alone (see gates.Facts)."""
+        return self._facts.contained
+
+    @property
+    def joinable(self) -> bool:
+        """Whether :meth:`any` may be asked of several strings joined by newlines."""
+        return self._blob is not None
+
+    def __call__(self, text: Text) -> list[Hit]:
+        if not self._facts.admits(text):
+            return []
+        group, name = self._group, self.name
+        hits: list[Hit] = []
+        for match in self.regex.finditer(text.s):
+            start, end = match.span(group)
+            if end > start:
+                hits.append((start, end, name))
+        return hits
+
+    def any(self, text: Text) -> bool:
+        if not self._facts.admits(text):
+            return False
+        regex = self._blob if self._blob is not None else self.regex
+        return regex.search(text.s) is not None
+
+
+class LiteralRule:
+    """Known secret strings (from the server's argv and environment), each with its origin.
+
+    One alternation, longest first. Split in two by :func:`literal_rules`: long literals of
+    token characters, which lie inside one run (``contained``), and the others.
+    """
+
+    __slots__ = ("_needles", "_origins", "_regex", "contained", "min_len", "run")
+
+    def __init__(self, origins: Mapping[str, str], *, contained: bool) -> None:
+        ordered = sorted(origins, key=lambda s: (-len(s), s))
+        self._origins = dict(origins)
+        self._regex = re.compile("|".join(re.escape(s) for s in ordered))
+        self.contained = contained
+        self.min_len = len(ordered[-1]) if ordered else 0
+        self.run = self.min_len if contained else 0
+        self._needles = tuple(ordered)
+
+    def _admits(self, text: Text) -> bool:
+        s = text.s
+        if len(s) < self.min_len or (self.contained and not text.has_run(self.run)):
+            return False
+        if self.contained and len(s) <= _SHORT_TEXT:
+            return True
+        return any(needle in s for needle in self._needles)
+
+    def __call__(self, text: Text) -> list[Hit]:
+        if not self._admits(text):
+            return []
+        origins = self._origins
+        return [(m.start(), m.end(), origins[m.group()]) for m in self._regex.finditer(text.s)]
+
+    def any(self, text: Text) -> bool:
+        return self._admits(text) and self._regex.search(text.s) is not None
+
+
+_SHORT_TEXT = 256  # in a text this short, a run long enough is reason enough to search
+
+LONG_LITERAL = 16
+"""Literals of token characters at least this long are matched run by run."""
+
+
+def literal_rules(origins: Mapping[str, str]) -> list[LiteralRule]:
+    """The rules for the literal secrets ``origins`` (secret -> origin name)."""
+    long = {s: o for s, o in origins.items() if len(s) >= LONG_LITERAL and TOKEN_CHARS.issuperset(s)}
+    other = {s: o for s, o in origins.items() if s not in long}
+    rules = []
+    if other:
+        rules.append(LiteralRule(other, contained=False))
+    if long:
+        rules.append(LiteralRule(long, contained=True))
+    return rules
+
+
+# --- secret assignments in free text ------------------------------------------------------------
+
+_NAME_CHARS = "A-Za-z0-9_.-"
+_BEFORE_SEPARATOR_REVERSED = re.compile(rf"""[ \t]*["']?\\?([{_NAME_CHARS}]+)""")
+_SCHEME = r"(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"
+_VALUE = re.compile(
+    rf"""[ \t]*(?:\\?["']{_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])]+))"""
+)
+_NAME_WINDOW = 64
+_SEPARATOR_COST = 600  # one separator looked at costs about as much as a needle searched in 600 characters
+
+
+_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")
+
+
+def _plausible_value(value: str) -> bool:
+    """A value worth redacting: not a short plain word (``password: required``) and not code
+    (``token = tokens[name]``, ``secret = load_secret()``)."""
+    if len(value) < 4 or _CODE.match(value):
+        return False
+    return not (value.isalpha() and len(value) <= 10 and (value.islower() or value.istitle()))
+
+
+class AssignmentRule:
+    """``name = value``, ``name: value`` and ``"name": "value"`` in text, where the name looks secret.
+
+    ``secret_name`` decides the name (the policy's key rules, so that text and JSON agree).
+    ``needles`` are case-folded substrings one of which every secret name contains (``None``
+    when the key rules do not tell): then only the separators right after a name holding a
+    needle are looked at, found by two regular expressions over the reversed text (each with
+    a one-character literal prefix, which Python's engine finds quickly). Without needles,
+    every separator is looked at.
+    """
+
+    __slots__ = ("_ascii", "_colon", "_equals", "_needles", "_secret_name", "min_len")
+
+    name = "secret-assignment"
+    run = 0
+    contained = False
+
+    def __init__(
+        self, secret_name: Callable[[str], bool], needles: Sequence[str] | None, min_name: int
+    ) -> None:
+        self._secret_name = secret_name
+        self.min_len = max(1, min_name) + 1 + 4
+        self._colon: re.Pattern[str] | None = None
+        self._equals: re.Pattern[str] | None = None
+        self._ascii = needles is not None and all(n.isascii() for n in needles)
+        self._needles = tuple(needles) if needles is not None else None
+        if needles is not None:
+            ordered = sorted(set(needles), key=lambda n: (-len(n), n))
+            alternatives = "|".join(re.escape(n[::-1]) for n in ordered) or "(?!)"
+            name = r"""[ \t]*["']?\\?[\w.-]*?(?:""" + alternatives + ")"
+            self._colon = re.compile(":" + name)
+            self._equals = re.compile("=" + name)
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < self.min_len:
+            return []
+        has_colon, has_equals = ":" in s, "=" in s
+        if not (has_colon or has_equals):
+            return []
+        separators: list[int]
+        folded = text.ascii_fold if self._ascii else text.fold
+        needles = self._needles
+        if needles is not None and (s.count(":") + s.count("=")) * _SEPARATOR_COST > len(s) * len(needles):
+            # Many separators (JSON text): first make sure some secret name occurs at all.
+            if not any(needle in folded for needle in needles):
+                return []
+        if self._colon is not None and self._equals is not None and len(folded) == len(s):
+            reversed_fold = folded[::-1]
+            last = len(s) - 1
+            separators = []
+            if has_colon:
+                separators.extend(last - m.start() for m in self._colon.finditer(reversed_fold))
+            if has_equals:
+                separators.extend(last - m.start() for m in self._equals.finditer(reversed_fold))
+        else:
+            separators = [i for i, c in enumerate(s) if c == ":" or c == "="]
+        hits: list[Hit] = []
+        for at in sorted(separators):
+            hit = self._at(s, at)
+            if hit is not None:
+                hits.append(hit)
+        return hits
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
+
+    def _at(self, s: str, at: int) -> Hit | None:
+        """The value after the separator at ``at``, if the name before it is secret."""
+        window = s[max(0, at - _NAME_WINDOW) : at][::-1]
+        found = _BEFORE_SEPARATOR_REVERSED.match(window)
+        if found is None or not self._secret_name(s[at - found.end(1) : at - found.start(1)]):
+            return None
+        value = _VALUE.match(s, at + 1)
+        if value is None:
+            return None
+        group = "quoted" if value.group("quoted") is not None else "bare"
+        if not _plausible_value(value.group(group)):
+            return None
+        return (value.start(group), value.end(group), self.name)
+
+
+# --- high-entropy tokens ------------------------------------------------------------------------
+
+_HEX = "0123456789abcdefABCDEF-"
+_NUMERIC = "0123456789-.:_/+"
+_DROP_SEPARATORS = str.maketrans("", "", "./_+-")
+_EDGE = "./_+-"
+_VERDICTS_MAX = 4096
+_CACHED_RUN_MAX = 256
+_PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_PIECES_AT_MOST = 3.0
+_SEPARATORS_AT_MOST = 0.2
+
+
+def shannon_entropy(s: str) -> float:
+    """Shannon entropy of ``s`` in bits per character."""
+    n = len(s)
+    if n == 0:
+        return 0.0
+    return math.log2(n) - sum(c * math.log2(c) for c in Counter(s).values()) / n
+
+
+def looks_random(token: str, threshold: float) -> bool:
+    """Whether a run of token characters looks like a random key rather than text or data.
+
+    Not: pure hex (hashes, UUIDs), numbers/dates/versions, runs made of words (identifiers,
+    paths, host names: their letter/digit pieces average more than three characters), runs
+    with many separators; and the entropy must reach ``threshold`` bits per character.
+    """
+    core = token.rstrip("=")
+    if not core.strip(_HEX) or not core.strip(_NUMERIC):
+        return False
+    pieces = _PIECES.findall(core)
+    if not pieces or sum(map(len, pieces)) > _PIECES_AT_MOST * len(pieces):
+        return False
+    n = len(core)
+    if n - len(core.translate(_DROP_SEPARATORS)) > _SEPARATORS_AT_MOST * n:
+        return False
+    return shannon_entropy(core) >= threshold
+
+
+class EntropyRule:
+    """Runs of token characters between ``min_length`` and ``max_length`` that look random.
+
+    A run is split at ``=`` signs inside it (``API_KEY=value``) and trimmed of separators at
+    its ends before it is judged by :func:`looks_random`. Longer runs are data (base64 images),
+    not credentials, and are left alone.
+    """
+
+    __slots__ = ("_runs", "max_length", "min_length", "threshold")
+
+    name = "entropy"
+
+    def __init__(self, min_length: int, max_length: int, threshold: float) -> None:
+        self.min_length = min_length
+        self.max_length = max_length
+        self.threshold = threshold
+        self._runs: dict[str, tuple[tuple[int, int], ...]] = {}
+
+    @property
+    def min_len(self) -> int:
+        return self.min_length
+
+    @property
+    def run(self) -> int:
+        return self.min_length
+
+    contained = True
+
+    def __call__(self, text: Text) -> list[Hit]:
+        return self._hits(text, first_only=False)
+
+    def any(self, text: Text) -> bool:
+        return bool(self._hits(text, first_only=True))
+
+    def _hits(self, text: Text, *, first_only: bool) -> list[Hit]:
+        s = text.s
+        hits: list[Hit] = []
+        for start, end in text.runs(self.min_length):
+            if end - start > self.max_length:
+                continue
+            for a, b in self._random_parts(s[start:end]):
+                hits.append((start + a, start + b, self.name))
+                if first_only:
+                    return hits
+        return hits
+
+    def _random_parts(self, run: str) -> tuple[tuple[int, int], ...]:
+        """The random-looking parts of one run (offsets in the run); cached per run."""
+        parts = self._runs.get(run)
+        if parts is None:
+            lo, threshold = self.min_length, self.threshold
+            # After "scheme:" a run is a URL: its host and path segments are judged one by one.
+            url = run.startswith("//")
+            found: list[tuple[int, int]] = []
+            for a, b in _pieces(run, 0, len(run)):
+                for x, y in _segments(run, a, b) if url else ((a, b),):
+                    if y - x >= lo and looks_random(run[x:y], threshold):
+                        found.append((x, y))
+            parts = tuple(found)
+            if len(run) <= _CACHED_RUN_MAX:
+                if len(self._runs) >= _VERDICTS_MAX:
+                    self._runs.clear()
+                self._runs[run] = parts
+        return parts
+
+
+def _segments(s: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The ``/``-separated parts of ``s[start:end]``."""
+    out: list[tuple[int, int]] = []
+    a = start
+    while a < end:
+        slash = s.find("/", a, end)
+        b = end if slash < 0 else slash
+        if b > a:
+            out.append((a, b))
+        a = b + 1
+    return out
+
+
+def _pieces(s: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The parts of the run ``s[start:end]`` between ``=`` signs, trimmed of edge separators."""
+    out: list[tuple[int, int]] = []
+    a = start
+    while a < end:
+        eq = s.find("=", a, end)
+        if eq < 0:
+            b = nxt = end
+        else:
+            b = eq
+            while b < end and s[b] == "=":
+                b += 1
+            nxt = b
+            if b < end:  # '=' inside the run: a separator, not base64 padding
+                b = eq
+        while a < b and s[a] in _EDGE:
+            a += 1
+        while b > a and s[b - 1] in _EDGE:
+            b -= 1
+        if b > a:
+            out.append((a, b))
+        a = nxt
+    return out
+
+
+def merge_hits(hits: list[Hit]) -> list[Hit]:
+    """Overlapping hits merged into one span (named by the earliest, longest, first-ruled hit)."""
+    hits.sort(key=lambda h: (h[0], -h[1]))
+    merged: list[Hit] = []
+    for start, end, name in hits:
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            if end > last[1]:
+                merged[-1] = (last[0], end, last[2])
+            continue
+        merged.append((start, end, name))
+    return merged

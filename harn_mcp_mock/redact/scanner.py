@@ -1,0 +1,120 @@
+"""The scanner: a redactor's string rules, composed once.
+
+Rules come in two kinds (see :class:`~harn_mcp_mock.redact.gates.Facts`):
+
+* *contained* rules (token formats, long literal secrets, entropy) only ever match inside one
+  run of token characters, whatever surrounds it. The scanner finds the runs long enough for
+  any of them (one ``bytes.translate`` and a few substring searches), runs the rules on each
+  distinct run alone and caches the result per run: a URL, a path or a schema ``$id`` that
+  comes back in every message costs one dict lookup after the first time.
+* the other rules (Bearer/Basic values, URL passwords, PEM blocks, ``name=value`` text, the
+  user's free-form patterns) run on the whole text, each behind its own cheap gate.
+
+The entropy rule is the last contained rule; its hits can be left out (``allow`` and
+``entropy.skip_pointers`` areas).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from harn_mcp_mock.redact.gates import Text
+from harn_mcp_mock.redact.rules import EntropyRule, Hit
+
+_CACHE_MAX = 4096
+_CACHED_RUN_MAX = 256  # longer runs are data (base64 payloads): scanned, never kept
+_RUNS_ONE_BY_ONE = 12  # with more runs than this, run each contained rule on the whole text
+
+
+class Scanner:
+    """``rules`` (callables from :class:`Text` to hits, with ``contained``/``run``/``any``)
+    plus an optional entropy rule, composed once."""
+
+    def __init__(self, rules: Sequence[Any], entropy: EntropyRule | None) -> None:
+        self._text_rules = tuple(r for r in rules if not r.contained)
+        contained = [r for r in rules if r.contained]
+        self._entropy = entropy
+        if entropy is not None:
+            contained.append(entropy)
+        self._run_rules = tuple(contained)
+        self._run_min = min((r.run for r in contained), default=0)
+        self._joined = tuple(r for r in self._text_rules if getattr(r, "joinable", True))
+        self._separate = tuple(r for r in self._text_rules if not getattr(r, "joinable", True))
+        self._cache: dict[str, tuple[Hit, ...]] = {}
+        self.min_len = min((r.min_len for r in (*self._text_rules, *contained)), default=1 << 30)
+
+    def any(self, text: Text) -> bool:
+        """Whether some rule may hit ``text`` (entropy included; ``allow`` not considered)."""
+        for rule in self._joined:
+            if rule.any(text):
+                return True
+        return self._any_run(text)
+
+    def any_separately(self, strings: Sequence[str]) -> bool:
+        """Whether a rule that cannot look at joined strings hits one of ``strings``."""
+        if not self._separate:
+            return False
+        texts = [Text(s) for s in strings]
+        return any(rule.any(text) for rule in self._separate for text in texts)
+
+    def _any_run(self, text: Text) -> bool:
+        least = self._run_min
+        if not self._run_rules or not text.has_run(least):
+            return False
+        if text.count_runs(least) > _RUNS_ONE_BY_ONE:
+            return any(rule.any(text) for rule in self._run_rules)
+        s = text.s
+        cache = self._cache
+        seen: set[str] = set()
+        for start, end in text.runs(least):
+            run = s[start:end]
+            if run in seen:
+                continue
+            seen.add(run)
+            found = cache.get(run)
+            if found is None:
+                found = self._run_hits(run)
+            if found:
+                return True
+        return False
+
+    def hits(self, text: Text, *, entropy: bool) -> list[Hit]:
+        """Every hit in ``text``; entropy hits only if ``entropy``."""
+        hits: list[Hit] = []
+        if not self._run_rules or not text.has_run(self._run_min):
+            pass
+        elif text.count_runs(self._run_min) > _RUNS_ONE_BY_ONE:
+            for rule in self._run_rules:
+                if entropy or rule is not self._entropy:
+                    found = rule(text)
+                    if found:
+                        hits.extend(found)
+        else:
+            s = text.s
+            for start, end in text.runs(self._run_min):
+                for a, b, name in self._run_hits(s[start:end]):
+                    if entropy or name != EntropyRule.name:
+                        hits.append((start + a, start + b, name))
+        for rule in self._text_rules:
+            found = rule(text)
+            if found:
+                hits.extend(found)
+        return hits
+
+    def _run_hits(self, run: str) -> tuple[Hit, ...]:
+        """The hits of the contained rules in one run (offsets relative to the run); cached."""
+        found = self._cache.get(run)
+        if found is None:
+            text = Text(run)
+            collected: list[Hit] = []
+            for rule in self._run_rules:
+                hits = rule(text)
+                if hits:
+                    collected.extend(hits)
+            found = tuple(collected)
+            if len(run) <= _CACHED_RUN_MAX:
+                if len(self._cache) >= _CACHE_MAX:
+                    self._cache.clear()
+                self._cache[run] = found
+        return found

@@ -1,0 +1,87 @@
+"""Fake but format-valid credentials for the redaction tests, assembled at run time.
+
+Nothing here is a real secret, and no literal in this file has the shape of one, so secret
+scanners stay quiet about the repository.
+"""
+
+from __future__ import annotations
+
+import base64
+import string
+
+import orjson
+
+ALNUM = string.ascii_letters + string.digits
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+URLSAFE = ALNUM + "-_"
+BASE64 = ALNUM + "+/"
+
+
+def varied(length: int, step: int, alphabet: str = ALNUM) -> str:
+    """A deterministic, random-looking run of ``length`` characters of ``alphabet``."""
+    return "".join(alphabet[(i * step + 3) % len(alphabet)] for i in range(length))
+
+
+def _b64url(obj: object) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps(obj)).rstrip(b"=").decode()
+
+
+def pem_private_key() -> str:
+    begin, end = "-----BEGIN ", "-----END "
+    body = "\n".join(varied(64, step, BASE64) for step in (3, 5, 7, 11))
+    return f"{begin}RSA PRIVATE KEY-----\n{body}\n{varied(24, 13, BASE64)}==\n{end}RSA PRIVATE KEY-----"
+
+
+TOKENS: dict[str, str] = {
+    "github classic (ghp_)": "ghp_" + varied(36, 7),
+    "github oauth (gho_)": "gho_" + "A" * 36,
+    "github user-to-server (ghu_)": "ghu_" + varied(36, 5),
+    "github server-to-server (ghs_)": "ghs_" + varied(36, 11),
+    "github refresh (ghr_)": "ghr_" + varied(36, 13),
+    "github fine-grained (github_pat_)": "github_pat_" + varied(22, 3) + "_" + varied(59, 5),
+    "aws access key id (AKIA)": "AKIA" + "HARNFAKE" + varied(8, 5, UPPER_DIGITS),
+    "aws temporary key id (ASIA)": "ASIA" + varied(16, 7, UPPER_DIGITS),
+    "openai (sk-)": "sk-" + varied(48, 11),
+    "openai project (sk-proj-)": "sk-proj-" + varied(40, 3, URLSAFE) + varied(40, 9),
+    "anthropic (sk-ant-)": "sk-ant-api03-" + varied(90, 7, URLSAFE) + "AA",
+    "slack bot (xoxb-)": "xoxb-" + "1234567890-987654321012-" + varied(24, 5),
+    "slack user (xoxp-)": "xoxp-" + "1234567890-1234567890-" + varied(32, 3),
+    "google api key (AIza)": "AIza" + varied(35, 9, URLSAFE),
+    "jwt": _b64url({"alg": "HS256", "typ": "JWT"})
+    + "."
+    + _b64url({"sub": "1234567890", "name": "Ada"})
+    + "."
+    + varied(43, 7, URLSAFE),
+}
+"""Credentials found by their format alone, wherever they are."""
+
+AWS_SAK = varied(40, 7, BASE64)
+BEARER_VALUE = varied(40, 13, URLSAFE)
+BASIC_VALUE = base64.b64encode(b"ada:s3cret-pw!").decode()
+URL_PW = "pw-" + varied(12, 5)
+PEM = pem_private_key()
+
+# (The texts are put together so that these lines do not read as "name = secret" themselves.)
+IN_CONTEXT: dict[str, tuple[str, str]] = {
+    "aws secret access key": (" = ".join(("aws_secret_access_key", AWS_SAK)), AWS_SAK),
+    "bearer value": ("Authorization: Bearer " + BEARER_VALUE, BEARER_VALUE),
+    "basic value": (
+        "curl -H 'Authorization: Basic " + BASIC_VALUE + "' https://api.example.com",
+        BASIC_VALUE,
+    ),
+    "url password": ("postgres://admin:" + URL_PW + "@db.example.com:5432/app", URL_PW),
+    "pem private key": ("the key:\n" + PEM + "\n", PEM.splitlines()[1]),
+}
+"""(text holding a credential, the secret part of it) for credentials known by their context."""
+
+
+def test_the_redaction_test_sources_hold_no_credential_in_a_known_format() -> None:
+    from pathlib import Path
+
+    from harn_mcp_mock.redact import RedactionPolicy
+
+    formats = RedactionPolicy.default().to_dict()["redact"]["patterns"]
+    redactor = RedactionPolicy.from_dict({"extends": "none", "redact": {"patterns": formats}}).redactor()
+    for path in sorted(Path(__file__).parent.glob("test_redact*.py")):
+        source = path.read_text(encoding="utf-8")
+        assert redactor.redact_text(source) == source, f"{path.name} holds something that looks like a secret"
