@@ -137,3 +137,62 @@ def replay(
             redact_policy=redact_policy,
         )
     )
+
+
+@app.command(context_settings=_SERVER_CMD)
+def verify(
+    cassette: CassetteOpt,
+    command: Annotated[list[str] | None, typer.Argument(help="Live server command, after `--`.")] = None,
+    candidate: Annotated[Path | None, typer.Option("--candidate", help="Compare with this cassette.")] = None,
+    save_candidate: Annotated[
+        Path | None, typer.Option("--save-candidate", help="Keep the cassette recorded from the live server.")
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="text | json | markdown | junit | sarif | github")
+    ] = "text",
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write the report here instead of stdout.")
+    ] = None,
+    fail_on: Annotated[
+        str, typer.Option("--fail-on", help="ERR | WARN | INFO: lowest severity that fails.")
+    ] = "ERR",
+    ignore_file: Annotated[
+        Path | None, typer.Option("--ignore-file", help="Accepted findings (rule, tool, pointer, reason).")
+    ] = None,
+    ignore_path: Annotated[
+        list[str] | None,
+        typer.Option("--ignore-path", help="JSON pointer into results left out of comparisons (repeatable)."),
+    ] = None,
+    latency_ratio: Annotated[float, typer.Option("--latency-ratio", help="B8 ratio threshold.")] = 2.0,
+    latency_floor_ms: Annotated[float, typer.Option("--latency-floor-ms", help="B8 absolute floor.")] = 100.0,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for each live answer.")] = 30.0,
+    redact_policy: Annotated[
+        Path | None, typer.Option("--redact-policy", help="Redaction policy for the live recording.")
+    ] = None,
+) -> None:
+    """Classify schema and behaviour drift between a cassette and a candidate.
+
+    Usage: harn mcp mock verify --cassette A (--candidate B | -- <server command...>)
+
+    Exit codes: 0 no drift at or above --fail-on; 1 drift at or above it; 2 the inputs could not
+    be compared (bad file, server failed to start).
+    """
+    from harn_mcp_mock.cli.commands import verify_main
+
+    raise typer.Exit(
+        verify_main(
+            cassette,
+            command=command or [],
+            candidate=candidate,
+            save_candidate=save_candidate,
+            fmt=fmt,
+            report=report,
+            fail_on=fail_on,
+            ignore_file=ignore_file,
+            ignore_path=ignore_path or [],
+            latency_ratio=latency_ratio,
+            latency_floor_ms=latency_floor_ms,
+            timeout=timeout,
+            redact_policy=redact_policy,
+        )
+    )

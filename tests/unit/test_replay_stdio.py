@@ -18,7 +18,13 @@ def cassette() -> Cassette:
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}}
     done = {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}
     after = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-    return Cassette([Message(0, "client", call), Message(1, "server", done, reply_to=0, latency_ms=250.0), Message(2, "server", after)])
+    return Cassette(
+        [
+            Message(0, "client", call),
+            Message(1, "server", done, reply_to=0, latency_ms=250.0),
+            Message(2, "server", after),
+        ]
+    )
 
 
 def serve(stdin: bytes, latency_scale: float | None, clock: PausedClock) -> list[Any]:

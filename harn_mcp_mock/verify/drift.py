@@ -1,0 +1,693 @@
+"""Classify drift between a baseline cassette and a candidate (``../shared/reference/drift-rules.md``).
+
+Surface rules compare what each session listed (tools T*, schemas I*/O* via
+:mod:`~harn_mcp_mock.verify.schema_diff`, annotations A* on their effective values after MCP's
+defaults, resources and templates R*, prompts P*, capabilities C*/T6). Behaviour rules B* pair
+the baseline's client requests with the candidate's answers to the same requests (matched like
+replay does: method + canonical params, ``params._meta`` ignored) and compare outcomes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from harn_mcp_mock.cassette.matching import Matcher, drop_path, parse_pointer
+from harn_mcp_mock.cassette.model import Cassette
+from harn_mcp_mock.store.canonical import canonical_bytes
+from harn_mcp_mock.verify.findings import Finding, Severity
+from harn_mcp_mock.verify.schema_diff import diff_input_schema, diff_output_schema
+from harn_mcp_mock.verify.surface import Exchange, Surface, surface_of
+
+ERR, WARN, INFO = Severity.ERR, Severity.WARN, Severity.INFO
+
+HINT_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+NOT_BEHAVIOUR = frozenset(
+    {
+        "initialize",
+        "server/discover",
+        "ping",
+        "logging/setLevel",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    }
+)
+READ_ONLY_METHODS = frozenset({"resources/read", "prompts/get"})
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    ignore_paths: tuple[str, ...] = ()
+    """JSON pointers into results (``/structuredContent/datetime``) left out of B7 comparisons."""
+    latency_ratio: float = 2.0
+    latency_floor_ms: float = 100.0
+
+
+def effective_hints(tool: dict[str, Any]) -> dict[str, bool]:
+    annotations = tool.get("annotations")
+    annotations = annotations if isinstance(annotations, dict) else {}
+    return {
+        k: bool(annotations[k]) if isinstance(annotations.get(k), bool) else v
+        for k, v in HINT_DEFAULTS.items()
+    }
+
+
+def _short(value: Any) -> str:
+    text = orjson.dumps(value).decode() if value is not None else "none"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def compare(
+    base: Cassette, candidate: Cassette, options: VerifyOptions | None = None
+) -> tuple[list[Finding], dict[str, int]]:
+    """All findings (unfiltered) and what was compared."""
+    options = options or VerifyOptions()
+    old, new = surface_of(base), surface_of(candidate)
+    findings: list[Finding] = []
+    findings += capability_rules(old.capabilities, new.capabilities)
+    findings += tool_rules(old, new)
+    findings += resource_rules(old, new)
+    findings += prompt_rules(old, new)
+    behaviour, replayed = behaviour_rules(old, new, options)
+    findings += behaviour
+    compared = {
+        "tools": len(old.tools()),
+        "resources": len(old.items.get("resources", {})) + len(old.items.get("resourceTemplates", {})),
+        "prompts": len(old.items.get("prompts", {})),
+        "calls_replayed": replayed,
+    }
+    return findings, compared
+
+
+# --- capabilities ------------------------------------------------------------------------
+
+
+def capability_rules(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[Finding]:
+    if old is None or new is None:
+        return []
+    out: list[Finding] = []
+    for name in sorted(set(old) | set(new)):
+        pointer = f"/capabilities/{name}"
+        if name in old and name not in new:
+            rule = "T6" if name == "tools" else "C1"
+            out.append(
+                Finding(
+                    rule,
+                    ERR,
+                    None,
+                    pointer,
+                    f"server no longer declares the {name!r} capability",
+                    old[name],
+                    None,
+                    "server",
+                )
+            )
+        elif name in new and name not in old:
+            out.append(
+                Finding(
+                    "C2",
+                    INFO,
+                    None,
+                    pointer,
+                    f"server now declares the {name!r} capability",
+                    None,
+                    new[name],
+                    "server",
+                )
+            )
+        elif isinstance(old[name], dict) and isinstance(new[name], dict):
+            for sub in sorted(set(old[name]) | set(new[name])):
+                before, after = old[name].get(sub), new[name].get(sub)
+                if before == after:
+                    continue
+                rule = "T6" if name == "tools" else ("C1" if before is True else "C2")
+                severity = INFO if sub == "listChanged" or before is not True else ERR
+                out.append(
+                    Finding(
+                        rule,
+                        severity,
+                        None,
+                        f"{pointer}/{sub}",
+                        f"capability {name}.{sub} changed from {_short(before)} to {_short(after)}",
+                        before,
+                        after,
+                        "server",
+                    )
+                )
+    return out
+
+
+# --- tools -------------------------------------------------------------------------------
+
+
+def _semantic_hash(tool: dict[str, Any]) -> bytes:
+    """The input contract without prose: what a rename keeps."""
+    schema = tool.get("inputSchema")
+    return canonical_bytes(_strip_prose(schema))
+
+
+def _strip_prose(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: _strip_prose(v)
+            for k, v in value.items()
+            if k not in ("description", "title", "$comment", "examples")
+        }
+    if isinstance(value, list):
+        return [_strip_prose(v) for v in value]
+    return value
+
+
+def tool_rules(old: Surface, new: Surface) -> list[Finding]:
+    if "tools" not in old.listed or "tools" not in new.listed:
+        return []
+    before, after = old.tools(), new.tools()
+    removed = sorted(set(before) - set(after))
+    added = sorted(set(after) - set(before))
+    out: list[Finding] = []
+    renamed: dict[str, str] = {}
+    by_hash: dict[bytes, list[str]] = defaultdict(list)
+    for name in added:
+        by_hash[_semantic_hash(after[name])].append(name)
+    for name in removed:
+        twins = by_hash.get(_semantic_hash(before[name]))
+        if twins and len(twins) == 1 and twins[0] not in renamed.values():
+            renamed[name] = twins[0]
+    for name in removed:
+        if name in renamed:
+            out.append(
+                Finding(
+                    "T2",
+                    ERR,
+                    name,
+                    "/name",
+                    f"tool {name!r} renamed to {renamed[name]!r} (same input schema)",
+                    name,
+                    renamed[name],
+                )
+            )
+        else:
+            out.append(Finding("T1", ERR, name, "", f"tool {name!r} removed", name, None))
+    for name in added:
+        if name in renamed.values():
+            continue
+        hints = effective_hints(after[name])
+        risky = (hints["destructiveHint"] and not hints["readOnlyHint"]) or hints["openWorldHint"]
+        why = " (effectively destructive or open-world)" if risky else ""
+        out.append(Finding("T3", WARN if risky else INFO, name, "", f"tool {name!r} added{why}", None, name))
+    args = recorded_arguments(old.exchanges)
+    results = recorded_structured(old.exchanges)
+    for name in sorted(set(before) & set(after)):
+        a, b = before[name], after[name]
+        if canonical_bytes(a) == canonical_bytes(b):
+            continue
+        if a.get("description") != b.get("description"):
+            out.append(
+                Finding(
+                    "T4",
+                    INFO,
+                    name,
+                    "/description",
+                    f"tool {name!r} description changed (review: descriptions steer agents)",
+                    a.get("description"),
+                    b.get("description"),
+                )
+            )
+        for pointer, ta, tb in (
+            ("/title", a.get("title"), b.get("title")),
+            (
+                "/annotations/title",
+                (a.get("annotations") or {}).get("title"),
+                (b.get("annotations") or {}).get("title"),
+            ),
+        ):
+            if ta != tb:
+                out.append(Finding("T5", INFO, name, pointer, f"tool {name!r} title changed", ta, tb))
+        out += diff_input_schema(
+            name, a.get("inputSchema"), b.get("inputSchema"), recorded_args=args.get(name, [])
+        )
+        out += diff_output_schema(
+            name, a.get("outputSchema"), b.get("outputSchema"), recorded_results=results.get(name, [])
+        )
+        out += annotation_rules(name, a, b)
+    return out
+
+
+def annotation_rules(name: str, old_tool: dict[str, Any], new_tool: dict[str, Any]) -> list[Finding]:
+    a, b = effective_hints(old_tool), effective_hints(new_tool)
+    out: list[Finding] = []
+
+    def add(rule: str, severity: Severity, hint: str, text: str) -> None:
+        out.append(
+            Finding(rule, severity, name, f"/annotations/{hint}", f"tool {name!r}: {text}", a[hint], b[hint])
+        )
+
+    if a["readOnlyHint"] and not b["readOnlyHint"]:
+        add(
+            "A1",
+            ERR,
+            "readOnlyHint",
+            "no longer read-only (clients that auto-approve reads would now run writes)",
+        )
+    if not a["destructiveHint"] and b["destructiveHint"] and not b["readOnlyHint"]:
+        add("A2", ERR, "destructiveHint", "now destructive (confirmation policies change)")
+    if a["idempotentHint"] and not b["idempotentHint"]:
+        add("A3", ERR, "idempotentHint", "no longer idempotent (retrying after a timeout becomes unsafe)")
+    if not a["openWorldHint"] and b["openWorldHint"]:
+        add("A4", WARN, "openWorldHint", "now open-world (reaches outside systems)")
+    strengthened = [
+        h
+        for h, (x, y) in {
+            "readOnlyHint": (a["readOnlyHint"] is False, b["readOnlyHint"] is True),
+            "destructiveHint": (a["destructiveHint"] is True, b["destructiveHint"] is False),
+            "idempotentHint": (a["idempotentHint"] is False, b["idempotentHint"] is True),
+            "openWorldHint": (a["openWorldHint"] is True, b["openWorldHint"] is False),
+        }.items()
+        if x and y
+    ]
+    for hint in strengthened:
+        add(
+            "A5", WARN, hint, f"{hint} claim strengthened to {b[hint]} (verify it, e.g. in a simulated world)"
+        )
+    return out
+
+
+def recorded_arguments(exchanges: Iterable[Exchange]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for ex in exchanges:
+        if ex.method == "tools/call" and isinstance(ex.params.get("arguments"), dict):
+            out[str(ex.params.get("name"))].append(ex.params["arguments"])
+    return out
+
+
+def recorded_structured(exchanges: Iterable[Exchange]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = defaultdict(list)
+    for ex in exchanges:
+        result = (ex.response or {}).get("result")
+        if ex.method == "tools/call" and isinstance(result, dict) and "structuredContent" in result:
+            out[str(ex.params.get("name"))].append(result["structuredContent"])
+    return out
+
+
+# --- resources and prompts ---------------------------------------------------------------
+
+
+def resource_rules(old: Surface, new: Surface) -> list[Finding]:
+    out: list[Finding] = []
+    for kind, label in (("resources", "resource"), ("resourceTemplates", "resource template")):
+        if kind not in old.listed or kind not in new.listed:
+            continue
+        before, after = old.items.get(kind, {}), new.items.get(kind, {})
+        fkind = "resource" if kind == "resources" else "resource_template"
+        for key in sorted(set(before) - set(after)):
+            out.append(Finding("R1", ERR, key, "", f"{label} {key!r} removed", key, None, fkind))
+        for key in sorted(set(after) - set(before)):
+            out.append(Finding("R2", INFO, key, "", f"{label} {key!r} added", None, key, fkind))
+        for key in sorted(set(before) & set(after)):
+            for field_name in ("mimeType", "annotations", "name"):
+                x, y = before[key].get(field_name), after[key].get(field_name)
+                if x != y:
+                    severity = WARN if field_name == "mimeType" else INFO
+                    out.append(
+                        Finding(
+                            "R3",
+                            severity,
+                            key,
+                            f"/{field_name}",
+                            f"{label} {key!r} {field_name} changed",
+                            x,
+                            y,
+                            fkind,
+                        )
+                    )
+    return out
+
+
+def prompt_rules(old: Surface, new: Surface) -> list[Finding]:
+    if "prompts" not in old.listed or "prompts" not in new.listed:
+        return []
+    before, after = old.items.get("prompts", {}), new.items.get("prompts", {})
+    out: list[Finding] = []
+    for name in sorted(set(before) - set(after)):
+        out.append(Finding("P1", ERR, name, "", f"prompt {name!r} removed", name, None, "prompt"))
+    for name in sorted(set(after) - set(before)):
+        out.append(Finding("P2", INFO, name, "", f"prompt {name!r} added", None, name, "prompt"))
+    for name in sorted(set(before) & set(after)):
+        a = {x["name"]: x for x in before[name].get("arguments") or [] if isinstance(x, dict) and "name" in x}
+        b = {x["name"]: x for x in after[name].get("arguments") or [] if isinstance(x, dict) and "name" in x}
+        for arg in sorted(set(a) | set(b)):
+            pointer = f"/arguments/{arg}"
+            was, now = bool(a.get(arg, {}).get("required")), bool(b.get(arg, {}).get("required"))
+            if arg not in b:
+                out.append(
+                    Finding(
+                        "P4",
+                        WARN,
+                        name,
+                        pointer,
+                        f"prompt {name!r} argument {arg!r} removed",
+                        a[arg],
+                        None,
+                        "prompt",
+                    )
+                )
+            elif arg not in a:
+                rule, sev, how = ("P3", ERR, "required") if now else ("P5", INFO, "optional")
+                out.append(
+                    Finding(
+                        rule,
+                        sev,
+                        name,
+                        pointer,
+                        f"prompt {name!r} has a new {how} argument {arg!r}",
+                        None,
+                        b[arg],
+                        "prompt",
+                    )
+                )
+            elif now and not was:
+                out.append(
+                    Finding(
+                        "P3",
+                        ERR,
+                        name,
+                        pointer,
+                        f"prompt {name!r} argument {arg!r} became required",
+                        False,
+                        True,
+                        "prompt",
+                    )
+                )
+            elif was and not now:
+                out.append(
+                    Finding(
+                        "P5",
+                        INFO,
+                        name,
+                        pointer,
+                        f"prompt {name!r} argument {arg!r} became optional",
+                        True,
+                        False,
+                        "prompt",
+                    )
+                )
+    return out
+
+
+# --- behaviour ---------------------------------------------------------------------------
+
+
+def _outcome(response: dict[str, Any] | None) -> tuple[str, Any]:
+    """("missing" | "protocol-error" | "tool-error" | "success", detail)."""
+    if response is None:
+        return "missing", None
+    if isinstance(response.get("error"), dict):
+        return "protocol-error", response["error"]
+    result = response.get("result")
+    if isinstance(result, dict) and result.get("isError") is True:
+        return "tool-error", result
+    return "success", result
+
+
+def _error_text(kind: str, detail: Any) -> str | None:
+    if kind == "protocol-error":
+        return str(detail.get("message"))
+    if kind == "tool-error":
+        texts = [
+            c.get("text")
+            for c in detail.get("content") or []
+            if isinstance(c, dict) and c.get("type") == "text"
+        ]
+        return "\n".join(str(t) for t in texts)
+    return None
+
+
+class _Validators:
+    """jsonschema validators cached by schema, results cached by (schema, instance)."""
+
+    def __init__(self) -> None:
+        self._validators: dict[bytes, Any] = {}
+        self._results: dict[tuple[bytes, bytes], str | None] = {}
+
+    def error(self, schema: dict[str, Any], instance: Any) -> str | None:
+        skey = canonical_bytes(schema)
+        ikey = (skey, canonical_bytes(instance))
+        if ikey in self._results:
+            return self._results[ikey]
+        validator = self._validators.get(skey)
+        if validator is None:
+            import jsonschema  # lazily: only verify pays for it
+
+            cls = jsonschema.validators.validator_for(schema)
+            try:
+                cls.check_schema(schema)
+            except jsonschema.SchemaError:
+                self._results[ikey] = None
+                return None
+            validator = self._validators[skey] = cls(schema)
+        errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+        message = None
+        if errors:
+            first = errors[0]
+            where = "/" + "/".join(str(p) for p in first.absolute_path)
+            message = f"{where}: {first.message[:120]}"
+        self._results[ikey] = message
+        return message
+
+
+def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple[list[Finding], int]:
+    matcher = Matcher()
+    candidates: dict[bytes, list[Exchange]] = defaultdict(list)
+    for ex in new.exchanges:
+        if ex.method not in NOT_BEHAVIOUR:
+            candidates[matcher.key(ex.request)].append(ex)
+    used: dict[bytes, int] = defaultdict(int)
+    ignore = [parse_pointer(p) for p in options.ignore_paths]
+    validators = _Validators()
+    old_tools, new_tools = old.tools(), new.tools()
+    findings: dict[tuple[str, str | None, str], Finding] = {}
+    latencies: dict[tuple[str, str], tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+    replayed = 0
+
+    def add(f: Finding) -> None:
+        findings.setdefault((f.rule, f.tool, f.pointer), f)  # one finding per rule/tool/pointer
+
+    for ex in old.exchanges:
+        if ex.method in NOT_BEHAVIOUR:
+            continue
+        key = matcher.key(ex.request)
+        pool = candidates.get(key)
+        if not pool:
+            continue  # not replayed against the candidate: surface rules speak for it
+        cand = pool[min(used[key], len(pool) - 1)]
+        used[key] += 1
+        replayed += 1
+        tool = (
+            str(ex.params.get("name"))
+            if ex.method == "tools/call"
+            else ex.params.get("uri") or ex.params.get("name")
+        )
+        label = str(tool) if tool is not None else None
+        was, was_detail = _outcome(ex.response)
+        now, now_detail = _outcome(cand.response)
+        where = ex.method if ex.method != "tools/call" else "tools/call"
+        if was == "success" and now != "success":
+            add(
+                Finding(
+                    "B4",
+                    ERR,
+                    label,
+                    "",
+                    f"{where} that succeeded now gives {now.replace('-', ' ')}",
+                    was,
+                    _error_text(now, now_detail) or now,
+                )
+            )
+        elif was == "tool-error" and now == "protocol-error":
+            add(
+                Finding(
+                    "B4",
+                    ERR,
+                    label,
+                    "",
+                    f"{where}: a tool error became a JSON-RPC protocol error",
+                    was,
+                    now_detail.get("code"),
+                )
+            )
+        elif (
+            was == "protocol-error"
+            and now == "protocol-error"
+            and was_detail.get("code") != now_detail.get("code")
+        ):
+            add(
+                Finding(
+                    "B4",
+                    ERR,
+                    label,
+                    "/error/code",
+                    f"{where}: JSON-RPC error code changed",
+                    was_detail.get("code"),
+                    now_detail.get("code"),
+                )
+            )
+        elif was in ("tool-error", "protocol-error") and now == "success":
+            add(Finding("B5", INFO, label, "", f"{where} that failed now succeeds", was, now))
+        elif was == now and was in ("tool-error", "protocol-error"):
+            a, b = _error_text(was, was_detail), _error_text(now, now_detail)
+            if a != b:
+                add(Finding("B6", INFO, label, "/error/message", f"{where}: error message changed", a, b))
+        if ex.method == "tools/call" and now == "success" and isinstance(now_detail, dict):
+            check_structured(
+                label or "",
+                now_detail,
+                old_tools.get(label or ""),
+                new_tools.get(label or ""),
+                validators,
+                add,
+            )
+        if was == "success" and now == "success":
+            read_only = ex.method in READ_ONLY_METHODS or (
+                ex.method == "tools/call" and effective_hints(new_tools.get(label or "", {}))["readOnlyHint"]
+            )
+            if read_only and _comparable(was_detail, ignore) != _comparable(now_detail, ignore):
+                add(
+                    Finding(
+                        "B7",
+                        WARN,
+                        label,
+                        "/result",
+                        f"{where} is read-only but its result changed"
+                        f"{_first_difference(was_detail, now_detail, ignore)}",
+                        _short(was_detail),
+                        _short(now_detail),
+                    )
+                )
+        if ex.latency_ms is not None and cand.latency_ms is not None:
+            pair = latencies[(ex.method, label or "")]
+            pair[0].append(ex.latency_ms)
+            pair[1].append(cand.latency_ms)
+    for (method, label), (a_lat, b_lat) in sorted(latencies.items()):
+        f = latency_rule(method, label or None, a_lat, b_lat, options)
+        if f is not None:
+            add(f)
+    return list(findings.values()), replayed
+
+
+def check_structured(
+    tool: str,
+    result: dict[str, Any],
+    old_tool: dict[str, Any] | None,
+    new_tool: dict[str, Any] | None,
+    validators: _Validators,
+    add: Any,
+) -> None:
+    new_schema = (new_tool or {}).get("outputSchema")
+    old_schema = (old_tool or {}).get("outputSchema")
+    structured = result.get("structuredContent")
+    if isinstance(new_schema, dict) and "structuredContent" not in result:
+        add(
+            Finding(
+                "B1",
+                ERR,
+                tool,
+                "/structuredContent",
+                f"tool {tool!r} declares an outputSchema but returned no structuredContent",
+            )
+        )
+        return
+    if "structuredContent" not in result:
+        return
+    for which, schema in (("new", new_schema), ("old", old_schema)):
+        if isinstance(schema, dict):
+            problem = validators.error(schema, structured)
+            if problem is not None:
+                add(
+                    Finding(
+                        "B2",
+                        ERR,
+                        tool,
+                        f"/structuredContent{problem.split(':')[0].rstrip('/')}",
+                        f"tool {tool!r} structuredContent violates the {which} outputSchema at {problem}",
+                        None,
+                        _short(structured),
+                    )
+                )
+                break
+    texts = [
+        c.get("text") for c in result.get("content") or [] if isinstance(c, dict) and c.get("type") == "text"
+    ]
+    mirrored = False
+    for text in texts:
+        try:
+            mirrored = mirrored or orjson.loads(text or "null") == structured
+        except orjson.JSONDecodeError:
+            continue
+    if not mirrored:
+        add(
+            Finding(
+                "B3",
+                WARN,
+                tool,
+                "/content",
+                f"tool {tool!r} returns structuredContent without its JSON text mirror in content",
+            )
+        )
+
+
+def _comparable(result: Any, ignore: list[tuple[str, ...]]) -> bytes:
+    if isinstance(result, dict):
+        result = {k: v for k, v in result.items() if k != "_meta"}
+        for path in ignore:
+            result = drop_path(result, path)
+    return canonical_bytes(result)
+
+
+def _first_difference(a: Any, b: Any, ignore: list[tuple[str, ...]]) -> str:
+    from deepdiff import DeepDiff  # lazily: only on a difference
+
+    a2 = orjson.loads(_comparable(a, ignore))
+    b2 = orjson.loads(_comparable(b, ignore))
+    diff = DeepDiff(a2, b2, verbose_level=0)
+    paths: list[str] = []
+    for entries in diff.values():
+        paths.extend(str(p) for p in entries)
+    if not paths:
+        return ""
+    first = sorted(paths)[0].replace("root", "", 1)
+    return f" (first at {first}; --ignore-path for volatile fields)"
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def latency_rule(
+    method: str, label: str | None, old: list[float], new: list[float], options: VerifyOptions
+) -> Finding | None:
+    for name, q in (("p50", 0.5), ("p95", 0.95)):
+        a, b = _percentile(old, q), _percentile(new, q)
+        if b > a * options.latency_ratio and b - a > options.latency_floor_ms:
+            return Finding(
+                "B8",
+                WARN,
+                label,
+                f"/latency/{name}",
+                f"{method} {name} latency {a:.1f} ms -> {b:.1f} ms (over {options.latency_ratio:g}x and +{options.latency_floor_ms:g} ms)",
+                round(a, 3),
+                round(b, 3),
+            )
+    return None
