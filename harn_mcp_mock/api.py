@@ -33,7 +33,8 @@ import orjson
 from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
 from harn_mcp_mock.errors import CassetteError, ServerStartError, UsageError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
-from harn_mcp_mock.replay.engine import Out, Repeat, ReplayEngine, ReplayReport
+from harn_mcp_mock.jsonrpc.server import Out
+from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup

@@ -24,6 +24,7 @@ import orjson
 
 from harn_mcp_mock.cassette.matching import Matcher, explain_miss
 from harn_mcp_mock.cassette.model import Cassette, Message
+from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.store.canonical import canonical_bytes
 
 CASSETTE_MISS = -32050
@@ -53,12 +54,6 @@ class Interaction:
     @property
     def method(self) -> str:
         return str(self.request.get("method"))
-
-
-@dataclass(slots=True)
-class Out:
-    message: Any
-    delay_ms: float = 0.0
 
 
 @dataclass(slots=True)

@@ -87,8 +87,8 @@ def run_replay(
             raise UsageError(
                 "--mode none never starts a server: drop the command after `--`, or pick a mode that records"
             )
+        from harn_mcp_mock.jsonrpc.server import serve_stdio
         from harn_mcp_mock.replay.session import open_engine
-        from harn_mcp_mock.replay.stdio import serve_stdio
 
         repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in open_engine
         engine = open_engine(
@@ -100,7 +100,8 @@ def run_replay(
             latency=latency,
             on_event=on_event,
         )
-        report = serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+        serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+        report = engine.finish()
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
     return ReplayOutcome(record_mode, report)

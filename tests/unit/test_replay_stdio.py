@@ -10,8 +10,8 @@ import orjson
 
 from harn_mcp_mock.cassette.model import Cassette, Message
 from harn_mcp_mock.clock import PausedClock
+from harn_mcp_mock.jsonrpc.server import serve_stdio
 from harn_mcp_mock.replay.engine import ReplayEngine
-from harn_mcp_mock.replay.stdio import serve_stdio
 
 
 def cassette() -> Cassette:

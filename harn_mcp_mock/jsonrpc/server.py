@@ -1,8 +1,9 @@
-"""Serve a replay engine over our own stdin/stdout: one thread, ``select``, no asyncio.
+"""Serve a JSON-RPC engine over our own stdin/stdout: one thread, ``select``, no asyncio.
 
-Start-up cost matters (a test suite may start hundreds of replays), so this loop imports
-nothing heavy. Outputs with a delay (``--latency recorded``) wait on a timer heap; later
-outputs of the same request never overtake an earlier delayed one.
+An engine is anything with ``receive(parsed_message) -> list[Out]`` (the replay engine, the
+world engine). Start-up cost matters (a test suite may start hundreds of servers), so this
+loop imports nothing heavy. Outputs with a delay (``--latency recorded``) wait on a timer heap;
+later outputs of the same request never overtake an earlier delayed one.
 """
 
 from __future__ import annotations
@@ -11,13 +12,26 @@ import heapq
 import os
 import select
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import orjson
 
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter
-from harn_mcp_mock.replay.engine import Out, ReplayEngine, ReplayReport
+
+
+@dataclass(slots=True)
+class Out:
+    """One message to send, optionally after ``delay_ms`` (on the injected clock)."""
+
+    message: Any
+    delay_ms: float = 0.0
+
+
+class Engine(Protocol):
+    def receive(self, message: Any) -> list[Out]: ...
 
 CHUNK = 1 << 16
 PARSE_ERROR = -32700
@@ -31,13 +45,13 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def serve_stdio(
-    engine: ReplayEngine,
+    engine: Engine,
     *,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     clock: Clock = SYSTEM_CLOCK,
     on_event: Callable[[str], None] | None = None,
-) -> ReplayReport:
+) -> None:
     """Answer client messages until stdin closes and every delayed output is sent."""
     splitter = LineSplitter()
     timers: list[tuple[int, int, bytes]] = []
@@ -115,4 +129,3 @@ def serve_stdio(
                 continue
             emit(engine.receive(frame.obj), now, buffer)
         send(buffer)
-    return engine.finish()
