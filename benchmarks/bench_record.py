@@ -12,6 +12,7 @@ Run: `.venv/bin/python benchmarks/bench_record.py [--calls N] [--pipelined N]`.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import statistics
 import subprocess
@@ -51,12 +52,13 @@ def call(i: int) -> bytes:
     )
 
 
-def start(command: list[str]) -> subprocess.Popen[bytes]:
+def start(command: list[str]) -> tuple[subprocess.Popen[bytes], io.BufferedReader]:
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    reader = io.BufferedReader(proc.stdout, 1 << 16)  # type: ignore[arg-type]  # raw pipe: buffer reads
     assert proc.stdin and proc.stdout
     proc.stdin.write(orjson.dumps(INIT) + b"\n")
-    proc.stdout.readline()
-    return proc
+    reader.readline()
+    return proc, reader
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -66,28 +68,28 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def latency(command: list[str], calls: int) -> list[float]:
-    proc = start(command)
+    proc, reader = start(command)
     assert proc.stdin and proc.stdout
     samples = []
     for i in range(1, calls + 1):
         data = call(i)
         t0 = time.perf_counter_ns()
         proc.stdin.write(data)
-        proc.stdout.readline()
+        reader.readline()
         samples.append((time.perf_counter_ns() - t0) / 1e6)
     stop(proc)
     return samples[calls // 10 :]  # drop warm-up
 
 
 def throughput(command: list[str], n: int) -> float:
-    proc = start(command)
+    proc, reader = start(command)
     assert proc.stdin and proc.stdout
     payload = b"".join(call(i) for i in range(1, n + 1))
     t0 = time.perf_counter()
     writer = threading.Thread(target=proc.stdin.write, args=(payload,))
     writer.start()
     for _ in range(n):
-        proc.stdout.readline()
+        reader.readline()
     elapsed = time.perf_counter() - t0
     writer.join()
     stop(proc)

@@ -14,6 +14,7 @@ Run: `.venv/bin/python benchmarks/bench_replay.py [--starts N] [--quick]`.
 from __future__ import annotations
 
 import argparse
+import io
 import statistics
 import subprocess
 import sys
@@ -99,10 +100,11 @@ def line(obj: object) -> bytes:
 def timed_spawn(cmd: list[str], stdin: bytes | None) -> float:
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    reader = io.BufferedReader(proc.stdout, 1 << 16)  # type: ignore[arg-type]  # raw pipe: buffer reads
     assert proc.stdin and proc.stdout
     if stdin is not None:
         proc.stdin.write(stdin)
-        proc.stdout.readline()
+        reader.readline()
         elapsed = time.perf_counter() - t0
         proc.stdin.close()
         proc.wait(timeout=30)
@@ -127,9 +129,10 @@ def pipelined(cassette: Path, interactions: int, calls: int) -> float:
     proc = subprocess.Popen(
         [*REPLAY, "--cassette", str(cassette)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
     )
+    reader = io.BufferedReader(proc.stdout, 1 << 16)  # type: ignore[arg-type]  # raw pipe: buffer reads
     assert proc.stdin and proc.stdout
     proc.stdin.write(line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS}))
-    proc.stdout.readline()  # loaded and ready
+    reader.readline()  # loaded and ready
     payload = b"".join(
         line(
             {
@@ -145,7 +148,7 @@ def pipelined(cassette: Path, interactions: int, calls: int) -> float:
     writer = threading.Thread(target=proc.stdin.write, args=(payload,))
     writer.start()
     for _ in range(calls):
-        proc.stdout.readline()
+        reader.readline()
     elapsed = time.perf_counter() - t0
     writer.join()
     proc.stdin.close()

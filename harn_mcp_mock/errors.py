@@ -12,6 +12,7 @@ line or field at fault (never a secret, never a traceback)::
     │   └── CassetteIntegrityError            a CAS blob is missing or altered
     ├── PathEscapeError               exit 2  a path leaves the folder it must stay in
     ├── RedactionPolicyError          exit 2  a redaction policy file is invalid
+    ├── WorldSpecError                exit 2  a world spec violates its schema or cannot run
     └── ServerError                   exit 4  the MCP server could not be started or failed
         └── ServerStartError                  the command could not be spawned
 
@@ -69,6 +70,10 @@ class PathEscapeError(HarnError):
 
 
 class RedactionPolicyError(HarnError):
+    exit_code = 2
+
+
+class WorldSpecError(HarnError):
     exit_code = 2
 
 

@@ -103,3 +103,85 @@ def verify_main(
         with open(summary_file, "a", encoding="utf-8") as fh:
             fh.write(github_step_summary(result, threshold))
     return result.exit_code(threshold)
+
+
+def world_main(
+    spec: Path,
+    *,
+    task: str | None = None,
+    seed: int = 0,
+    run_id: str = "run",
+    faults: str | None = None,
+    state_out: Path | None = None,
+    report: Path | None = None,
+) -> int:
+    """`harn mcp mock world`: serve the world on stdio; on stdin close write the state and report."""
+    prog = "harn mcp mock world"
+    with handle_errors(prog):
+        import orjson
+
+        from harn_mcp_mock.store.cas import atomic_write
+        from harn_mcp_mock.world.run import serve_world
+
+        engine = serve_world(spec, task=task, seed=seed, run_id=run_id, faults=faults)
+        dump = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+        if state_out is not None:
+            atomic_write(state_out, orjson.dumps(engine.state_document(), option=dump) + b"\n")
+        if report is not None:
+            from harn_mcp_mock.scoring.world_report import world_report
+
+            atomic_write(report, orjson.dumps(world_report(engine), option=dump) + b"\n")
+    return 0
+
+
+def world_check_main(spec: Path, *, as_json: bool = False) -> int:
+    """`harn mcp mock world check`; 0 ok, 1 problems, 2 invalid spec."""
+    import sys
+
+    import orjson
+
+    prog = "harn mcp mock world check"
+    with handle_errors(prog):
+        from harn_mcp_mock.scoring.world_check import check_world
+
+        result = check_world(spec)
+    if as_json:
+        doc = {"spec": result.spec, "ok": result.ok, "problems": result.problems, "notes": result.notes}
+        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        for line in result.problems:
+            sys.stdout.write(f"problem: {line}\n")
+        for line in result.notes:
+            sys.stdout.write(f"note: {line}\n")
+        verdict = "ok" if result.ok else f"{len(result.problems)} problem(s)"
+        sys.stdout.write(f"{spec}: {verdict}\n")
+    return 0 if result.ok else 1
+
+
+def eval_main(
+    specs: list[Path],
+    states: list[Path],
+    *,
+    task: str | None = None,
+    faults: str | None = None,
+    k: int | None = None,
+    fmt: str = "table",
+    report: Path | None = None,
+) -> int:
+    """`harn mcp mock eval`; 0 scored, 2 unusable input."""
+    import sys
+
+    prog = "harn mcp mock eval"
+    with handle_errors(prog):
+        from harn_mcp_mock.scoring.eval import run_eval
+        from harn_mcp_mock.scoring.render import render
+        from harn_mcp_mock.store.cas import atomic_write
+        from harn_mcp_mock.world.spec import load_spec
+
+        result = run_eval([load_spec(p) for p in specs], states, task=task, faults=faults, max_k=k)
+        text = render(result, fmt)
+        if report is not None:
+            atomic_write(report, text.encode())
+        else:
+            sys.stdout.write(text)
+    return 0

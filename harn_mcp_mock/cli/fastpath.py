@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-# flag -> (parameter name, kind): "str", "path", "flag" (bool), "list" (repeatable str)
+# flag -> (parameter name, kind): "str", "int", "path", "flag" (bool), "list" (repeatable str)
 REPLAY_FLAGS: dict[str, tuple[str, str]] = {
     "--cassette": ("cassette", "path"),
     "--mode": ("mode", "str"),
@@ -24,6 +24,18 @@ REPLAY_FLAGS: dict[str, tuple[str, str]] = {
     "--repeat": ("repeat", "str"),
     "--strict-order": ("strict_order", "flag"),
     "--redact-policy": ("redact_policy", "path"),
+}
+
+
+# `world` (not `world check`): its start-up must stay under 150 ms too
+WORLD_FLAGS: dict[str, tuple[str, str]] = {
+    "--spec": ("spec", "path"),
+    "--task": ("task", "str"),
+    "--seed": ("seed", "int"),
+    "--run-id": ("run_id", "str"),
+    "--faults": ("faults", "str"),
+    "--state-out": ("state_out", "path"),
+    "--report": ("report", "path"),
 }
 
 
@@ -59,6 +71,10 @@ def parse(argv: list[str], flags: dict[str, tuple[str, str]]) -> dict[str, Any] 
             values.setdefault(param, []).append(value)
         elif param in values:
             return None  # given twice: let typer decide
+        elif kind == "int":
+            if not value.lstrip("-").isdigit():
+                return None  # typer says what is wrong
+            values[param] = int(value)
         else:
             values[param] = Path(value) if kind == "path" else value
     return values
@@ -66,6 +82,8 @@ def parse(argv: list[str], flags: dict[str, tuple[str, str]]) -> dict[str, Any] 
 
 def run(argv: list[str]) -> int | None:
     """The exit code if the fast path handled ``argv`` (``[command, *args]``), else None."""
+    if argv[:1] == ["world"]:
+        return _world(argv[1:])
     if not argv or argv[0] != "replay":
         return None
     values = parse(argv[1:], REPLAY_FLAGS)
@@ -75,3 +93,13 @@ def run(argv: list[str]) -> int | None:
 
     cassette = values.pop("cassette")
     return replay_main(cassette, **values)
+
+
+def _world(args: list[str]) -> int | None:
+    values = parse(args, WORLD_FLAGS)
+    if values is None or "spec" not in values or values.pop("command"):
+        return None
+    from harn_mcp_mock.cli.commands import world_main
+
+    spec = values.pop("spec")
+    return world_main(spec, **values)

@@ -196,3 +196,96 @@ def verify(
             redact_policy=redact_policy,
         )
     )
+
+
+world_app = typer.Typer(
+    help="Serve a seeded simulated world as a stdio MCP server (`world check` checks a spec).",
+    invoke_without_command=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(world_app, name="world")
+
+SpecOpt = Annotated[Path, typer.Option("--spec", help="World spec (NAME.world.json).")]
+
+
+@world_app.callback()
+def world(
+    ctx: typer.Context,
+    spec: Annotated[Path | None, typer.Option("--spec", help="World spec (NAME.world.json).")] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", help="Task id (default: the spec's only task).")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for probabilistic faults.")] = 0,
+    run_id: Annotated[
+        str, typer.Option("--run-id", help="Run id (part of every fault decision's key).")
+    ] = "run",
+    faults: Annotated[str | None, typer.Option("--faults", help="Fault profile name from the spec.")] = None,
+    state_out: Annotated[Path | None, typer.Option("--state-out", help="Write the final state here.")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Write the run report here.")] = None,
+) -> None:
+    """Serve a world on stdio; when stdin closes, write the final state and the report.
+
+    Usage: harn mcp mock world --spec W [--task T] [--seed N] [--run-id R] [--faults P]
+    --state-out S --report R
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if spec is None:
+        raise typer.BadParameter("--spec is required", param_hint="--spec")
+    from harn_mcp_mock.cli.commands import world_main
+
+    raise typer.Exit(
+        world_main(
+            spec, task=task, seed=seed, run_id=run_id, faults=faults, state_out=state_out, report=report
+        )
+    )
+
+
+@world_app.command("check")
+def world_check(
+    spec: SpecOpt,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable result.")] = False,
+) -> None:
+    """Check a world spec: schema, non-vacuous goals, reference solutions, truthful annotations.
+
+    Exit codes: 0 the spec checks out; 1 problems found; 2 the spec is invalid or unreadable.
+    """
+    from harn_mcp_mock.cli.commands import world_check_main
+
+    raise typer.Exit(world_check_main(spec, as_json=as_json))
+
+
+@app.command("eval")
+def eval_(
+    spec: Annotated[
+        list[Path], typer.Option("--spec", help="World spec(s) the runs belong to (repeatable).")
+    ],
+    state: Annotated[
+        list[Path],
+        typer.Option(
+            "--state", help="A final state (--state-out), a world report, or a bare JSON state (repeatable)."
+        ),
+    ],
+    task: Annotated[
+        str | None, typer.Option("--task", help="Task of bare states (default: the spec's only task).")
+    ] = None,
+    faults: Annotated[
+        str | None, typer.Option("--faults", help="Fault profile label for bare states.")
+    ] = None,
+    k: Annotated[
+        int | None, typer.Option("--k", help="Report pass^1..pass^k (refused above a task's n).")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table | json | markdown")] = "table",
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write the result here instead of stdout.")
+    ] = None,
+) -> None:
+    """Score final states: goal match and collateral per run, (c, n) per task, pass_rate and pass^k.
+
+    Exit codes: 0 scored; 2 unusable input (unreadable or invalid file, unknown world, task or
+    fault profile, k above a task's number of runs).
+    """
+    from harn_mcp_mock.cli.commands import eval_main
+
+    raise typer.Exit(eval_main(spec, state, task=task, faults=faults, k=k, fmt=fmt, report=report))

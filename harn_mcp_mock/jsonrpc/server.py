@@ -33,6 +33,7 @@ class Out:
 class Engine(Protocol):
     def receive(self, message: Any) -> list[Out]: ...
 
+
 CHUNK = 1 << 16
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

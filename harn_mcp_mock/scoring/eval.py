@@ -1,0 +1,644 @@
+"""``harn mcp mock eval``: score many final states of world runs into pass_rate and pass^k.
+
+Scoring looks only at final states (never at traces): each run is scored with
+:class:`~harn_mcp_mock.scoring.run.TaskScorer`, runs are counted per (world, task, fault
+profile) as ``(c, n)``, and each (world, fault profile) group gets ``pass_rate`` and exact
+``pass^k`` for ``k = 1 .. min n``. Runs that died of an infrastructure error (``infra_error`` in
+the state file: the world or the harness failed, not an injected fault) are kept out of ``n``
+and listed. The inputs and the result are documented in ``docs/eval.md``.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import orjson
+
+from harn_mcp_mock.errors import HarnError
+from harn_mcp_mock.scoring.diff import Differ
+from harn_mcp_mock.scoring.passk import aggregate
+from harn_mcp_mock.scoring.run import RunScore, TaskScorer
+
+__all__ = [
+    "EVAL_FORMAT",
+    "REPORT_FORMAT",
+    "STATE_FORMAT",
+    "EvalError",
+    "EvalResult",
+    "Excluded",
+    "GroupSummary",
+    "Robustness",
+    "RunRecord",
+    "TaskCounts",
+    "run_eval",
+]
+
+STATE_FORMAT: Final = "harn-mcp-mock/world-state"
+REPORT_FORMAT: Final = "harn-mcp-mock/world-report"
+EVAL_FORMAT: Final = "harn-mcp-mock/eval"
+INPUT_VERSION: Final = 1
+"""The newest state/report ``version`` this code reads."""
+EVAL_VERSION: Final = 1
+"""``version`` of the JSON eval result; bumped on any change to its shape."""
+
+
+class EvalError(HarnError):
+    """Input eval cannot use: an unreadable or invalid file, an unknown world, task or fault
+    profile, a bad spec, or a ``k`` above some task's number of runs (exit 2)."""
+
+    exit_code = 2
+
+
+class _SpecLike(Protocol):
+    """A loaded ``WorldSpec`` (its ``raw`` spec object is what eval reads)."""
+
+    raw: dict[str, Any]
+
+
+# --- result records --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One scored run."""
+
+    file: str
+    source: str
+    """``"state"`` (a ``--state-out`` file), ``"report"`` (a ``--report`` file) or ``"bare"``."""
+    world: str
+    faults: str | None
+    seed: int | None
+    run_id: str | None
+    score: RunScore
+
+    @property
+    def task(self) -> str:
+        return self.score.task
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "source": self.source,
+            "world": self.world,
+            "faults": self.faults,
+            "seed": self.seed,
+            "run_id": self.run_id,
+            **self.score.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Excluded:
+    """A run left out of ``n`` because it died of an infrastructure error."""
+
+    file: str
+    source: str
+    """``"state"`` or ``"report"``."""
+    world: str
+    task: str
+    faults: str | None
+    seed: int | None
+    run_id: str | None
+    infra_error: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "source": self.source,
+            "world": self.world,
+            "task": self.task,
+            "faults": self.faults,
+            "seed": self.seed,
+            "run_id": self.run_id,
+            "infra_error": self.infra_error,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TaskCounts:
+    world: str
+    faults: str | None
+    task: str
+    c: int
+    """Runs that passed."""
+    n: int
+    """Runs scored (infrastructure failures not counted)."""
+    excluded: int = 0
+    """Runs left out for infrastructure errors."""
+
+    @property
+    def flaky(self) -> bool:
+        """Passed sometimes but not always (0 < c < n)."""
+        return 0 < self.c < self.n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task": self.task, "c": self.c, "n": self.n, "excluded": self.excluded, "flaky": self.flaky}
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSummary:
+    """The runs of one world under one fault profile (``faults=None``: no faults injected)."""
+
+    world: str
+    faults: str | None
+    tasks: list[TaskCounts]
+    """Every task with at least one run (scored or excluded), by task id."""
+    pass_rate: Fraction | None
+    """Mean c/n over the tasks with scored runs; None when there are none."""
+    pass_power_k: dict[int, Fraction]
+    """pass^k for k = 1 .. ``max_k`` (the smallest n, unless asked for fewer)."""
+    min_n: int
+    """The fewest scored runs of any task with scored runs (0 when none)."""
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Robustness:
+    """pass^k of the same tasks with and without a fault profile (world-level)."""
+
+    world: str
+    faults: str
+    tasks: list[str]
+    """The tasks both groups have scored runs for (the averages are over these only)."""
+    pass_power_k: dict[int, tuple[Fraction, Fraction]]
+    """k -> (without faults, with the profile)."""
+
+    def delta(self, k: int) -> Fraction:
+        """pass^k with the faults minus without (negative: the faults cost that much)."""
+        base, faulted = self.pass_power_k[k]
+        return faulted - base
+
+
+@dataclass(frozen=True, slots=True)
+class EvalResult:
+    specs: list[str]
+    runs: list[RunRecord]
+    """Scored runs, ordered by world, fault profile, task, file."""
+    excluded: list[Excluded]
+    groups: list[GroupSummary]
+    """By world, then fault profile (none first)."""
+    robustness: list[Robustness]
+    merged: list[tuple[str, str]] = field(default_factory=list)
+    """(state file, report file) pairs of the same run, counted once (the report's hits win)."""
+
+    def exit_code(self, min_pass_rate: float | None = None) -> int:
+        """0, or 1 when ``min_pass_rate`` is given and some group's pass_rate is below it (a
+        group with no scored run counts as below)."""
+        if min_pass_rate is None:
+            return 0
+        for group in self.groups:
+            if group.pass_rate is None or group.pass_rate < Fraction(min_pass_rate):
+                return 1
+        return 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON result (``docs/eval.md``), keys in a fixed order."""
+        return {
+            "format": EVAL_FORMAT,
+            "version": EVAL_VERSION,
+            "specs": self.specs,
+            "summary": {
+                "runs": len(self.runs),
+                "passed": sum(1 for r in self.runs if r.score.passed),
+                "excluded": len(self.excluded),
+                "merged": len(self.merged),
+            },
+            "groups": [
+                {
+                    "world": g.world,
+                    "faults": g.faults,
+                    "tasks": [t.to_dict() for t in g.tasks],
+                    "min_n": g.min_n,
+                    "pass_rate": fraction_dict(g.pass_rate),
+                    "pass_power_k": [{"k": k, **fraction_dict(v)} for k, v in g.pass_power_k.items()],
+                    "notes": g.notes,
+                }
+                for g in self.groups
+            ],
+            "robustness": [
+                {
+                    "world": r.world,
+                    "faults": r.faults,
+                    "baseline": None,
+                    "tasks": r.tasks,
+                    "pass_power_k": [
+                        {
+                            "k": k,
+                            "baseline": fraction_dict(base),
+                            "faults": fraction_dict(faulted),
+                            "delta": fraction_dict(faulted - base),
+                        }
+                        for k, (base, faulted) in r.pass_power_k.items()
+                    ],
+                }
+                for r in self.robustness
+            ],
+            "excluded": [e.to_dict() for e in self.excluded],
+            "merged": [{"state": state, "report": report} for state, report in self.merged],
+            "runs": [r.to_dict() for r in self.runs],
+        }
+
+
+def fraction_dict(value: Fraction | None) -> dict[str, Any]:
+    """``{"exact": "1/6", "value": 0.1666...}`` (``"exact": "1"`` for whole numbers; both None for None)."""
+    if value is None:
+        return {"exact": None, "value": None}
+    return {"exact": str(value), "value": float(value)}
+
+
+# --- the eval --------------------------------------------------------------------------------
+
+
+class _World:
+    __slots__ = ("differ", "fault_profiles", "name", "scorers", "tasks")
+
+    def __init__(self, spec: Mapping[str, Any], index: int) -> None:
+        where = f"specs[{index}]"
+        name = spec.get("name")
+        if not isinstance(name, str) or not name:
+            raise EvalError("a world spec needs a non-empty name", where=f"{where}.name")
+        self.name = name
+        if "state" not in spec:
+            raise EvalError("missing initial state", where=f"spec {name!r}: state")
+        tasks = spec.get("tasks")
+        if not isinstance(tasks, list):
+            raise EvalError("expected a list of tasks", where=f"spec {name!r}: tasks")
+        profiles = spec.get("fault_profiles") or {}
+        self.fault_profiles: set[str] = set(profiles) if isinstance(profiles, dict) else set()
+        self.differ = Differ(spec["state"])
+        self.tasks: dict[str, Mapping[str, Any]] = {}
+        for i, task in enumerate(tasks):
+            task_id = task.get("id") if isinstance(task, Mapping) else None
+            if not isinstance(task_id, str) or not task_id:
+                raise EvalError(
+                    "expected a task object with a non-empty id", where=f"spec {name!r}: tasks[{i}]"
+                )
+            if task_id in self.tasks:
+                raise EvalError(f"duplicate task id {task_id!r}", where=f"spec {name!r}: tasks[{i}].id")
+            self.tasks[task_id] = task
+        self.scorers: dict[str, TaskScorer] = {}
+
+    def scorer(self, task_id: str) -> TaskScorer:
+        scorer = self.scorers.get(task_id)
+        if scorer is None:
+            try:
+                scorer = TaskScorer(self.tasks[task_id], None, differ=self.differ)
+            except ValueError as exc:
+                raise EvalError(str(exc), where=f"spec {self.name!r}") from None
+            self.scorers[task_id] = scorer
+        return scorer
+
+
+@dataclass(slots=True)
+class _Loaded:
+    source: str
+    world: _World
+    task: str
+    faults: str | None
+    seed: int | None
+    run_id: str | None
+    infra_error: str | None
+    final: Any
+    forbidden_hits: list[Any] | None
+
+
+def run_eval(
+    specs: Sequence[Mapping[str, Any] | _SpecLike],
+    inputs: Sequence[str | Path],
+    *,
+    task: str | None = None,
+    faults: str | None = None,
+    max_k: int | None = None,
+) -> EvalResult:
+    """Score world runs and aggregate them.
+
+    ``specs``: world spec objects as loaded from JSON (``name``, ``state``, ``tasks``, optional
+    ``fault_profiles`` are read), or loaded ``WorldSpec`` objects (their ``raw``). ``inputs``:
+    world state files (``--state-out``), world reports (``--report``) or bare JSON states, matched
+    to specs by their ``world`` name. ``task`` is the task of bare states and of state files that
+    name none (default: the spec's only task); a file naming another task is an error. ``faults``
+    labels bare states with a fault profile. ``max_k`` asks for pass^1..pass^max_k in every group
+    (default: up to each group's smallest n) and is refused above it.
+
+    Raises :class:`EvalError` (exit 2) naming the file and field for unusable input.
+    """
+    worlds: dict[str, _World] = {}
+    for i, spec in enumerate(specs):
+        raw = spec if isinstance(spec, Mapping) else spec.raw
+        world = _World(raw, i)
+        if world.name in worlds:
+            raise EvalError(f"two specs named {world.name!r}", where=f"specs[{i}].name")
+        worlds[world.name] = world
+    if not worlds:
+        raise EvalError("no world spec given")
+    if max_k is not None and (isinstance(max_k, bool) or not isinstance(max_k, int) or max_k < 1):
+        raise EvalError(f"k must be a positive integer, got {max_k!r}")
+
+    # Parsing thousands of states allocates millions of containers, none of them in a cycle:
+    # the cyclic collector would only rescan them (a fifth of the run time), so it pauses here.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _evaluate(worlds, inputs, task, faults, max_k)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _evaluate(
+    worlds: dict[str, _World],
+    inputs: Sequence[str | Path],
+    task: str | None,
+    faults: str | None,
+    max_k: int | None,
+) -> EvalResult:
+    runs, excluded = _score_inputs(worlds, inputs, task, faults)
+    kept, kept_excluded, merged = _merge_pairs(runs, excluded)
+    kept.sort(key=lambda r: (r.world, _faults_key(r.faults), r.task, r.file))
+    kept_excluded.sort(key=lambda e: (e.world, _faults_key(e.faults), e.task, e.file))
+    groups = _groups(kept, kept_excluded, max_k)
+    return EvalResult(
+        specs=list(worlds),
+        runs=kept,
+        excluded=kept_excluded,
+        groups=groups,
+        robustness=_robustness(groups, max_k),
+        merged=sorted(merged),
+    )
+
+
+def _score_inputs(
+    worlds: Mapping[str, _World], inputs: Sequence[str | Path], task: str | None, faults: str | None
+) -> tuple[list[tuple[RunRecord, bytes]], list[Excluded]]:
+    runs: list[tuple[RunRecord, bytes]] = []
+    excluded: list[Excluded] = []
+    seen: set[str] = set()
+    for raw_path in inputs:
+        path = os.fspath(raw_path)
+        absolute = os.path.normpath(os.path.abspath(path))  # no syscalls, unlike Path.resolve()
+        if absolute in seen:
+            continue
+        seen.add(absolute)
+        loaded = _load(path, worlds, task, faults)
+        if loaded.infra_error is not None:
+            excluded.append(
+                Excluded(
+                    path,
+                    loaded.source,
+                    loaded.world.name,
+                    loaded.task,
+                    loaded.faults,
+                    loaded.seed,
+                    loaded.run_id,
+                    loaded.infra_error,
+                )
+            )
+            continue
+        scorer = loaded.world.scorer(loaded.task)
+        score, fingerprint = scorer.score_fingerprint(loaded.final, forbidden_hits=loaded.forbidden_hits)
+        record = RunRecord(
+            path, loaded.source, loaded.world.name, loaded.faults, loaded.seed, loaded.run_id, score
+        )
+        runs.append((record, fingerprint))
+
+    return runs, excluded
+
+
+def _faults_key(faults: str | None) -> tuple[int, str]:
+    return (0, "") if faults is None else (1, faults)
+
+
+def _load(path: str, worlds: Mapping[str, _World], task: str | None, faults: str | None) -> _Loaded:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except IsADirectoryError:
+        raise EvalError("is a directory, not a state or report file", path=path) from None
+    except OSError as exc:
+        raise EvalError(f"cannot read it: {exc.strerror or exc}", path=path) from None
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise EvalError(f"not valid JSON: {exc.msg}", path=path, where=f"{exc.lineno}:{exc.colno}") from None
+
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    if not (isinstance(fmt, str) and fmt.startswith("harn-mcp-mock/")):
+        return _bare(path, doc, worlds, task, faults)
+    if fmt not in (STATE_FORMAT, REPORT_FORMAT):
+        raise EvalError(f"a {fmt!r} file, not a world state or report", path=path, where="format")
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise EvalError("expected a positive integer version", path=path, where="version")
+    if version > INPUT_VERSION:
+        raise EvalError(
+            f"written by a newer harn-mcp-mock (version {version}; this one reads {INPUT_VERSION})",
+            path=path,
+            where="version",
+        )
+    source = "state" if fmt == STATE_FORMAT else "report"
+    world_name = _field(doc, "world", path)
+    world = worlds.get(world_name)
+    if world is None:
+        known = ", ".join(sorted(worlds))
+        raise EvalError(
+            f"names world {world_name!r}, not one of the specs ({known})", path=path, where="world"
+        )
+    task_id = _field(doc, "task", path)
+    if task_id is None:
+        task_id = _default_task(world, task, path)
+    elif task is not None and task_id != task:
+        raise EvalError(
+            f"is a run of task {task_id!r}, but task {task!r} was asked for", path=path, where="task"
+        )
+    elif task_id not in world.tasks:
+        raise EvalError(
+            f"names task {task_id!r}, not a task of world {world.name!r}{_tasks_hint(world)}",
+            path=path,
+            where="task",
+        )
+    profile = _field(doc, "faults", path)
+    _check_profile(world, profile, path, "faults")
+    seed = _field(doc, "seed", path)
+    run_id = _field(doc, "run_id", path)
+    infra_error = _field(doc, "infra_error", path)
+    final_key = "state" if source == "state" else "final_state"
+    hits: list[Any] | None = None
+    if source == "report":
+        hits = _field(doc, "forbidden_hits", path)
+    if infra_error is None and final_key not in doc:
+        raise EvalError("missing (needed to score a run without infra_error)", path=path, where=final_key)
+    return _Loaded(source, world, task_id, profile, seed, run_id, infra_error, doc.get(final_key), hits)
+
+
+def _bare(path: str, doc: Any, worlds: Mapping[str, _World], task: str | None, faults: str | None) -> _Loaded:
+    if len(worlds) != 1:
+        raise EvalError(
+            f'a bare state (no "format"): scoring it needs exactly one spec, got {len(worlds)}', path=path
+        )
+    world = next(iter(worlds.values()))
+    task_id = _default_task(world, task, path)
+    _check_profile(world, faults, path, None)
+    return _Loaded("bare", world, task_id, faults, None, None, None, doc, None)
+
+
+def _default_task(world: _World, task: str | None, path: str) -> str:
+    if task is not None:
+        if task not in world.tasks:
+            raise EvalError(f"no task {task!r} in world {world.name!r}{_tasks_hint(world)}", path=path)
+        return task
+    if len(world.tasks) == 1:
+        return next(iter(world.tasks))
+    raise EvalError(
+        f"names no task and world {world.name!r} has {len(world.tasks)}: say which{_tasks_hint(world)}",
+        path=path,
+    )
+
+
+def _tasks_hint(world: _World) -> str:
+    return f" (tasks: {', '.join(world.tasks) or 'none'})"
+
+
+def _check_profile(world: _World, profile: str | None, path: str, where: str | None) -> None:
+    if profile is not None and profile not in world.fault_profiles:
+        known = ", ".join(sorted(world.fault_profiles)) or "none"
+        raise EvalError(
+            f"fault profile {profile!r} is not in world {world.name!r} (profiles: {known})",
+            path=path,
+            where=where,
+        )
+
+
+_EXPECTED: Final = {
+    "world": ((str,), "a string"),
+    "task": ((str, type(None)), "a string or null"),
+    "faults": ((str, type(None)), "a string or null"),
+    "seed": ((int, type(None)), "an integer or null"),
+    "run_id": ((str, type(None)), "a string or null"),
+    "infra_error": ((str, type(None)), "a string or null"),
+    "forbidden_hits": ((list, type(None)), "a list or null"),
+}
+
+
+def _field(doc: Mapping[str, Any], key: str, path: str) -> Any:
+    """``doc[key]`` (None when absent) if it has the type ``_EXPECTED`` gives, else an EvalError."""
+    value = doc.get(key)
+    types, expected = _EXPECTED[key]
+    if isinstance(value, bool) or not isinstance(value, types):
+        raise EvalError(f"expected {expected}", path=path, where=key)
+    return value
+
+
+def _merge_pairs(
+    runs: list[tuple[RunRecord, bytes]], excluded: list[Excluded]
+) -> tuple[list[RunRecord], list[Excluded], list[tuple[str, str]]]:
+    """Count a state file and a report of the same run once: same world, task, faults, seed and
+    run id, and the same final state (or the same infra error). The report is kept."""
+    merged: list[tuple[str, str]] = []
+    reports: dict[tuple[Any, ...], list[tuple[bytes, str]]] = defaultdict(list)
+    for record, fingerprint in runs:
+        if record.source == "report":
+            reports[(record.world, record.task, record.faults, record.seed, record.run_id)].append(
+                (fingerprint, record.file)
+            )
+    kept: list[RunRecord] = []
+    for record, fingerprint in runs:
+        if record.source == "state" and record.run_id is not None:
+            candidates = reports.get((record.world, record.task, record.faults, record.seed, record.run_id))
+            match = next((i for i, (fp, _file) in enumerate(candidates or ()) if fp == fingerprint), None)
+            if candidates and match is not None:
+                merged.append((record.file, candidates.pop(match)[1]))
+                continue
+        kept.append(record)
+    # Excluded runs: a state file and a report with the same identity and error.
+    ex_reports: dict[tuple[Any, ...], list[Excluded]] = defaultdict(list)
+    for ex in excluded:
+        if ex.source == "report":
+            ex_reports[(ex.world, ex.task, ex.faults, ex.seed, ex.run_id, ex.infra_error)].append(ex)
+    kept_ex: list[Excluded] = []
+    for ex in excluded:
+        ex_key = (ex.world, ex.task, ex.faults, ex.seed, ex.run_id, ex.infra_error)
+        if ex.source == "state" and ex.run_id is not None and ex_reports.get(ex_key):
+            merged.append((ex.file, ex_reports[ex_key].pop(0).file))
+            continue
+        kept_ex.append(ex)
+    return kept, kept_ex, merged
+
+
+def _groups(runs: list[RunRecord], excluded: list[Excluded], max_k: int | None) -> list[GroupSummary]:
+    counts: dict[tuple[str, str | None], dict[str, list[int]]] = defaultdict(dict)
+    for run in runs:
+        tally = counts[(run.world, run.faults)].setdefault(run.task, [0, 0, 0])
+        tally[0] += run.score.passed
+        tally[1] += 1
+    for ex in excluded:
+        counts[(ex.world, ex.faults)].setdefault(ex.task, [0, 0, 0])[2] += 1
+    groups: list[GroupSummary] = []
+    for world, profile in sorted(counts, key=lambda g: (g[0], _faults_key(g[1]))):
+        tasks = [
+            TaskCounts(world, profile, t, c, n, x)
+            for t, (c, n, x) in sorted(counts[(world, profile)].items())
+        ]
+        scored = {t.task: (t.c, t.n) for t in tasks if t.n > 0}
+        notes: list[str] = []
+        for t in tasks:
+            if t.n == 0:
+                notes.append(
+                    f"task {t.task}: no scored run (all {t.excluded} excluded), left out of the averages"
+                )
+        excluded_runs = sum(t.excluded for t in tasks)
+        if excluded_runs:
+            notes.append(f"{excluded_runs} run(s) excluded for infrastructure errors (not counted in n)")
+        if not scored:
+            groups.append(GroupSummary(world, profile, tasks, None, {}, 0, notes))
+            continue
+        min_n = min(n for _c, n in scored.values())
+        max_n = max(n for _c, n in scored.values())
+        if min_n < max_n:
+            fewest = min(scored, key=lambda t: (scored[t][1], t))
+            notes.append(f"k stops at {min_n}: task {fewest} has {min_n} scored runs (others up to {max_n})")
+        try:
+            agg = aggregate(scored, max_k=max_k)
+        except ValueError:
+            fewest = min(scored, key=lambda t: (scored[t][1], t))
+            label = "none" if profile is None else profile
+            raise EvalError(
+                f"pass^{max_k} asked for, but task {fewest!r} of world {world!r} (faults: {label}) "
+                f"has only {min_n} scored runs: k > n is refused"
+            ) from None
+        groups.append(
+            GroupSummary(world, profile, tasks, agg["pass_rate"], agg["pass_power_k"], min_n, notes)
+        )
+    return groups
+
+
+def _robustness(groups: list[GroupSummary], max_k: int | None) -> list[Robustness]:
+    baselines = {g.world: g for g in groups if g.faults is None}
+    out: list[Robustness] = []
+    for group in groups:
+        base = baselines.get(group.world)
+        if group.faults is None or base is None:
+            continue
+        base_counts = {t.task: (t.c, t.n) for t in base.tasks if t.n > 0}
+        fault_counts = {t.task: (t.c, t.n) for t in group.tasks if t.n > 0}
+        common = sorted(base_counts.keys() & fault_counts.keys())
+        if not common:
+            continue
+        top = max_k or min(min(base_counts[t][1], fault_counts[t][1]) for t in common)
+        base_agg = aggregate({t: base_counts[t] for t in common}, max_k=top)
+        fault_agg = aggregate({t: fault_counts[t] for t in common}, max_k=top)
+        out.append(
+            Robustness(
+                group.world,
+                group.faults,
+                common,
+                {k: (base_agg["pass_power_k"][k], fault_agg["pass_power_k"][k]) for k in range(1, top + 1)},
+            )
+        )
+    return out

@@ -1,0 +1,1 @@
+"""Seeded simulated worlds: spec, templates, effects, faults and the engine."""

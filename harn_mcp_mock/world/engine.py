@@ -1,0 +1,394 @@
+"""The world engine: a stateful MCP server as a pure JSON-RPC engine (no I/O of its own).
+
+``receive(message)`` answers ``initialize``, ``ping``, ``tools/list`` and ``tools/call`` (and
+``server/discover`` with -32601, as a classic server), so ``jsonrpc.server.serve_stdio`` serves it
+over stdio and tests drive it in memory. A call: validate the arguments against ``inputSchema``,
+decide faults, check ``requires``, apply ``effects`` all or nothing, shape the result; advance
+the virtual clock; log it; check forbidden states.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from harn_mcp_mock.jsonrpc.server import Out
+from harn_mcp_mock.world.faults import decide
+from harn_mcp_mock.world.predicates import get_path, holds
+from harn_mcp_mock.world.spec import FaultRule, TaskSpec, ToolSpec, WorldSpec
+from harn_mcp_mock.world.state import EffectError, apply_effects, changed_paths, copy_state
+from harn_mcp_mock.world.templates import Context, concrete, render
+
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+RATE_LIMITED = -32000
+TIMED_OUT = -32001
+INVALID_PARAMS = -32602
+METHOD_NOT_FOUND = -32601
+
+
+@dataclass(slots=True)
+class CallOutcome:
+    response: dict[str, Any]
+    """``{"result": ...}`` or ``{"error": ...}`` (no jsonrpc/id)."""
+    notifications: list[dict[str, Any]] = field(default_factory=list)
+
+
+class WorldEngine:
+    def __init__(
+        self,
+        spec: WorldSpec,
+        *,
+        task: str | None = None,
+        seed: int = 0,
+        run_id: str = "run",
+        faults: str | None = None,
+    ) -> None:
+        self.spec = spec
+        self.task: TaskSpec | None = spec.task(task)
+        self.seed = seed
+        self.run_id = run_id
+        self.profile = faults
+        self.rules: list[FaultRule] = spec.faults(faults)
+        self.initial = copy_state(spec.state)
+        self.state = copy_state(spec.state)
+        self.tools: dict[str, ToolSpec] = dict(spec.tools)
+        self.now_ms = spec.start_ms
+        self.ordinals: dict[str, int] = {}
+        self.calls: list[dict[str, Any]] = []
+        self.faults_fired: list[dict[str, Any]] = []
+        self.forbidden_hits: list[dict[str, Any]] = []
+        self._validators: dict[str, Any] = {}
+
+    # -- JSON-RPC ----------------------------------------------------------------------------
+
+    def receive(self, message: Any) -> list[Out]:
+        if isinstance(message, list):
+            outs: list[Out] = []
+            responses: list[Any] = []
+            for item in message:
+                for out in self.receive(item):
+                    if "method" in out.message:
+                        outs.append(out)
+                    else:
+                        responses.append(out.message)
+            return [*outs, Out(responses)] if responses else outs
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            if isinstance(message, dict) and ("result" in message or "error" in message):
+                return []  # an answer to a request we never send
+            return [
+                Out({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
+            ]
+        if "id" not in message:
+            return []  # notifications (initialized, cancelled, ...) need no answer
+        msg_id = message["id"]
+        method = message["method"]
+        raw_params = message.get("params")
+        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+        if method == "initialize":
+            return [_ok(msg_id, self._initialize(params))]
+        if method == "ping":
+            return [_ok(msg_id, {})]
+        if method == "tools/list":
+            return [_ok(msg_id, {"tools": [t.definition for t in self.tools.values()]})]
+        if method == "tools/call":
+            name = params.get("name")
+            args = params.get("arguments")
+            outcome = self.call(str(name), args if isinstance(args, dict) else {})
+            return [Out(n) for n in outcome.notifications] + [
+                Out({"jsonrpc": "2.0", "id": msg_id, **outcome.response})
+            ]
+        return [
+            Out(
+                {
+                    "jsonrpc": "2.0",
+                    "id": msg_id,
+                    "error": {"code": METHOD_NOT_FOUND, "message": "Method not found"},
+                }
+            )
+        ]
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        asked = params.get("protocolVersion")
+        version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
+        server = self.spec.server
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {
+                "name": server.get("name", f"{self.spec.name}-world"),
+                "version": server.get("version", "1.0.0"),
+            },
+        }
+        if server.get("instructions"):
+            result["instructions"] = server["instructions"]
+        return result
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def call(self, name: str, args: dict[str, Any]) -> CallOutcome:
+        """Run one tool call (in-process entry point too: world check and tests use it)."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return CallOutcome({"error": {"code": INVALID_PARAMS, "message": f"Unknown tool: {name}"}})
+        ordinal = self.ordinals.get(name, 0) + 1
+        self.ordinals[name] = ordinal
+        self.now_ms += self.spec.call_ms
+        before = self.state
+        entry: dict[str, Any] = {
+            "seq": len(self.calls),
+            "t_ms": self.now_ms - self.spec.start_ms,
+            "tool": name,
+            "arguments": args,
+            "ordinal": ordinal,
+            "outcome": "ok",
+            "fault": None,
+        }
+        outcome = self._run(tool, args, ordinal, entry)
+        entry["t_ms"] = self.now_ms - self.spec.start_ms
+        entry["changed"] = changed_paths(before, self.state) if self.state is not before else []
+        self.calls.append(entry)
+        if self.task is not None:
+            for index, predicate in enumerate(self.task.forbidden):
+                if holds(predicate, self.state):
+                    self.forbidden_hits.append(
+                        {"call": entry["seq"], "forbidden": index, "predicate": predicate}
+                    )
+        return outcome
+
+    def _run(self, tool: ToolSpec, args: dict[str, Any], ordinal: int, entry: dict[str, Any]) -> CallOutcome:
+        problem = self._invalid(tool, args)
+        if problem is not None:
+            entry["outcome"] = "invalid_arguments"
+            return _tool_error(f"invalid arguments: {problem}")
+        rule = decide(
+            self.rules,
+            tool=tool.name,
+            ordinal=ordinal,
+            args=args,
+            state=self.state,
+            seed=self.seed,
+            run_id=self.run_id,
+        )
+        notes: list[dict[str, Any]] = []
+        if rule is not None:
+            entry["fault"] = rule.id
+            self.faults_fired.append(
+                {
+                    "call": entry["seq"],
+                    "tool": tool.name,
+                    "ordinal": ordinal,
+                    "fault": rule.id,
+                    "kind": rule.kind,
+                }
+            )
+            early = self._early_fault(rule, entry)
+            if early is not None:
+                return early
+            if rule.kind == "tools_changed" and rule.replace_with is not None:
+                self.tools[rule.replace_with.name] = rule.replace_with
+                tool = rule.replace_with
+                notes.append({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            if rule.kind == "latency":
+                self.now_ms += int(rule.params.get("latency_ms", 1000))
+        ctx = Context(
+            args=args,
+            state=self.state,
+            now_ms=self.now_ms,
+            call=ordinal,
+            extra={"seed": self.seed, "run_id": self.run_id},
+        )
+        if tool.id_rule is not None:
+            ctx.id = self._new_id(tool.id_rule)
+        for predicate in tool.requires:
+            if not holds(predicate, self.state, lambda v: concrete(render(v, ctx))):
+                entry["outcome"] = "requires_failed"
+                message = concrete(render(predicate.get("error", "precondition failed"), ctx))
+                return CallOutcome(_tool_error(str(message)).response, notes)
+        limit = None
+        if rule is not None and rule.kind == "partial_write":
+            limit = int(rule.params.get("apply", 1))
+        try:
+            if tool.python is not None:
+                new_state, result, error = self._python(tool, args, ctx)
+                if error is not None:
+                    entry["outcome"] = "tool_error"
+                    return CallOutcome(_tool_error(error).response, notes)
+            else:
+                new_state = (
+                    apply_effects(self.state, tool.effects, ctx, limit=limit) if tool.effects else self.state
+                )
+                ctx.state = new_state
+                result = render(tool.result, ctx) if tool.result is not None else None
+        except EffectError as exc:
+            entry["outcome"] = "tool_error"
+            return CallOutcome(_tool_error(str(exc)).response, notes)
+        self.state = new_state
+        if rule is not None and rule.kind == "partial_write":
+            entry["outcome"] = "tool_error"
+            done, total = min(limit or 0, len(tool.effects)), len(tool.effects)
+            return CallOutcome(
+                _tool_error(
+                    rule.params.get("message", f"partial failure: {done} of {total} changes applied")
+                ).response,
+                notes,
+            )
+        if rule is not None and rule.kind == "ghost_success":
+            entry["outcome"] = "timeout"
+            self.now_ms += int(rule.params.get("timeout_ms", 30_000))
+            return CallOutcome(_timeout(rule), notes)
+        result = concrete(result)
+        if rule is not None and rule.kind == "schema_violation":
+            result = _violate(result, tool.output_schema)
+        return CallOutcome({"result": _shape(result, tool)}, notes)
+
+    def _early_fault(self, rule: FaultRule, entry: dict[str, Any]) -> CallOutcome | None:
+        """Faults that answer before anything is applied."""
+        if rule.kind == "rate_limit":
+            entry["outcome"] = "rate_limited"
+            data = {
+                "kind": "rate_limit",
+                "status": 429,
+                "retry_after_ms": int(rule.params.get("retry_after_ms", 1000)),
+            }
+            return CallOutcome(
+                {
+                    "error": {
+                        "code": RATE_LIMITED,
+                        "message": rule.params.get("message", "Rate limited"),
+                        "data": data,
+                    }
+                }
+            )
+        if rule.kind == "unavailable":
+            entry["outcome"] = "unavailable"
+            data = {"kind": "unavailable", "status": 503}
+            return CallOutcome(
+                {
+                    "error": {
+                        "code": RATE_LIMITED,
+                        "message": rule.params.get("message", "Service unavailable"),
+                        "data": data,
+                    }
+                }
+            )
+        if rule.kind == "timeout":
+            entry["outcome"] = "timeout"
+            self.now_ms += int(rule.params.get("timeout_ms", 30_000))
+            return CallOutcome(_timeout(rule))
+        if rule.kind == "tool_error":
+            entry["outcome"] = "tool_error"
+            return _tool_error(str(rule.params.get("message", "internal error")))
+        return None
+
+    def _invalid(self, tool: ToolSpec, args: dict[str, Any]) -> str | None:
+        validator = self._validators.get(tool.name)
+        if validator is None:
+            import jsonschema  # lazily: keeps the server's start-up fast
+
+            schema = tool.definition.get("inputSchema") or {"type": "object"}
+            validator = self._validators[tool.name] = jsonschema.validators.validator_for(schema)(schema)
+        errors = sorted(validator.iter_errors(args), key=lambda e: (list(e.absolute_path), e.message))
+        if not errors:
+            return None
+        first = errors[0]
+        where = ".".join(str(p) for p in first.absolute_path)
+        return f"{where}: {first.message}" if where else first.message
+
+    def _new_id(self, rule: dict[str, Any]) -> str:
+        collection = get_path(self.state, rule["collection"])
+        taken: set[str] = set()
+        if isinstance(collection, dict):
+            taken = set(collection)
+        elif isinstance(collection, list):
+            taken = {str(item.get("id")) for item in collection if isinstance(item, dict)}
+        n = len(taken) + 1
+        while rule["template"].replace("{n}", str(n)) in taken:
+            n += 1
+        return str(rule["template"].replace("{n}", str(n)))
+
+    def _python(self, tool: ToolSpec, args: dict[str, Any], ctx: Context) -> tuple[Any, Any, str | None]:
+        module_name, _, func_name = (tool.python or "").partition(":")
+        if self.spec.path is not None and str(self.spec.path.parent) not in sys.path:
+            sys.path.insert(0, str(self.spec.path.parent))
+        func = getattr(importlib.import_module(module_name), func_name)
+        working = copy_state(self.state)
+        helpers = {
+            "now_ms": self.now_ms,
+            "call": ctx.call,
+            "seed": self.seed,
+            "run_id": self.run_id,
+            "new_id": lambda collection, template: self._new_id(
+                {"collection": collection, "template": template}
+            ),
+        }
+        answer = func(working, args, helpers)
+        error = answer.get("error") if isinstance(answer, dict) else "the python effect returned no dict"
+        if error:
+            return self.state, None, str(error)
+        return working, answer.get("result"), None
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def state_document(self, infra_error: str | None = None) -> dict[str, Any]:
+        return {
+            "format": "harn-mcp-mock/world-state",
+            "version": 1,
+            "world": self.spec.name,
+            "task": self.task.id if self.task else None,
+            "seed": self.seed,
+            "run_id": self.run_id,
+            "faults": self.profile,
+            "infra_error": infra_error,
+            "state": self.state,
+        }
+
+
+def _ok(msg_id: Any, result: dict[str, Any]) -> Out:
+    return Out({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+
+def _tool_error(text: str) -> CallOutcome:
+    return CallOutcome({"result": {"content": [{"type": "text", "text": text}], "isError": True}})
+
+
+def _timeout(rule: FaultRule) -> dict[str, Any]:
+    ms = int(rule.params.get("timeout_ms", 30_000))
+    return {
+        "error": {
+            "code": TIMED_OUT,
+            "message": rule.params.get("message", "Request timed out"),
+            "data": {"kind": "timeout", "timeout_ms": ms},
+        }
+    }
+
+
+def _shape(result: Any, tool: ToolSpec) -> dict[str, Any]:
+    text = result if isinstance(result, str) else orjson.dumps(result).decode()
+    shaped: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if tool.output_schema is not None:
+        shaped["structuredContent"] = result
+    return shaped
+
+
+def _violate(result: Any, schema: dict[str, Any] | None) -> Any:
+    """A copy of ``result`` that breaks ``schema``: a required field dropped, else a type changed."""
+    if not isinstance(result, dict) or schema is None:
+        return {"unexpected": result}
+    broken = dict(result)
+    required = [r for r in schema.get("required") or [] if r in broken]
+    if required:
+        del broken[required[0]]
+        return broken
+    for key, prop in (schema.get("properties") or {}).items():
+        if key in broken:
+            broken[key] = (
+                12345
+                if (prop or {}).get("type") == "string"
+                else "not-a-" + str((prop or {}).get("type", "value"))
+            )
+            return broken
+    return {"unexpected": result}

@@ -1,0 +1,408 @@
+"""World specs: load, check and compile a ``*.world.json`` (format in docs/worlds.md).
+
+Compiling checks everything the engine relies on and fails with one line naming the file and
+the field (``tickets.world.json:tools[2].effects[0].op: unknown op 'upsert'``). ``world check``
+also validates against the published JSON Schema (that import is kept off the server's start-up).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from harn_mcp_mock.errors import WorldSpecError
+from harn_mcp_mock.world.predicates import PredicateError, validate_predicate
+
+FORMAT = "harn-mcp-mock/world"
+VERSION = 1
+EFFECT_OPS = {
+    "set": ("path",),
+    "merge": ("path", "value"),
+    "insert": ("path",),
+    "delete": ("path",),
+    "move": ("from", "path"),
+    "add": ("path", "by"),
+}
+FAULT_KINDS = {
+    "rate_limit",
+    "unavailable",
+    "timeout",
+    "tool_error",
+    "partial_write",
+    "ghost_success",
+    "latency",
+    "schema_violation",
+    "tools_changed",
+}
+DEFAULT_START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    name: str
+    definition: dict[str, Any]
+    """What tools/list shows (name, title, description, inputSchema, outputSchema, annotations)."""
+    requires: list[dict[str, Any]] = field(default_factory=list)
+    effects: list[dict[str, Any]] = field(default_factory=list)
+    result: Any = None
+    id_rule: dict[str, Any] | None = None
+    python: str | None = None
+
+    @property
+    def output_schema(self) -> dict[str, Any] | None:
+        schema = self.definition.get("outputSchema")
+        return schema if isinstance(schema, dict) else None
+
+
+@dataclass(slots=True)
+class TaskSpec:
+    id: str
+    description: str
+    goal: list[dict[str, Any]]
+    may_change: list[str]
+    forbidden: list[dict[str, Any]]
+    reference: list[dict[str, Any]]
+    raw: dict[str, Any]
+
+
+@dataclass(slots=True)
+class FaultRule:
+    id: str
+    kind: str
+    tool: str = "*"
+    on_calls: list[int] | None = None
+    every: int | None = None
+    length: int = 1
+    when: dict[str, Any] | None = None
+    probability: float | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    replace_with: ToolSpec | None = None
+
+
+@dataclass(slots=True)
+class WorldSpec:
+    path: Path | None
+    name: str
+    description: str
+    server: dict[str, Any]
+    start_ms: int
+    call_ms: int
+    state: Any
+    tools: dict[str, ToolSpec]
+    tasks: dict[str, TaskSpec]
+    fault_profiles: dict[str, list[FaultRule]]
+    raw: dict[str, Any]
+
+    def task(self, task_id: str | None) -> TaskSpec | None:
+        if task_id is None:
+            return next(iter(self.tasks.values())) if len(self.tasks) == 1 else None
+        if task_id not in self.tasks:
+            raise WorldSpecError(
+                f"no task {task_id!r} (tasks: {', '.join(self.tasks) or 'none'})",
+                path=self.path,
+                where="--task",
+            )
+        return self.tasks[task_id]
+
+    def faults(self, profile: str | None) -> list[FaultRule]:
+        if profile is None:
+            return []
+        if profile not in self.fault_profiles:
+            known = ", ".join(self.fault_profiles) or "none"
+            raise WorldSpecError(
+                f"no fault profile {profile!r} (profiles: {known})", path=self.path, where="--faults"
+            )
+        return self.fault_profiles[profile]
+
+
+class _Checker:
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+
+    def fail(self, where: str, what: str) -> WorldSpecError:
+        return WorldSpecError(what, path=self.path, where=where)
+
+    def obj(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(where, "expected an object")
+        return value
+
+    def lst(self, value: Any, where: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(where, "expected a list")
+        return value
+
+    def text(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.fail(where, "expected a non-empty string")
+        return value
+
+    def known(self, value: dict[str, Any], allowed: set[str], where: str) -> None:
+        unknown = sorted(set(value) - allowed)
+        if unknown:
+            raise self.fail(f"{where}.{unknown[0]}" if where else unknown[0], "unknown field")
+
+    def predicate(self, value: Any, where: str) -> dict[str, Any]:
+        try:
+            validate_predicate(value, where)
+        except PredicateError as exc:
+            raise self.fail(getattr(exc, "where", where), str(exc)) from None
+        return self.obj(value, where)
+
+
+def load_spec(path: str | Path) -> WorldSpec:
+    path = Path(path)
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise WorldSpecError("no such world spec", path=path) from None
+    except orjson.JSONDecodeError as exc:
+        raise WorldSpecError(
+            f"not valid JSON: {str(exc).split(':')[0]}", path=path, where=f"{exc.lineno}:{exc.colno}"
+        ) from None
+    return compile_spec(data, path)
+
+
+TOP = {
+    "$schema",
+    "format",
+    "version",
+    "name",
+    "description",
+    "server",
+    "clock",
+    "state",
+    "tools",
+    "tasks",
+    "fault_profiles",
+}
+TOOL = {
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "requires",
+    "effects",
+    "result",
+    "id",
+    "python",
+}
+TASK = {"id", "description", "goal", "may_change", "forbidden", "reference"}
+RULE = {
+    "id",
+    "kind",
+    "tool",
+    "on_calls",
+    "every",
+    "length",
+    "when",
+    "probability",
+    "retry_after_ms",
+    "timeout_ms",
+    "latency_ms",
+    "message",
+    "apply",
+    "replace_with",
+}
+
+
+def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
+    c = _Checker(path)
+    doc = c.obj(data, "$")
+    c.known(doc, TOP, "")
+    if doc.get("format") != FORMAT:
+        raise c.fail("format", f"expected {FORMAT!r}")
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise c.fail("version", "expected a positive integer")
+    if version > VERSION:
+        raise c.fail(
+            "version", f"written for world format version {version}; this harn-mcp-mock reads up to {VERSION}"
+        )
+    name = c.text(doc.get("name"), "name")
+    server = c.obj(doc.get("server", {}), "server")
+    clock = c.obj(doc.get("clock", {}), "clock")
+    c.known(clock, {"start", "call_ms"}, "clock")
+    start_ms = _parse_start(clock.get("start"), c)
+    call_ms = clock.get("call_ms", 20)
+    if not isinstance(call_ms, int) or isinstance(call_ms, bool) or call_ms < 0:
+        raise c.fail("clock.call_ms", "expected a non-negative integer")
+    if "state" not in doc:
+        raise c.fail("state", "missing (the initial state)")
+    tools: dict[str, ToolSpec] = {}
+    for i, raw in enumerate(c.lst(doc.get("tools"), "tools")):
+        tool = _tool(raw, f"tools[{i}]", c)
+        if tool.name in tools:
+            raise c.fail(f"tools[{i}].name", f"duplicate tool {tool.name!r}")
+        tools[tool.name] = tool
+    tasks: dict[str, TaskSpec] = {}
+    for i, raw in enumerate(c.lst(doc.get("tasks", []), "tasks")):
+        task = _task(raw, f"tasks[{i}]", c, tools)
+        if task.id in tasks:
+            raise c.fail(f"tasks[{i}].id", f"duplicate task {task.id!r}")
+        tasks[task.id] = task
+    profiles: dict[str, list[FaultRule]] = {}
+    for pname, rules in c.obj(doc.get("fault_profiles", {}), "fault_profiles").items():
+        profiles[pname] = [
+            _rule(r, f"fault_profiles.{pname}[{j}]", c, tools)
+            for j, r in enumerate(c.lst(rules, f"fault_profiles.{pname}"))
+        ]
+    return WorldSpec(
+        path,
+        name,
+        str(doc.get("description", "")),
+        server,
+        start_ms,
+        call_ms,
+        doc["state"],
+        tools,
+        tasks,
+        profiles,
+        doc,
+    )
+
+
+def _parse_start(value: Any, c: _Checker) -> int:
+    if value is None:
+        return DEFAULT_START_MS
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        import datetime as dt
+
+        try:
+            stamp = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if stamp.tzinfo is None:
+                stamp = stamp.replace(tzinfo=dt.UTC)
+            return int(stamp.timestamp() * 1000)
+    raise c.fail("clock.start", "expected epoch milliseconds or an ISO 8601 time")
+
+
+def _tool(raw: Any, where: str, c: _Checker) -> ToolSpec:
+    doc = c.obj(raw, where)
+    c.known(doc, TOOL, where)
+    name = c.text(doc.get("name"), f"{where}.name")
+    schema = c.obj(doc.get("inputSchema", {"type": "object"}), f"{where}.inputSchema")
+    if schema.get("type") not in (None, "object"):
+        raise c.fail(f"{where}.inputSchema.type", "a tool's inputSchema must be an object schema")
+    definition: dict[str, Any] = {"name": name}
+    for key in ("title", "description"):
+        if key in doc:
+            definition[key] = c.text(doc[key], f"{where}.{key}")
+    definition["inputSchema"] = schema
+    if "outputSchema" in doc:
+        definition["outputSchema"] = c.obj(doc["outputSchema"], f"{where}.outputSchema")
+    if "annotations" in doc:
+        definition["annotations"] = c.obj(doc["annotations"], f"{where}.annotations")
+    requires = [
+        c.predicate(p, f"{where}.requires[{i}]")
+        for i, p in enumerate(c.lst(doc.get("requires", []), f"{where}.requires"))
+    ]
+    effects = []
+    for i, effect in enumerate(c.lst(doc.get("effects", []), f"{where}.effects")):
+        e = c.obj(effect, f"{where}.effects[{i}]")
+        op = e.get("op")
+        if op not in EFFECT_OPS:
+            raise c.fail(f"{where}.effects[{i}].op", f"unknown op {op!r} (ops: {', '.join(EFFECT_OPS)})")
+        c.known(e, {"op", "path", "value", "key", "from", "by"}, f"{where}.effects[{i}]")
+        for needed in EFFECT_OPS[op]:
+            if needed not in e:
+                raise c.fail(f"{where}.effects[{i}].{needed}", f"required by op {op!r}")
+        for key in ("path", "from"):
+            if key in e and (not isinstance(e[key], str) or not e[key].startswith("/")):
+                raise c.fail(f"{where}.effects[{i}].{key}", "expected a JSON pointer starting with '/'")
+        effects.append(e)
+    id_rule = None
+    if "id" in doc:
+        id_rule = c.obj(doc["id"], f"{where}.id")
+        c.known(id_rule, {"collection", "template"}, f"{where}.id")
+        c.text(id_rule.get("collection"), f"{where}.id.collection")
+        template = c.text(id_rule.get("template"), f"{where}.id.template")
+        if "{n}" not in template:
+            raise c.fail(f"{where}.id.template", "must contain {n}")
+    python = doc.get("python")
+    if python is not None and (not isinstance(python, str) or ":" not in python):
+        raise c.fail(f"{where}.python", "expected 'module:function'")
+    return ToolSpec(name, definition, requires, effects, doc.get("result"), id_rule, python)
+
+
+def _task(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> TaskSpec:
+    doc = c.obj(raw, where)
+    c.known(doc, TASK, where)
+    task_id = c.text(doc.get("id"), f"{where}.id")
+    goal = [
+        c.predicate(p, f"{where}.goal[{i}]") for i, p in enumerate(c.lst(doc.get("goal"), f"{where}.goal"))
+    ]
+    may = [
+        c.text(g, f"{where}.may_change[{i}]")
+        for i, g in enumerate(c.lst(doc.get("may_change", []), f"{where}.may_change"))
+    ]
+    forbidden = [
+        c.predicate(p, f"{where}.forbidden[{i}]")
+        for i, p in enumerate(c.lst(doc.get("forbidden", []), f"{where}.forbidden"))
+    ]
+    reference = []
+    for i, step in enumerate(c.lst(doc.get("reference", []), f"{where}.reference")):
+        s = c.obj(step, f"{where}.reference[{i}]")
+        c.known(s, {"tool", "arguments"}, f"{where}.reference[{i}]")
+        if s.get("tool") not in tools:
+            raise c.fail(f"{where}.reference[{i}].tool", f"no tool {s.get('tool')!r}")
+        c.obj(s.get("arguments", {}), f"{where}.reference[{i}].arguments")
+        reference.append(s)
+    return TaskSpec(task_id, str(doc.get("description", "")), goal, may, forbidden, reference, doc)
+
+
+def _rule(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> FaultRule:
+    doc = c.obj(raw, where)
+    c.known(doc, RULE, where)
+    kind = doc.get("kind")
+    if kind not in FAULT_KINDS:
+        raise c.fail(
+            f"{where}.kind", f"unknown fault kind {kind!r} (kinds: {', '.join(sorted(FAULT_KINDS))})"
+        )
+    tool = doc.get("tool", "*")
+    if tool != "*" and tool not in tools:
+        raise c.fail(f"{where}.tool", f"no tool {tool!r}")
+    on_calls = doc.get("on_calls")
+    if on_calls is not None and (
+        not isinstance(on_calls, list) or not all(isinstance(n, int) and n >= 1 for n in on_calls)
+    ):
+        raise c.fail(f"{where}.on_calls", "expected a list of call ordinals (1-based)")
+    for key in ("every", "length"):
+        value = doc.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise c.fail(f"{where}.{key}", "expected a positive integer")
+    probability = doc.get("probability")
+    if probability is not None and (not isinstance(probability, int | float) or not 0 <= probability <= 1):
+        raise c.fail(f"{where}.probability", "expected a number from 0 to 1")
+    when = c.predicate(doc["when"], f"{where}.when") if "when" in doc else None
+    replace = None
+    if kind == "tools_changed":
+        if "replace_with" not in doc:
+            raise c.fail(f"{where}.replace_with", "required by kind 'tools_changed'")
+        replace = _tool(doc["replace_with"], f"{where}.replace_with", c)
+        if tool not in ("*", replace.name):
+            raise c.fail(f"{where}.replace_with.name", "must be the name of the tool it replaces")
+    params: dict[str, Any] = {
+        k: doc[k] for k in ("retry_after_ms", "timeout_ms", "latency_ms", "message", "apply") if k in doc
+    }
+    return FaultRule(
+        str(doc.get("id", f"{kind}-{where}")),
+        kind,
+        tool,
+        on_calls,
+        doc.get("every"),
+        doc.get("length", 1),
+        when,
+        float(probability) if probability is not None else None,
+        params,
+        replace,
+    )
