@@ -40,6 +40,8 @@ def test_the_fast_path_leaves_help_unknown_flags_and_other_commands_to_typer() -
     assert fastpath.run(["replay", "--cassette", "x", "--bogus"]) is None
     assert fastpath.run(["replay", "--strict"]) is None  # no --cassette: typer says what is missing
     assert fastpath.run(["record", "--cassette", "x"]) is None
+    assert fastpath.run(["world", "check", "--spec", "w.json"]) is None
+    assert fastpath.run(["world", "--spec", "w.json", "--seed", "x"]) is None
 
 
 def test_the_fast_path_parses_what_typer_parses() -> None:
