@@ -168,7 +168,13 @@ def _is_number(value: Any) -> bool:
 
 
 def changed_paths(before: Any, after: Any, prefix: str = "") -> list[str]:
-    """JSON pointers of every leaf that differs (added, removed or changed), sorted."""
+    """JSON pointers of every leaf that differs (added, removed or changed), sorted.
+
+    Same leaf rules as :func:`harn_mcp_mock.scoring.diff.diff_paths`, but built for the engine's
+    per-call log: a copy-on-write state shares every unchanged subtree with its predecessor, so
+    this walk skips shared subtrees by identity and costs O(what changed), where the scoring
+    Differ pre-encodes one baseline to diff thousands of final states against it.
+    """
     out: list[str] = []
     _diff(before, after, prefix, out)
     return sorted(out)
