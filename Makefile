@@ -66,3 +66,4 @@ bench: install
 
 demo: install
 	$(PY) examples/demo.py
+	$(PY) examples/world_demo.py

@@ -189,8 +189,11 @@ class WorldEngine:
             if early is not None:
                 return early
             if rule.kind == "tools_changed" and rule.replace_with is not None:
-                self.tools[rule.replace_with.name] = rule.replace_with
-                tool = rule.replace_with
+                # This call still runs the definition it was validated against; from the next
+                # call on, tools/list shows the replacement and calls run it.
+                replacement = rule.replace_with
+                self.tools[replacement.name] = replacement
+                self._validators.pop(replacement.name, None)
                 notes.append({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             if rule.kind == "latency":
                 self.now_ms += int(rule.params.get("latency_ms", 1000))

@@ -151,7 +151,7 @@ def apply_one(cow: _CopyOnWrite, effect: dict[str, Any], ctx: Context) -> None:
     elif op == "add":
         parent, key = cow.parent(path)
         current = parent.get(key) if isinstance(parent, dict) else parent[_index(parent, key, path)]
-        by = concrete(render(effect.get("by"), ctx))
+        by = _number(concrete(render(effect.get("by"), ctx)))
         if not _is_number(current) or not _is_number(by):
             raise EffectError(f"{path}: add needs numbers")
         total = current + by
@@ -161,6 +161,17 @@ def apply_one(cow: _CopyOnWrite, effect: dict[str, Any], ctx: Context) -> None:
             parent[int(key)] = total
     else:  # the spec compiler refuses unknown ops; this is a guard
         raise EffectError(f"unknown effect op {op!r}")
+
+
+def _number(value: Any) -> Any:
+    """A templated number: ``"-{args.amount}"`` renders as the string ``"-500"``, read as -500."""
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number
+    return value
 
 
 def _is_number(value: Any) -> bool:

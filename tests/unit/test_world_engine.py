@@ -20,15 +20,23 @@ OBJ = {"type": "object"}
 
 
 def spec(tools: list[dict[str, Any]], state: Any = None, **extra: Any) -> dict[str, Any]:
-    return {"format": "harn-mcp-mock/world", "version": 1, "name": "w",
-            "state": state if state is not None else {"items": {"a": {"n": 1, "tag": "x"}}, "log": [], "bal": 10}, "tools": tools, **extra}
+    return {
+        "format": "harn-mcp-mock/world",
+        "version": 1,
+        "name": "w",
+        "state": state if state is not None else {"items": {"a": {"n": 1, "tag": "x"}}, "log": [], "bal": 10},
+        "tools": tools,
+        **extra,
+    }
 
 
 def tool(name: str, **kw: Any) -> dict[str, Any]:
     return {"name": name, "inputSchema": kw.pop("inputSchema", OBJ), **kw}
 
 
-def engine(tools: list[dict[str, Any]], state: Any = None, faults: str | None = None, **extra: Any) -> WorldEngine:
+def engine(
+    tools: list[dict[str, Any]], state: Any = None, faults: str | None = None, **extra: Any
+) -> WorldEngine:
     return WorldEngine(compile_spec(spec(tools, state, **extra)), faults=faults, seed=1, run_id="r")
 
 
@@ -46,13 +54,31 @@ def text(response: dict[str, Any]) -> str:
 @pytest.mark.parametrize(
     ("effect", "expected"),
     [
-        ({"op": "set", "path": "/items/a/n", "value": "{args.v}"}, {"items": {"a": {"n": 5, "tag": "x"}}, "log": [], "bal": 10}),
-        ({"op": "merge", "path": "/items/a", "value": {"n": "{args.v}", "tag": "{args.missing}"}}, {"items": {"a": {"n": 5, "tag": "x"}}, "log": [], "bal": 10}),
-        ({"op": "insert", "path": "/items", "key": "b", "value": {"n": "{args.v}"}}, {"items": {"a": {"n": 1, "tag": "x"}, "b": {"n": 5}}, "log": [], "bal": 10}),
-        ({"op": "insert", "path": "/log", "value": "v={args.v}"}, {"items": {"a": {"n": 1, "tag": "x"}}, "log": ["v=5"], "bal": 10}),
+        (
+            {"op": "set", "path": "/items/a/n", "value": "{args.v}"},
+            {"items": {"a": {"n": 5, "tag": "x"}}, "log": [], "bal": 10},
+        ),
+        (
+            {"op": "merge", "path": "/items/a", "value": {"n": "{args.v}", "tag": "{args.missing}"}},
+            {"items": {"a": {"n": 5, "tag": "x"}}, "log": [], "bal": 10},
+        ),
+        (
+            {"op": "insert", "path": "/items", "key": "b", "value": {"n": "{args.v}"}},
+            {"items": {"a": {"n": 1, "tag": "x"}, "b": {"n": 5}}, "log": [], "bal": 10},
+        ),
+        (
+            {"op": "insert", "path": "/log", "value": "v={args.v}"},
+            {"items": {"a": {"n": 1, "tag": "x"}}, "log": ["v=5"], "bal": 10},
+        ),
         ({"op": "delete", "path": "/items/a"}, {"items": {}, "log": [], "bal": 10}),
-        ({"op": "move", "from": "/items/a", "path": "/items/z"}, {"items": {"z": {"n": 1, "tag": "x"}}, "log": [], "bal": 10}),
-        ({"op": "add", "path": "/bal", "by": "{args.v}"}, {"items": {"a": {"n": 1, "tag": "x"}}, "log": [], "bal": 15}),
+        (
+            {"op": "move", "from": "/items/a", "path": "/items/z"},
+            {"items": {"z": {"n": 1, "tag": "x"}}, "log": [], "bal": 10},
+        ),
+        (
+            {"op": "add", "path": "/bal", "by": "{args.v}"},
+            {"items": {"a": {"n": 1, "tag": "x"}}, "log": [], "bal": 15},
+        ),
     ],
 )
 def test_each_effect_changes_the_state_as_documented(effect: dict[str, Any], expected: Any) -> None:
@@ -82,22 +108,48 @@ def test_an_effect_that_cannot_apply_is_a_tool_error_and_changes_nothing(effect:
 
 def test_generated_ids_are_deterministic_and_never_collide() -> None:
     state = {"t": {"T-2": {}}}
-    e = engine([tool("new", id={"collection": "/t", "template": "T-{n}"}, effects=[{"op": "insert", "path": "/t", "key": "{id}", "value": {}}],
-                     result="{id}")], state)
+    e = engine(
+        [
+            tool(
+                "new",
+                id={"collection": "/t", "template": "T-{n}"},
+                effects=[{"op": "insert", "path": "/t", "key": "{id}", "value": {}}],
+                result="{id}",
+            )
+        ],
+        state,
+    )
     assert [text(call(e, "new")) for _ in range(3)] == ["T-3", "T-4", "T-5"]
 
 
 def test_templates_operators_and_absent_arguments() -> None:
-    result = {"one": {"$get": "/items/a/n"}, "list": {"$list": "/items", "where": {"tag": "{args.tag}"}, "fields": ["id", "n"]},
-              "count": {"$count": "/items"}, "has": {"$exists": "/items/{args.id}"}, "dropped": "{args.absent}", "s": "n={args.v} at {now}"}
+    result = {
+        "one": {"$get": "/items/a/n"},
+        "list": {"$list": "/items", "where": {"tag": "{args.tag}"}, "fields": ["id", "n"]},
+        "count": {"$count": "/items"},
+        "has": {"$exists": "/items/{args.id}"},
+        "dropped": "{args.absent}",
+        "s": "n={args.v} at {now}",
+    }
     e = engine([tool("t", result=result, outputSchema=OBJ)])
     out = call(e, "t", {"tag": "x", "id": "a", "v": 2})["result"]["structuredContent"]
-    assert out == {"one": 1, "list": [{"id": "a", "n": 1}], "count": 1, "has": True, "s": "n=2 at 2026-01-01T00:00:00.020Z"}
+    assert out == {
+        "one": 1,
+        "list": [{"id": "a", "n": 1}],
+        "count": 1,
+        "has": True,
+        "s": "n=2 at 2026-01-01T00:00:00.020Z",
+    }
     assert call(e, "t", {"tag": "zzz"})["result"]["structuredContent"]["list"] == []
 
 
 def test_invalid_arguments_are_a_tool_error_naming_the_argument() -> None:
-    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "maximum": 3}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
     e = engine([tool("t", inputSchema=schema, effects=[{"op": "set", "path": "/bal", "value": 0}])])
     assert text(call(e, "t", {"n": 9})) == "invalid arguments: n: 9 is greater than the maximum of 3"
     assert "'n' is a required property" in text(call(e, "t", {}))
@@ -105,8 +157,17 @@ def test_invalid_arguments_are_a_tool_error_naming_the_argument() -> None:
 
 
 def test_requires_turn_into_tool_errors_with_templated_messages() -> None:
-    e = engine([tool("pay", requires=[{"path": "/bal", "gte": "{args.amount}", "error": "insufficient funds for {args.amount}"}],
-                     effects=[{"op": "add", "path": "/bal", "by": -1}])])
+    e = engine(
+        [
+            tool(
+                "pay",
+                requires=[
+                    {"path": "/bal", "gte": "{args.amount}", "error": "insufficient funds for {args.amount}"}
+                ],
+                effects=[{"op": "add", "path": "/bal", "by": -1}],
+            )
+        ]
+    )
     assert text(call(e, "pay", {"amount": 50})) == "insufficient funds for 50"
     assert e.calls[-1]["outcome"] == "requires_failed"
 
@@ -124,8 +185,12 @@ def test_results_are_structured_with_a_json_text_mirror_when_there_is_an_output_
 
 # --- faults ------------------------------------------------------------------------------------
 
-WRITE = tool("w", effects=[{"op": "add", "path": "/bal", "by": 1}, {"op": "insert", "path": "/log", "value": "w"}], result={"bal": {"$get": "/bal"}},
-             outputSchema={"type": "object", "properties": {"bal": {"type": "integer"}}, "required": ["bal"]})
+WRITE = tool(
+    "w",
+    effects=[{"op": "add", "path": "/bal", "by": 1}, {"op": "insert", "path": "/log", "value": "w"}],
+    result={"bal": {"$get": "/bal"}},
+    outputSchema={"type": "object", "properties": {"bal": {"type": "integer"}}, "required": ["bal"]},
+)
 
 
 def faulted(rule: dict[str, Any]) -> WorldEngine:
@@ -134,7 +199,11 @@ def faulted(rule: dict[str, Any]) -> WorldEngine:
 
 def test_rate_limit_and_unavailable_are_json_rpc_errors_with_data_and_change_nothing() -> None:
     e = faulted({"kind": "rate_limit", "retry_after_ms": 250})
-    assert call(e, "w")["error"] == {"code": -32000, "message": "Rate limited", "data": {"kind": "rate_limit", "status": 429, "retry_after_ms": 250}}
+    assert call(e, "w")["error"] == {
+        "code": -32000,
+        "message": "Rate limited",
+        "data": {"kind": "rate_limit", "status": 429, "retry_after_ms": 250},
+    }
     assert e.state["bal"] == 10
     assert call(faulted({"kind": "unavailable"}), "w")["error"]["data"]["status"] == 503
 
@@ -175,15 +244,53 @@ def test_a_schema_violation_breaks_the_output_schema() -> None:
     assert call(e, "w")["result"]["structuredContent"] == {}
 
 
-def test_tools_changed_announces_list_changed_and_swaps_the_definition() -> None:
-    new = {"name": "w", "description": "now destructive", "inputSchema": OBJ, "effects": [{"op": "set", "path": "/bal", "value": 0}], "result": "zeroed"}
+def test_tools_changed_announces_list_changed_and_swaps_the_definition_from_the_next_call() -> None:
+    new = {
+        "name": "w",
+        "description": "now destructive",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"really": {"type": "boolean"}},
+            "required": ["really"],
+        },
+        "effects": [{"op": "set", "path": "/bal", "value": 0}],
+        "result": "zeroed",
+    }
     e = faulted({"kind": "tools_changed", "on_calls": [2], "replace_with": new})
     call(e, "w")
-    outs = e.receive({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "w", "arguments": {}}})
-    assert [o.message.get("method", "response") for o in outs] == ["notifications/tools/list_changed", "response"]
-    assert e.state["bal"] == 0
+    outs = e.receive(
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "w", "arguments": {}}}
+    )
+    assert [o.message.get("method", "response") for o in outs] == [
+        "notifications/tools/list_changed",
+        "response",
+    ]
+    assert e.state["bal"] == 12  # the triggering call ran the definition it was validated against
     listed = e.receive({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})[0].message["result"]["tools"]
     assert listed[0]["description"] == "now destructive"
+    assert "'really' is a required property" in text(call(e, "w"))  # validated against the new schema
+    assert text(call(e, "w", {"really": True})) == "zeroed"
+    assert e.state["bal"] == 0
+
+
+def test_a_wildcard_tools_changed_replaces_the_tool_it_names_not_the_one_called() -> None:
+    other = {"name": "x", "inputSchema": OBJ, "result": "x v2"}
+    e = engine(
+        [WRITE, tool("x", result="x v1")],
+        faults="p",
+        fault_profiles={
+            "p": [{"id": "f", "tool": "*", "kind": "tools_changed", "on_calls": [1], "replace_with": other}]
+        },
+    )
+    call(e, "w")
+    assert e.state["bal"] == 11  # w ran as w
+    assert text(call(e, "x")) == "x v2"
+
+
+def test_add_reads_a_templated_negative_amount_as_a_number() -> None:
+    e = engine([tool("pay", effects=[{"op": "add", "path": "/bal", "by": "-{args.amount}"}])])
+    call(e, "pay", {"amount": 4})
+    assert e.state["bal"] == 6
 
 
 @pytest.mark.parametrize(
@@ -196,8 +303,11 @@ def test_tools_changed_announces_list_changed_and_swaps_the_definition() -> None
     ],
 )
 def test_schedules_fire_on_the_documented_ordinals(schedule: dict[str, Any], fired_on: list[int]) -> None:
-    e = engine([tool("w", effects=[{"op": "add", "path": "/bal", "by": 1}])], faults="p",
-               fault_profiles={"p": [{"id": "f", "tool": "w", "kind": "latency", "latency_ms": 1, **schedule}]})
+    e = engine(
+        [tool("w", effects=[{"op": "add", "path": "/bal", "by": 1}])],
+        faults="p",
+        fault_profiles={"p": [{"id": "f", "tool": "w", "kind": "latency", "latency_ms": 1, **schedule}]},
+    )
     for _ in range(5):
         call(e, "w")
     assert [f["ordinal"] for f in e.faults_fired] == fired_on
@@ -212,12 +322,23 @@ def test_probability_is_decided_by_a_keyed_hash_not_process_randomness() -> None
             call(e, "w", {"i": i})
         runs.append([f["ordinal"] for f in e.faults_fired])
     assert runs[0] == runs[1] and 8 < len(runs[0]) < 32
-    assert keyed_unit(1, "r", "w", 1, {"i": 0}) == keyed_unit(1, "r", "w", 1, {"i": 0}) != keyed_unit(2, "r", "w", 1, {"i": 0})
+    assert (
+        keyed_unit(1, "r", "w", 1, {"i": 0})
+        == keyed_unit(1, "r", "w", 1, {"i": 0})
+        != keyed_unit(2, "r", "w", 1, {"i": 0})
+    )
 
 
 def test_forbidden_states_are_checked_after_every_call() -> None:
-    e = engine([tool("drain", effects=[{"op": "add", "path": "/bal", "by": -20}]), tool("fill", effects=[{"op": "add", "path": "/bal", "by": 20}])],
-               tasks=[{"id": "t", "goal": [{"path": "/bal", "equals": 10}], "forbidden": [{"path": "/bal", "lt": 0}]}])
+    e = engine(
+        [
+            tool("drain", effects=[{"op": "add", "path": "/bal", "by": -20}]),
+            tool("fill", effects=[{"op": "add", "path": "/bal", "by": 20}]),
+        ],
+        tasks=[
+            {"id": "t", "goal": [{"path": "/bal", "equals": 10}], "forbidden": [{"path": "/bal", "lt": 0}]}
+        ],
+    )
     call(e, "drain")
     call(e, "fill")
     assert e.state["bal"] == 10
@@ -234,8 +355,14 @@ def test_forbidden_states_are_checked_after_every_call() -> None:
         (lambda s: s["tools"][0].update(colour="red"), "tools[0].colour"),
         (lambda s: s.update(version=2), "version"),
         (lambda s: s.update(fault_profiles={"p": [{"kind": "meteor"}]}), "fault_profiles.p[0].kind"),
-        (lambda s: s.update(fault_profiles={"p": [{"kind": "timeout", "tool": "ghost"}]}), "fault_profiles.p[0].tool"),
-        (lambda s: s.update(tasks=[{"id": "t", "goal": [{"path": "/x", "gte": 1, "equals": 2}]}]), "tasks[0].goal[0]"),
+        (
+            lambda s: s.update(fault_profiles={"p": [{"kind": "timeout", "tool": "ghost"}]}),
+            "fault_profiles.p[0].tool",
+        ),
+        (
+            lambda s: s.update(tasks=[{"id": "t", "goal": [{"path": "/x", "gte": 1, "equals": 2}]}]),
+            "tasks[0].goal[0]",
+        ),
     ],
 )
 def test_a_bad_spec_is_one_line_naming_the_field(mutate: Any, where: str) -> None:
@@ -249,17 +376,47 @@ def test_a_bad_spec_is_one_line_naming_the_field(mutate: Any, where: str) -> Non
 
 def test_the_same_seed_and_calls_give_byte_identical_files_across_processes(tmp_path: Path) -> None:
     world = tmp_path / "w.world.json"
-    world.write_bytes(orjson.dumps(spec([WRITE], fault_profiles={"p": [{"tool": "w", "kind": "ghost_success", "probability": 0.5}]})))
-    calls = b"".join(orjson.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "w", "arguments": {}}}) + b"\n"
-                     for i in range(10))
+    world.write_bytes(
+        orjson.dumps(
+            spec([WRITE], fault_profiles={"p": [{"tool": "w", "kind": "ghost_success", "probability": 0.5}]})
+        )
+    )
+    calls = b"".join(
+        orjson.dumps(
+            {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "w", "arguments": {}}}
+        )
+        + b"\n"
+        for i in range(10)
+    )
     outputs = []
     for run in ("a", "b"):
         out = tmp_path / run
         out.mkdir()
         env = {**os.environ, "PYTHONHASHSEED": "1" if run == "a" else "2"}
-        done = subprocess.run([sys.executable, "-m", "harn_mcp_mock", "world", "--spec", str(world), "--seed", "7", "--run-id", "x",
-                               "--faults", "p", "--state-out", str(out / "s.json"), "--report", str(out / "r.json")],
-                              input=calls, capture_output=True, timeout=60, env=env)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "harn_mcp_mock",
+                "world",
+                "--spec",
+                str(world),
+                "--seed",
+                "7",
+                "--run-id",
+                "x",
+                "--faults",
+                "p",
+                "--state-out",
+                str(out / "s.json"),
+                "--report",
+                str(out / "r.json"),
+            ],
+            input=calls,
+            capture_output=True,
+            timeout=60,
+            env=env,
+        )
         assert done.returncode == 0, done.stderr
         outputs.append(((out / "s.json").read_bytes(), (out / "r.json").read_bytes(), done.stdout))
     assert outputs[0] == outputs[1]
