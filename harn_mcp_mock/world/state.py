@@ -170,7 +170,9 @@ def _number(value: Any) -> Any:
             number = float(value)
         except ValueError:
             return value
-        return int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number
+        return (
+            int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number
+        )
     return value
 
 
