@@ -1,13 +1,14 @@
 """Speed of `harn mcp mock eval` over 10,000 world state files (target < 2 s).
 
 Baseline measured in the same run: reading and parsing the same files with orjson (which eval
-must do anyway). The spec is tickets-like (users, 50-200 tickets with nested fields, an audit
-log) with four tasks; each state is the initial state after a realistic run: the task done
-(or not), sometimes a collateral edit, audit entries appended, an updated_at stamp. A tenth of
-the files are world reports (with forbidden hits), a few carry an infrastructure error, and a
-third ran under a fault profile, so robustness deltas are computed too.
+must do anyway). The spec is tickets-like, with four tasks: 20 users and 105 tickets with nested
+fields (125 items, the middle of 50-200; ``--tickets`` changes it), and an audit log. Each state
+is the initial state after a realistic run: the task done (or not), sometimes a collateral edit,
+audit entries appended, an updated_at stamp. A tenth of the files are world reports, a few carry
+an infrastructure error, and a third ran under a fault profile, so robustness deltas are
+computed too.
 
-Run: `.venv/bin/python benchmarks/bench_eval.py [--states N]`.
+Run: `.venv/bin/python benchmarks/bench_eval.py [--states N] [--tickets N]`.
 """
 
 from __future__ import annotations
@@ -189,7 +190,9 @@ def timed(fn: Any, *args: Any, repeat: int = 3) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--states", type=int, default=10_000)
-    parser.add_argument("--tickets", type=int, default=150, help="items per state (plus 20 users)")
+    parser.add_argument(
+        "--tickets", type=int, default=105, help="tickets per state (plus 20 users: 125 items, mid 50-200)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         the_spec, paths = build(Path(tmp), args.states, args.tickets)
@@ -198,9 +201,9 @@ def main() -> None:
         full = timed(evaluate, the_spec, paths)
         result = run_eval([the_spec], paths)
         as_json = timed(render, result, "json")
-        print(
-            f"states: {len(paths)} files, {size / 1e6:.1f} MB, {len(the_spec['state']['tickets'])} tickets each"
-        )
+        items = len(the_spec["state"]["tickets"]) + len(the_spec["state"]["users"])
+        each = size / len(paths) / 1e3
+        print(f"states: {len(paths)} files, {size / 1e6:.1f} MB, {items} items each ({each:.0f} KB)")
         print(f"scored {len(result.runs)} runs, {len(result.excluded)} excluded, groups {len(result.groups)}")
         print(f"baseline (read + parse with orjson): {base:.3f} s")
         print(f"eval (read + score + aggregate + render the table): {full:.3f} s")

