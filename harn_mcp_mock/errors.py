@@ -10,9 +10,14 @@ line or field at fault (never a secret, never a traceback)::
     │   ├── CassetteFormatError               not JSON, or not the shape the schema says
     │   ├── CassetteVersionError              written by a newer format version
     │   └── CassetteIntegrityError            a CAS blob is missing or altered
+    ├── TapeError                     exit 3  an event tape could not be read or written
+    │   ├── TapeFormatError                   not NDJSON, or not the shape docs/tape.md describes
+    │   ├── TapeVersionError                  written by a newer tape format version
+    │   └── TapeIntegrityError                a payload's bytes do not match its content hash
     ├── PathEscapeError               exit 2  a path leaves the folder it must stay in
     ├── RedactionPolicyError          exit 2  a redaction policy file is invalid
     ├── WorldSpecError                exit 2  a world spec violates its schema or cannot run
+    ├── EvalError                     exit 2  eval input that cannot be scored (file, world, task, k)
     └── ServerError                   exit 4  the MCP server could not be started or failed
         └── ServerStartError                  the command could not be spawned
 
@@ -65,6 +70,22 @@ class CassetteIntegrityError(CassetteError):
     pass
 
 
+class TapeError(HarnError):
+    exit_code = 3
+
+
+class TapeFormatError(TapeError):
+    pass
+
+
+class TapeVersionError(TapeError):
+    pass
+
+
+class TapeIntegrityError(TapeError):
+    pass
+
+
 class PathEscapeError(HarnError):
     exit_code = 2
 
@@ -74,6 +95,13 @@ class RedactionPolicyError(HarnError):
 
 
 class WorldSpecError(HarnError):
+    exit_code = 2
+
+
+class EvalError(HarnError):
+    """Input eval cannot use: an unreadable or invalid file, an unknown world, task or fault
+    profile, a bad spec, or a ``k`` above some task's number of runs."""
+
     exit_code = 2
 
 

@@ -22,7 +22,7 @@ from typing import Any, Final, Protocol
 
 import orjson
 
-from harn_mcp_mock.errors import HarnError
+from harn_mcp_mock.errors import EvalError
 from harn_mcp_mock.scoring.diff import Differ
 from harn_mcp_mock.scoring.passk import aggregate
 from harn_mcp_mock.scoring.run import RunScore, TaskScorer
@@ -48,13 +48,6 @@ INPUT_VERSION: Final = 1
 """The newest state/report ``version`` this code reads."""
 EVAL_VERSION: Final = 1
 """``version`` of the JSON eval result; bumped on any change to its shape."""
-
-
-class EvalError(HarnError):
-    """Input eval cannot use: an unreadable or invalid file, an unknown world, task or fault
-    profile, a bad spec, or a ``k`` above some task's number of runs (exit 2)."""
-
-    exit_code = 2
 
 
 class _SpecLike(Protocol):

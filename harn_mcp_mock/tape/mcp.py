@@ -1,0 +1,148 @@
+"""MCP traffic onto a tape: one ``mcp_json_rpc`` record per completed exchange or notification.
+
+The record, replay and world commands hand every JSON-RPC message they forward (already
+redacted) to :meth:`McpTapeObserver.on_message`. Requests are paired with their responses by
+``(direction of the request, id)``, so responses may arrive in any order and both sides may
+have requests in flight with the same id. A record is written when the exchange completes,
+so records are in completion order.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from harn_mcp_mock.store import canonical_bytes, digest
+from harn_mcp_mock.tape.model import TapeWriter
+
+CLIENT_TO_SERVER = "client->server"
+SERVER_TO_CLIENT = "server->client"
+
+_DIRECTIONS = {
+    "client->server": CLIENT_TO_SERVER,
+    "client": CLIENT_TO_SERVER,
+    "server->client": SERVER_TO_CLIENT,
+    "server": SERVER_TO_CLIENT,
+}
+_OPPOSITE = {CLIENT_TO_SERVER: SERVER_TO_CLIENT, SERVER_TO_CLIENT: CLIENT_TO_SERVER}
+
+
+def _id_key(value: Any) -> tuple[str, Any]:
+    # 1 and "1" are different JSON-RPC ids.
+    return (type(value).__name__, value if isinstance(value, (int, str)) else repr(value))
+
+
+class _Pending:
+    __slots__ = ("body", "method", "started_ns")
+
+    def __init__(self, method: str, body: bytes, started_ns: int) -> None:
+        self.method = method
+        self.body = body
+        self.started_ns = started_ns
+
+
+class McpTapeObserver:
+    """Pairs JSON-RPC requests with responses and writes ``mcp_json_rpc`` records to ``writer``.
+
+    Record fields: ``server``, ``method``, ``direction`` (of the request: ``client->server`` for
+    a client call, ``server->client`` for sampling/elicitation/roots), ``request_digest`` and
+    ``response_digest`` (BLAKE3 of the canonical JSON), ``latency_ms``, the payloads
+    ``request`` and ``response`` (canonical JSON of the messages as given) and ``error_code``
+    when the response is a JSON-RPC error. A notification gives a record with ``server``,
+    ``method``, ``direction``, ``notification: true``, ``request_digest`` and ``payload``.
+    """
+
+    def __init__(self, writer: TapeWriter, server: str) -> None:
+        self.writer = writer
+        self.server = server
+        self._pending: dict[tuple[str, tuple[str, Any]], _Pending] = {}
+        self._lock = threading.Lock()
+
+    def on_message(self, direction: str, message: Any, *, latency_ms: float | None = None) -> None:
+        """Observe one message sent in ``direction`` (``client->server``/``server->client``;
+        ``client``/``server`` name the sender). A batch (a JSON array) is taken element by element."""
+        try:
+            sender = _DIRECTIONS[direction]
+        except KeyError:
+            raise ValueError(
+                f"direction must be 'client->server' or 'server->client', not {direction!r}"
+            ) from None
+        if isinstance(message, list):
+            for item in message:
+                self.on_message(sender, item, latency_ms=latency_ms)
+            return
+        if not isinstance(message, dict):
+            return  # not JSON-RPC: nothing to pair (the cassette keeps invalid traffic)
+        method = message.get("method")
+        has_id = "id" in message and message["id"] is not None
+        if isinstance(method, str):
+            body = canonical_bytes(message)
+            if not has_id:
+                self.writer.record(
+                    "mcp_json_rpc",
+                    server=self.server,
+                    method=method,
+                    direction=sender,
+                    notification=True,
+                    request_digest=digest(body),
+                    payloads={"payload": body},
+                )
+                return
+            with self._lock:
+                self._pending[(sender, _id_key(message["id"]))] = _Pending(
+                    method, body, self.writer.clock.monotonic_ns()
+                )
+            return
+        if not has_id or ("result" not in message and "error" not in message):
+            return
+        request_direction = _OPPOSITE[sender]
+        with self._lock:
+            pending = self._pending.pop((request_direction, _id_key(message["id"])), None)
+        self._write_exchange(request_direction, pending, message, latency_ms)
+
+    def _write_exchange(
+        self,
+        direction: str,
+        pending: _Pending | None,
+        response: dict[str, Any] | None,
+        latency_ms: float | None,
+    ) -> None:
+        fields: dict[str, Any] = {
+            "server": self.server,
+            "method": pending.method if pending else None,
+            "direction": direction,
+        }
+        payloads: dict[str, bytes | str] = {}
+        if pending is not None:
+            fields["request_digest"] = digest(pending.body)
+            payloads["request"] = pending.body
+            if latency_ms is None and response is not None:
+                latency_ms = (self.writer.clock.monotonic_ns() - pending.started_ns) / 1_000_000
+        else:
+            fields["request_digest"] = None
+            fields["unmatched"] = True  # a response to a request we never saw
+        if response is not None:
+            body = canonical_bytes(response)
+            fields["response_digest"] = digest(body)
+            payloads["response"] = body
+            error = response.get("error")
+            if isinstance(error, dict) and "code" in error:
+                fields["error_code"] = error["code"]
+        else:
+            fields["response_digest"] = None
+            fields["unanswered"] = True
+        fields["latency_ms"] = round(latency_ms, 3) if latency_ms is not None else None
+        self.writer.record("mcp_json_rpc", payloads=payloads, **fields)
+
+    @property
+    def pending(self) -> int:
+        """Requests still waiting for their response."""
+        return len(self._pending)
+
+    def finish(self) -> None:
+        """Write a record (``unanswered: true``, no response) for every request never answered."""
+        with self._lock:
+            left = list(self._pending.items())
+            self._pending.clear()
+        for (direction, _), pending in left:  # dict order: the order the requests were seen
+            self._write_exchange(direction, pending, None, None)
