@@ -19,6 +19,7 @@ def replay_main(
     repeat: str = "last",
     strict_order: bool = False,
     redact_policy: Path | None = None,
+    emit_tape: Path | None = None,
 ) -> int:
     """`harn mcp mock replay`; returns the exit code."""
     prog = "harn mcp mock replay"
@@ -36,6 +37,7 @@ def replay_main(
             strict_order=strict_order,
             policy_path=redact_policy,
             on_event=lambda text: note(prog, text),
+            emit_tape=emit_tape,
         )
     if strict and not outcome.clean:
         note(prog, f"--strict: {outcome.problem_summary()}")
@@ -114,6 +116,7 @@ def world_main(
     faults: str | None = None,
     state_out: Path | None = None,
     report: Path | None = None,
+    emit_tape: Path | None = None,
 ) -> int:
     """`harn mcp mock world`: serve the world on stdio; on stdin close write the state and report."""
     prog = "harn mcp mock world"
@@ -123,7 +126,7 @@ def world_main(
         from harn_mcp_mock.store.cas import atomic_write
         from harn_mcp_mock.world.run import serve_world
 
-        engine = serve_world(spec, task=task, seed=seed, run_id=run_id, faults=faults)
+        engine = serve_world(spec, task=task, seed=seed, run_id=run_id, faults=faults, emit_tape=emit_tape)
         dump = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
         if state_out is not None:
             atomic_write(state_out, orjson.dumps(engine.state_document(), option=dump) + b"\n")

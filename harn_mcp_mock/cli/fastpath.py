@@ -24,6 +24,7 @@ REPLAY_FLAGS: dict[str, tuple[str, str]] = {
     "--repeat": ("repeat", "str"),
     "--strict-order": ("strict_order", "flag"),
     "--redact-policy": ("redact_policy", "path"),
+    "--emit-tape": ("emit_tape", "path"),
 }
 
 
@@ -36,6 +37,7 @@ WORLD_FLAGS: dict[str, tuple[str, str]] = {
     "--faults": ("faults", "str"),
     "--state-out": ("state_out", "path"),
     "--report": ("report", "path"),
+    "--emit-tape": ("emit_tape", "path"),
 }
 
 

@@ -34,6 +34,10 @@ def record(
         typer.Option("--shutdown-timeout", help="Seconds the server gets to exit before SIGTERM/SIGKILL."),
     ] = 5.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line on stderr.")] = False,
+    emit_tape: Annotated[
+        Path | None,
+        typer.Option("--emit-tape", help="Also write every exchange to an event tape (docs/tape.md)."),
+    ] = None,
 ) -> None:
     """Proxy a stdio MCP server transparently and record every message into a cassette.
 
@@ -45,7 +49,9 @@ def record(
     with handle_errors(prog):
         from harn_mcp_mock.record.session import record_command
 
-        result = record_command(command or [], cassette, policy_path=redact_policy, grace=shutdown_timeout)
+        result = record_command(
+            command or [], cassette, policy_path=redact_policy, grace=shutdown_timeout, emit_tape=emit_tape
+        )
         if not quiet:
             counts = result.counts
             note(
@@ -115,6 +121,10 @@ def replay(
         Path | None,
         typer.Option("--redact-policy", help="The redaction policy the cassette was recorded with."),
     ] = None,
+    emit_tape: Annotated[
+        Path | None,
+        typer.Option("--emit-tape", help="Also write every exchange to an event tape (docs/tape.md)."),
+    ] = None,
 ) -> None:
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
 
@@ -135,6 +145,7 @@ def replay(
             repeat=repeat,
             strict_order=strict_order,
             redact_policy=redact_policy,
+            emit_tape=emit_tape,
         )
     )
 
@@ -223,6 +234,10 @@ def world(
     faults: Annotated[str | None, typer.Option("--faults", help="Fault profile name from the spec.")] = None,
     state_out: Annotated[Path | None, typer.Option("--state-out", help="Write the final state here.")] = None,
     report: Annotated[Path | None, typer.Option("--report", help="Write the run report here.")] = None,
+    emit_tape: Annotated[
+        Path | None,
+        typer.Option("--emit-tape", help="Also write every exchange to an event tape (docs/tape.md)."),
+    ] = None,
 ) -> None:
     """Serve a world on stdio; when stdin closes, write the final state and the report.
 

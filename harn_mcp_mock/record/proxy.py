@@ -215,6 +215,7 @@ def record_stdio(
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     grace: float = 5.0,
+    observer: Any = None,
 ) -> RecordResult:
     """Proxy a stdio server between ``stdin_fd``/``stdout_fd`` and record it into ``cassette``."""
     recorder = Recorder(
@@ -224,6 +225,7 @@ def record_stdio(
         policy_name=policy_name,
         policy_digest=policy_digest,
         clock=clock,
+        observer=observer,
     )
     proxy = StdioProxy(
         command,

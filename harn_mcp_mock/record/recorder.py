@@ -89,8 +89,11 @@ class Recorder:
         policy_digest: str,
         transport: str = "stdio",
         clock: Clock = SYSTEM_CLOCK,
+        observer: Any = None,
     ) -> None:
         self.cassette_path = Path(cassette)
+        self.observer = observer
+        """Optional ``on_message(direction, redacted_message, latency_ms=...)`` (the MCP tape)."""
         self.command = command
         self._redactor = redactor
         self._clock = clock
@@ -155,6 +158,9 @@ class Recorder:
             replies.append(reply)
             latencies.append(latency)
         msg = Message(seq, direction, redacted)
+        if self.observer is not None:
+            latency = next((x for x in latencies if x is not None), None)
+            self.observer.on_message(direction, redacted, latency_ms=latency)
         if frame.kind == "batch":
             if any(r is not None for r in replies):
                 msg.reply_to, msg.latency_ms = replies, latencies

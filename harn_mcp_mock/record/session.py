@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from harn_mcp_mock.cassette.model import journal_path
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
@@ -27,8 +28,12 @@ def record_command(
     grace: float = 5.0,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
+    emit_tape: str | Path | None = None,
 ) -> RecordResult:
-    """Record ``command`` (a stdio MCP server) into ``cassette`` while proxying our stdio to it."""
+    """Record ``command`` (a stdio MCP server) into ``cassette`` while proxying our stdio to it.
+
+    ``emit_tape`` also writes every exchange, redacted, as ``mcp_json_rpc`` records of an event tape.
+    """
     if not command:
         raise UsageError("no server command: put it after `--`, e.g. `-- mcp-server-time`")
     cassette = Path(cassette)
@@ -41,6 +46,35 @@ def record_command(
     policy = load_policy(policy_path)
     server_env = dict(os.environ if env is None else env)
     redactor = policy.redactor(argv=list(command), env=server_env)
+    writer = observer = None
+    if emit_tape is not None:
+        from harn_mcp_mock.tape import TapeWriter
+        from harn_mcp_mock.tape.mcp import McpTapeObserver
+
+        shown = redactor.redact_argv(list(command))
+        writer = TapeWriter(emit_tape, clock=clock, script_path=shown[0], argv=shown[1:])
+        observer = McpTapeObserver(writer, Path(shown[0]).name)
+    try:
+        return _record(
+            command, cassette, redactor, policy, server_env, clock, stdin_fd, stdout_fd, grace, observer
+        )
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _record(
+    command: Sequence[str],
+    cassette: Path,
+    redactor: Any,
+    policy: RedactionPolicy,
+    server_env: dict[str, str],
+    clock: Clock,
+    stdin_fd: int,
+    stdout_fd: int,
+    grace: float,
+    observer: Any,
+) -> RecordResult:
     return record_stdio(
         command,
         cassette,
@@ -53,4 +87,5 @@ def record_command(
         stdin_fd=stdin_fd,
         stdout_fd=stdout_fd,
         grace=grace,
+        observer=observer,
     )

@@ -48,6 +48,7 @@ def run_replay(
     on_event: Callable[[str], None] | None = None,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
+    emit_tape: str | Path | None = None,
 ) -> ReplayOutcome:
     record_mode = parse_record_mode(mode)
     cassette = Path(cassette)
@@ -100,7 +101,16 @@ def run_replay(
             latency=latency,
             on_event=on_event,
         )
-        serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+        if emit_tape is not None:
+            from harn_mcp_mock.tape import TapeWriter
+            from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
+
+            server = str((engine.cassette.server.get("serverInfo") or {}).get("name") or cassette.name)
+            with TapeWriter(emit_tape, script_path=str(cassette), argv=["replay"]) as writer:
+                taped = TapedEngine(engine, McpTapeObserver(writer, server), engine.redactor.redact_message)
+                serve_stdio(taped, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+        else:
+            serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
         report = engine.finish()
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")

@@ -146,3 +146,41 @@ class McpTapeObserver:
             self._pending.clear()
         for (direction, _), pending in left:  # dict order: the order the requests were seen
             self._write_exchange(direction, pending, None, None)
+
+
+class TapedEngine:
+    """Wraps a JSON-RPC engine (replay, world) so every exchange is also written to a tape.
+
+    ``redact`` is applied to incoming client messages before they reach the tape (the replay
+    passes its cassette's redactor; a world has no secrets). Outgoing messages are already
+    what a cassette or world spec holds.
+    """
+
+    def __init__(self, engine: Any, observer: McpTapeObserver, redact: Any = None) -> None:
+        self.engine = engine
+        self.observer = observer
+        self.redact = redact
+
+    def receive(self, message: Any) -> list[Any]:
+        shown = self.redact(message) if self.redact is not None else message
+        self.observer.on_message("client", shown)
+        outs = self.engine.receive(message)
+        for out in outs:
+            self.observer.on_message("server", out.message)
+        return list(outs)
+
+
+class EngineClock:
+    """A Clock reading a world engine's virtual time, so a world's tape is deterministic."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def wall_ms(self) -> int:
+        return int(self.engine.now_ms)
+
+    def monotonic_ns(self) -> int:
+        return int(self.engine.now_ms - self.engine.spec.start_ms) * 1_000_000
+
+    def sleep(self, seconds: float) -> None:
+        self.engine.now_ms += int(seconds * 1000)

@@ -21,8 +21,31 @@ def serve_world(
     faults: str | None = None,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
+    emit_tape: str | Path | None = None,
 ) -> WorldEngine:
-    """Load the spec, serve it until stdin closes, and return the engine (final state, log)."""
+    """Load the spec, serve it until stdin closes, and return the engine (final state, log).
+
+    ``emit_tape`` writes every exchange to an event tape stamped with the world's virtual clock,
+    so the same seed and calls give a byte-identical tape.
+    """
     engine = WorldEngine(load_spec(spec_path), task=task, seed=seed, run_id=run_id, faults=faults)
-    serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd)
+    if emit_tape is None:
+        serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd)
+        return engine
+    from harn_mcp_mock.tape import TapeWriter
+    from harn_mcp_mock.tape.mcp import EngineClock, McpTapeObserver, TapedEngine
+
+    argv = ["world", "--seed", str(seed), "--run-id", run_id] + (["--faults", faults] if faults else [])
+    with TapeWriter(
+        emit_tape,
+        clock=EngineClock(engine),
+        script_path=str(spec_path),
+        argv=argv,
+        started_at_unix_ms=engine.spec.start_ms,
+    ) as writer:
+        serve_stdio(
+            TapedEngine(engine, McpTapeObserver(writer, engine.spec.name)),
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+        )
     return engine
