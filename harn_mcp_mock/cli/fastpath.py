@@ -38,6 +38,7 @@ WORLD_FLAGS: dict[str, tuple[str, str]] = {
     "--state-out": ("state_out", "path"),
     "--report": ("report", "path"),
     "--emit-tape": ("emit_tape", "path"),
+    "--tape": ("emit_tape", "path"),
 }
 
 

@@ -236,7 +236,9 @@ def world(
     report: Annotated[Path | None, typer.Option("--report", help="Write the run report here.")] = None,
     emit_tape: Annotated[
         Path | None,
-        typer.Option("--emit-tape", help="Also write every exchange to an event tape (docs/tape.md)."),
+        typer.Option(
+            "--emit-tape", "--tape", help="Also write every exchange to an event tape (docs/tape.md)."
+        ),
     ] = None,
 ) -> None:
     """Serve a world on stdio; when stdin closes, write the final state and the report.
