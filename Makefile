@@ -22,7 +22,7 @@ PEERS_MISSING := $(if $(wildcard $(EVERYTHING_MANIFEST)),,peers-missing)
 
 PYTEST_ARGS ?=
 
-.PHONY: venv install peers lint test test-fast bench demo peers-missing
+.PHONY: venv install peers lint lint-test-patterns test test-fast bench demo peers-missing
 
 venv: $(PY)
 
@@ -49,6 +49,10 @@ lint: $(INSTALL_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(PY) scripts/lint_test_patterns.py
+
+lint-test-patterns: | $(PY)
+	$(PY) scripts/lint_test_patterns.py
 
 test: install lint
 	$(BIN)/pytest -q $(PYTEST_ARGS)

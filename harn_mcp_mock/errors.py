@@ -18,8 +18,12 @@ line or field at fault (never a secret, never a traceback)::
     ├── RedactionPolicyError          exit 2  a redaction policy file is invalid
     ├── WorldSpecError                exit 2  a world spec violates its schema or cannot run
     ├── EvalError                     exit 2  eval input that cannot be scored (file, world, task, k)
-    └── ServerError                   exit 4  the MCP server could not be started or failed
-        └── ServerStartError                  the command could not be spawned
+    ├── ServerError                   exit 4  the MCP server could not be started or failed
+    │   └── ServerStartError                  the command could not be spawned
+    ├── TestbenchError                exit 2  the testbench was misused (nested, contradictory flags)
+    ├── LlmFixtureError               exit 1  an LLM call had no fixture left, or diverged
+    ├── ProcessTapeDivergenceError    exit 1  a subprocess call differs from the replayed tape
+    └── NetworkDeniedError            exit 1  egress refused (also a ``ConnectionRefusedError``)
 
 Exit codes 0 and 1 stay free for "success" and "the check found a problem" (verify, eval),
 and ``record`` exits with the server's own exit code.
@@ -27,6 +31,7 @@ and ``record`` exits with the server's own exit code.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -111,3 +116,35 @@ class ServerError(HarnError):
 
 class ServerStartError(ServerError):
     pass
+
+
+class TestbenchError(HarnError):
+    __test__ = False  # not a pytest test class
+    exit_code = 2
+
+
+class LlmFixtureError(HarnError):
+    exit_code = 1
+
+
+class ProcessTapeDivergenceError(HarnError):
+    exit_code = 1
+
+
+class NetworkDeniedError(HarnError, ConnectionRefusedError):
+    """Raised instead of connecting: a ``ConnectionRefusedError`` (``OSError``), so libraries handle it."""
+
+    exit_code = 1
+
+    def __init__(self, host: str, port: int | str | None) -> None:
+        self.host = host
+        self.port = port
+        target = f"{host}:{port}" if port is not None else host
+        HarnError.__init__(
+            self, f"network egress to {target} denied by the testbench (allow it with --allow-host {host})"
+        )
+        self.errno = errno.ECONNREFUSED
+        self.strerror = self.message
+
+    def __str__(self) -> str:
+        return self.message
