@@ -23,7 +23,7 @@ from harn_mcp_mock.scoring.diff import diff_paths
 from harn_mcp_mock.scoring.run import score_run
 from harn_mcp_mock.world.engine import WorldEngine
 from harn_mcp_mock.world.predicates import holds
-from harn_mcp_mock.world.spec import WorldSpec, compile_spec
+from harn_mcp_mock.world.spec import WorldSpec, compile_spec, read_spec_json
 from harn_mcp_mock.world.state import copy_state
 
 HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False}
@@ -57,14 +57,7 @@ def schema_errors(doc: Any) -> list[str]:
 
 def check_world(path: str | Path) -> CheckResult:
     path = Path(path)
-    try:
-        doc = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise WorldSpecError("no such world spec", path=path) from None
-    except orjson.JSONDecodeError as exc:
-        raise WorldSpecError(
-            f"not valid JSON: {str(exc).split(':')[0]}", path=path, where=f"{exc.lineno}:{exc.colno}"
-        ) from None
+    doc = read_spec_json(path)
     result = CheckResult(str(path))
     errors = schema_errors(doc)
     if errors:

@@ -153,17 +153,21 @@ class _Checker:
         return self.obj(value, where)
 
 
-def load_spec(path: str | Path) -> WorldSpec:
-    path = Path(path)
+def read_spec_json(path: Path) -> Any:
+    """The JSON of a spec file, or a one-line WorldSpecError naming the file (and line:column)."""
     try:
-        data = orjson.loads(path.read_bytes())
+        return orjson.loads(path.read_bytes())
     except FileNotFoundError:
         raise WorldSpecError("no such world spec", path=path) from None
     except orjson.JSONDecodeError as exc:
         raise WorldSpecError(
             f"not valid JSON: {str(exc).split(':')[0]}", path=path, where=f"{exc.lineno}:{exc.colno}"
         ) from None
-    return compile_spec(data, path)
+
+
+def load_spec(path: str | Path) -> WorldSpec:
+    path = Path(path)
+    return compile_spec(read_spec_json(path), path)
 
 
 TOP = {
