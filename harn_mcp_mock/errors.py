@@ -18,6 +18,9 @@ line or field at fault (never a secret, never a traceback)::
     ├── RedactionPolicyError          exit 2  a redaction policy file is invalid
     ├── WorldSpecError                exit 2  a world spec violates its schema or cannot run
     ├── EvalError                     exit 2  eval input that cannot be scored (file, world, task, k)
+    ├── ProtocolError                 exit 2  a Harn Agents Protocol rule was broken (defined with its
+    │                                         error envelope in protocol/errors.py)
+    ├── JcsError                      exit 2  a value RFC 8785 cannot canonicalise (protocol/jcs.py)
     ├── ServerError                   exit 4  the MCP server could not be started or failed
     │   └── ServerStartError                  the command could not be spawned
     ├── TestbenchError                exit 2  the testbench was misused (nested, contradictory flags)
