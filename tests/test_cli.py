@@ -15,23 +15,28 @@ from harn_mcp_mock.cli import apps, fastpath
 runner = CliRunner()
 
 
-def replay_click_command() -> Any:
+def click_command(name: str) -> Any:
     group: Any = typer.main.get_command(apps.mock.app)  # typer vendors its own click
-    return group.commands["replay"]
+    return group.commands[name]
 
 
-def test_the_fast_path_table_mirrors_the_typer_replay_options_exactly() -> None:
-    typer_side: dict[str, tuple[str, str]] = {}
-    for param in replay_click_command().params:
+def typer_options(name: str) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for param in click_command(name).params:
         if type(param).__name__.endswith("Option"):
             kind = "flag" if param.is_flag else "list" if param.multiple else "str"
             for flag in param.opts:
-                typer_side[flag] = (str(param.name), kind)
-    fast_side = {
-        flag: (name, "str" if kind == "path" else kind)
-        for flag, (name, kind) in fastpath.REPLAY_FLAGS.items()
-    }
-    assert fast_side == typer_side
+                out[flag] = (str(param.name), kind)
+    return out
+
+
+def loosely(table: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    return {flag: (name, "str" if kind in ("path", "int") else kind) for flag, (name, kind) in table.items()}
+
+
+def test_the_fast_path_tables_mirror_the_typer_options_exactly() -> None:
+    assert loosely(fastpath.REPLAY_FLAGS) == typer_options("replay")
+    assert loosely(fastpath.WORLD_FLAGS) == typer_options("world")
 
 
 def test_the_fast_path_leaves_help_unknown_flags_and_other_commands_to_typer() -> None:

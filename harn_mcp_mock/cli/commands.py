@@ -20,9 +20,31 @@ def replay_main(
     strict_order: bool = False,
     redact_policy: Path | None = None,
     emit_tape: Path | None = None,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    allow_remote: bool = False,
 ) -> int:
     """`harn mcp mock replay`; returns the exit code."""
     prog = "harn mcp mock replay"
+    if http:
+        return _replay_http_main(
+            prog,
+            cassette,
+            command=command,
+            mode=mode,
+            strict=strict,
+            report=report,
+            latency=latency,
+            ignore_path=ignore_path,
+            repeat=repeat,
+            strict_order=strict_order,
+            redact_policy=redact_policy,
+            emit_tape=emit_tape,
+            host=host,
+            port=port,
+            allow_remote=allow_remote,
+        )
     with handle_errors(prog):
         from harn_mcp_mock.replay.run import run_replay
 
@@ -43,6 +65,57 @@ def replay_main(
         note(prog, f"--strict: {outcome.problem_summary()}")
         return 1
     return outcome.exit_code
+
+
+def _replay_http_main(
+    prog: str,
+    cassette: Path,
+    *,
+    command: list[str],
+    mode: str,
+    strict: bool,
+    report: Path | None,
+    latency: str,
+    ignore_path: list[str] | None,
+    repeat: str,
+    strict_order: bool,
+    redact_policy: Path | None,
+    emit_tape: Path | None,
+    host: str,
+    port: int,
+    allow_remote: bool,
+) -> int:
+    """`harn mcp mock replay --http`: the cassette over Streamable HTTP (docs/http.md)."""
+    from harn_mcp_mock.errors import UsageError
+
+    with handle_errors(prog):
+        if mode != "none" or command:
+            raise UsageError("--http replays only (--mode none, no server command)", where="--http")
+        if emit_tape is not None:
+            raise UsageError("--emit-tape is not supported with --http yet", where="--emit-tape")
+        from harn_mcp_mock.http.run import run_replay_http
+
+        outcome = run_replay_http(
+            cassette,
+            host=host,
+            port=port,
+            allow_remote=allow_remote,
+            report_path=report,
+            latency=latency,
+            ignore_paths=ignore_path or [],
+            repeat=repeat,
+            strict_order=strict_order,
+            policy_path=redact_policy,
+            on_event=lambda text: note(prog, text),
+        )
+    if strict and not outcome.clean:
+        note(
+            prog,
+            f"--strict: {len(outcome.misses)} missed request(s), {len(outcome.unused)} unused recorded "
+            f"interaction(s), {len(outcome.answer_mismatches)} client answer(s) different from the recording",
+        )
+        return 1
+    return 0
 
 
 def verify_main(

@@ -25,6 +25,10 @@ REPLAY_FLAGS: dict[str, tuple[str, str]] = {
     "--strict-order": ("strict_order", "flag"),
     "--redact-policy": ("redact_policy", "path"),
     "--emit-tape": ("emit_tape", "path"),
+    "--http": ("http", "flag"),
+    "--host": ("host", "str"),
+    "--port": ("port", "int"),
+    "--allow-remote": ("allow_remote", "flag"),
 }
 
 

@@ -38,14 +38,60 @@ def record(
         Path | None,
         typer.Option("--emit-tape", help="Also write every exchange to an event tape (docs/tape.md)."),
     ] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            "--url", help="Record this Streamable HTTP server through a loopback proxy (docs/http.md)."
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option("--header", help="With --url: NAME:VALUE added to every upstream request (repeatable)."),
+    ] = None,
+    host: Annotated[
+        str, typer.Option("--host", help="With --url: address to listen on (loopback unless --allow-remote).")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int,
+        typer.Option("--port", help="With --url: port (0 picks a free one; the URL is printed on stdout)."),
+    ] = 0,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="With --url: allow a non-loopback --host.")
+    ] = False,
 ) -> None:
     """Proxy a stdio MCP server transparently and record every message into a cassette.
 
     Usage: harn mcp mock record --cassette F [--redact-policy P] -- <server command...>
+       or: harn mcp mock record --cassette F --url https://server/mcp [--header K:V ...] [--port P]
 
-    Exits with the server's exit code (128+N if signal N ended it).
+    Exits with the server's exit code (128+N if signal N ended it); 0 for --url.
     """
     prog = "harn mcp mock record"
+    if url is not None:
+        with handle_errors(prog):
+            from harn_mcp_mock.errors import UsageError
+            from harn_mcp_mock.http.record_proxy import record_http
+
+            if command:
+                raise UsageError("--url records an HTTP server: drop the command after `--`", where="--url")
+            if emit_tape is not None:
+                raise UsageError("--emit-tape is not supported with --url yet", where="--emit-tape")
+            recorded, _proxy = record_http(
+                cassette,
+                url,
+                headers=header or [],
+                policy_path=redact_policy,
+                host=host,
+                port=port,
+                allow_remote=allow_remote,
+                on_event=lambda text: note(prog, text),
+            )
+            if not quiet:
+                note(
+                    prog,
+                    f"wrote {cassette} ({len(recorded.messages)} messages, {recorded.meta['exit']['reason']})",
+                )
+        raise typer.Exit(0)
     with handle_errors(prog):
         from harn_mcp_mock.record.session import record_command
 
@@ -125,6 +171,22 @@ def replay(
         Path | None,
         typer.Option("--emit-tape", help="Also write every exchange to an event tape (docs/tape.md)."),
     ] = None,
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve over Streamable HTTP instead of stdio (docs/http.md).")
+    ] = False,
+    host: Annotated[
+        str,
+        typer.Option("--host", help="With --http: address to listen on (loopback unless --allow-remote)."),
+    ] = "127.0.0.1",
+    port: Annotated[
+        int,
+        typer.Option(
+            "--port", help="With --http: port (0 picks a free one; the URL is stdout's first line)."
+        ),
+    ] = 0,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="With --http: allow a non-loopback --host.")
+    ] = False,
 ) -> None:
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
 
@@ -146,6 +208,10 @@ def replay(
             strict_order=strict_order,
             redact_policy=redact_policy,
             emit_tape=emit_tape,
+            http=http,
+            host=host,
+            port=port,
+            allow_remote=allow_remote,
         )
     )
 

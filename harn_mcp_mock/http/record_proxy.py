@@ -1,0 +1,309 @@
+"""Record a Streamable HTTP MCP server: a reverse proxy on loopback that forwards to ``upstream``.
+
+Every request (POST, GET, DELETE) is forwarded with its headers (``Mcp-Session-Id``,
+``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``...) plus the ``--header``
+values; every answer comes back with its status and headers, JSON bodies whole and SSE streams
+event by event, as they arrive. Each JSON-RPC message seen in either direction goes through
+the :class:`~harn_mcp_mock.record.recorder.Recorder` (redacted there, as over stdio). The
+HTTP-level facts (method, status, content type, redacted headers) of every exchange are kept
+in :attr:`RecordProxy.exchanges`; the cassette format has no place for them yet.
+
+An upstream that cannot be reached (refused connection, bad TLS, timeout) is answered with
+``502`` and a JSON-RPC error naming the upstream and the cause, so the client fails clearly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from harn_mcp_mock.errors import CassetteError, UsageError
+from harn_mcp_mock.http.replay_server import (
+    HttpServer,
+    Receive,
+    Scope,
+    Send,
+    _json,
+    _plain,
+    _print_url,
+    _read_body,
+)
+from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from harn_mcp_mock.cassette.model import Cassette
+    from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+
+HOP_BY_HOP = frozenset(
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-authenticate",
+        b"proxy-authorization",
+        b"te",
+        b"trailer",
+        b"transfer-encoding",
+        b"upgrade",
+        b"host",
+        b"content-length",
+        b"accept-encoding",
+        b"content-encoding",
+    }
+)
+KEPT_RESPONSE_HEADERS = ("content-type", "mcp-session-id", "location", "retry-after", "www-authenticate")
+
+
+def parse_header_option(text: str) -> tuple[str, str]:
+    """``"K:V"`` (as given to ``--header``) -> ``("K", "V")``."""
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip():
+        raise UsageError(f"bad header {text!r}: use NAME:VALUE", where="--header")
+    return name.strip(), value.strip()
+
+
+class SseSplitter:
+    """Incremental SSE parser: feed bytes, get the ``data`` of each complete event."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        self._buffer += chunk.replace(b"\r\n", b"\n")
+        events: list[bytes] = []
+        while True:
+            end = self._buffer.find(b"\n\n")
+            if end < 0:
+                return events
+            block, self._buffer = self._buffer[:end], self._buffer[end + 2 :]
+            data = [line[5:].removeprefix(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
+            if data:
+                events.append(b"\n".join(data))
+
+
+class RecordProxy:
+    """The ASGI reverse proxy. Use :meth:`lifespan` (Starlette) to own the upstream client."""
+
+    def __init__(
+        self,
+        upstream: str,
+        recorder: Recorder,
+        redactor: MessageRedactor,
+        *,
+        headers: Mapping[str, str] | None = None,
+        verify: bool | str = True,
+        on_event: Callable[[str], None] | None = None,
+    ) -> None:
+        if not upstream.startswith(("http://", "https://")):
+            raise UsageError(f"bad upstream URL {upstream!r}: use http:// or https://", where="--url")
+        self.upstream = upstream
+        self.recorder = recorder
+        self.redactor = redactor
+        self.headers = dict(headers or {})
+        self.verify = verify
+        self.on_event = on_event
+        self.exchanges: list[dict[str, Any]] = []
+        """One entry per HTTP exchange: method, status, content type, redacted headers, rpc ids."""
+        self._client: httpx2.AsyncClient | None = None
+
+    @asynccontextmanager
+    async def lifespan(self, _app: Any) -> AsyncIterator[None]:
+        import httpx2
+
+        timeout = httpx2.Timeout(30.0, read=300.0)
+        async with httpx2.AsyncClient(timeout=timeout, verify=self.verify, follow_redirects=False) as client:
+            self._client = client
+            try:
+                yield
+            finally:
+                self._client = None
+
+    def _event(self, text: str) -> None:
+        if self.on_event is not None:
+            self.on_event(text)
+
+    def _record(self, frame: Frame) -> list[Any]:
+        """Feed a frame to the recorder; the JSON-RPC ids it carries (for the exchange log)."""
+        if frame.kind == "invalid" and not frame.raw.strip():
+            return []
+        self.recorder.feed_frame(frame)
+        items = frame.obj if isinstance(frame.obj, list) else [frame.obj]
+        return [item.get("id") for item in items if isinstance(item, dict) and "id" in item]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        assert self._client is not None, "RecordProxy runs inside its lifespan"
+        method: str = scope["method"]
+        body = await _read_body(receive) if method in ("POST", "PUT", "PATCH") else b""
+        exchange: dict[str, Any] = {"method": method}
+        request_headers = {
+            k.decode("latin-1"): v.decode("latin-1")
+            for k, v in scope["headers"]
+            if k.lower() not in HOP_BY_HOP
+        }
+        request_headers.update(self.headers)
+        request_headers["accept-encoding"] = "identity"
+        exchange["request_headers"] = self.redactor.redact_message(
+            {k.lower(): v for k, v in request_headers.items() if k.lower() != "accept-encoding"}
+        )
+        request_frame: Frame | None = None
+        if body:
+            request_frame = parse_frame(body, CLIENT)
+            exchange["client_ids"] = self._record(request_frame)
+        self.exchanges.append(exchange)
+        url = self.upstream
+        if scope.get("query_string"):
+            url += ("&" if "?" in url else "?") + scope["query_string"].decode("latin-1")
+        import httpx2
+
+        try:
+            request = self._client.build_request(method, url, headers=request_headers, content=body or None)
+            response = await self._client.send(request, stream=True)
+        except httpx2.HTTPError as exc:
+            cause = _describe(exc)
+            text = f"harn-mcp-mock record: cannot reach the upstream server {self.upstream}: {cause}"
+            self._event(text)
+            exchange.update(status=502, error=cause)
+            msg_id = (
+                request_frame.id if request_frame is not None and request_frame.kind == "request" else None
+            )
+            error = {"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32603, "message": text}}
+            await _json(send, 502, orjson.dumps(error), [])
+            return
+        try:
+            await self._relay(response, exchange, send)
+        finally:
+            await response.aclose()
+
+    async def _relay(self, response: httpx2.Response, exchange: dict[str, Any], send: Send) -> None:
+        content_type = response.headers.get("content-type", "")
+        exchange["status"] = response.status_code
+        exchange["response_headers"] = self.redactor.redact_message(
+            {k: response.headers[k] for k in KEPT_RESPONSE_HEADERS if k in response.headers}
+        )
+        if response.status_code >= 400 or 300 <= response.status_code < 400:
+            self._event(f"upstream answered {exchange['method']} with HTTP {response.status_code}")
+        headers = [(k.lower(), v) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP]
+        server_ids: list[Any] = []
+        exchange["server_ids"] = server_ids
+        if content_type.partition(";")[0].strip().lower() == "text/event-stream":
+            await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+            splitter = SseSplitter()
+            async for chunk in response.aiter_raw():
+                for data in splitter.feed(chunk):
+                    server_ids.extend(self._record(parse_frame(data, SERVER)))
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        body = await response.aread()
+        if body and content_type.partition(";")[0].strip().lower() == "application/json":
+            server_ids.extend(self._record(parse_frame(body, SERVER)))
+        await _plain(send, response.status_code, body, headers)
+
+
+def _describe(exc: Exception) -> str:
+    """A one-line cause for an httpx error (refused, TLS, timeout...)."""
+    parts: list[str] = []
+    current: BaseException | None = exc
+    while current is not None and len(parts) < 4:
+        text = str(current).strip()
+        if text and text not in parts:
+            parts.append(text)
+        current = current.__cause__ or current.__context__
+    kind = type(exc).__name__
+    if "CERTIFICATE" in " ".join(parts).upper() or "SSL" in " ".join(parts).upper():
+        kind = "TLS error"
+    return f"{kind}: {'; '.join(parts) or 'no detail'}"
+
+
+def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp") -> Any:
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    return Starlette(
+        routes=[Route(path, endpoint=proxy, methods=["GET", "POST", "DELETE"])],
+        lifespan=proxy.lifespan,
+    )
+
+
+def open_recorder(
+    cassette: str | Path,
+    upstream: str,
+    headers: Sequence[str] = (),
+    *,
+    policy_path: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[Recorder, Any, dict[str, str]]:
+    """(recorder, redactor, parsed headers) for recording ``upstream`` into ``cassette``."""
+    from harn_mcp_mock.cassette.model import journal_path
+    from harn_mcp_mock.record.recorder import Recorder
+    from harn_mcp_mock.record.session import load_policy
+
+    cassette = Path(cassette)
+    if journal_path(cassette).exists():
+        raise CassetteError(
+            "an unfinished recording is in the way: run `harn mcp mock recover --cassette "
+            f"{cassette}` to keep it, or delete {journal_path(cassette).name}",
+            path=journal_path(cassette),
+        )
+    parsed = dict(parse_header_option(h) for h in headers)
+    argv = ["--url", upstream, *(f"{k}:{v}" for k, v in parsed.items()), *parsed.values()]
+    policy = load_policy(policy_path)
+    redactor = policy.redactor(argv=argv, env=dict(os.environ if env is None else env))
+    command = redactor.redact_argv(["--url", upstream, *(x for h in headers for x in ("--header", h))])
+    recorder = Recorder(
+        cassette,
+        redactor,
+        command=command,
+        policy_name=policy.name,
+        policy_digest=policy.digest,
+        transport="http",
+    )
+    return recorder, redactor, parsed
+
+
+def record_http(
+    cassette: str | Path,
+    upstream: str,
+    *,
+    headers: Sequence[str] = (),
+    policy_path: str | Path | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    path: str = "/mcp",
+    allow_remote: bool = False,
+    verify: bool | str = True,
+    on_ready: Callable[[str], None] | None = _print_url,
+    on_event: Callable[[str], None] | None = None,
+    on_server: Callable[[HttpServer], None] | None = None,
+) -> tuple[Cassette, RecordProxy]:
+    """Run the recording proxy until interrupted (or ``server.stop()``); write the cassette."""
+    recorder, redactor, parsed = open_recorder(cassette, upstream, headers, policy_path=policy_path)
+    try:
+        proxy = RecordProxy(upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event)
+        server = HttpServer(
+            build_proxy_app(proxy, path=path),
+            host=host,
+            port=port,
+            path=path,
+            allow_remote=allow_remote,
+            lifespan="on",
+        )
+    except BaseException:
+        recorder.discard()
+        raise
+    if on_server is not None:
+        on_server(server)
+    reason = "proxy-stopped"
+    try:
+        server.run(on_ready)
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    return recorder.finish({"code": None, "signal": None, "reason": reason}), proxy

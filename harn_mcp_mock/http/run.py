@@ -1,0 +1,83 @@
+"""What the CLI calls for ``replay --http`` and ``record --url`` (one function each)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import orjson
+
+from harn_mcp_mock.http.replay_server import HttpServer, SseMode, _print_url, build_app
+from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
+
+
+def merge_reports(engines: Sequence[ReplayEngine], cassette: str | None) -> ReplayReport:
+    """One report for every session's engine: counts and misses add up; an interaction is
+    unused only if no session used it."""
+    merged = ReplayReport(cassette)
+    unused: dict[int, dict[str, object]] | None = None
+    for engine in engines:
+        report = engine.finish()
+        merged.requests += report.requests
+        merged.hits += report.hits
+        merged.recorded += report.recorded
+        merged.misses.extend(report.misses)
+        merged.answer_mismatches.extend(report.answer_mismatches)
+        mine = {int(entry["seq"]): entry for entry in report.unused}
+        unused = mine if unused is None else {seq: e for seq, e in unused.items() if seq in mine}
+    merged.unused = list((unused or {}).values())
+    return merged
+
+
+def run_replay_http(
+    cassette: str | Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    allow_remote: bool = False,
+    sse: SseMode = "auto",
+    report_path: str | Path | None = None,
+    latency: str = "none",
+    ignore_paths: Iterable[str] = (),
+    repeat: str = "last",
+    strict_order: bool = False,
+    policy_path: str | Path | None = None,
+    on_event: Callable[[str], None] | None = None,
+    on_ready: Callable[[str], None] | None = _print_url,
+    on_server: Callable[[HttpServer], None] | None = None,
+) -> ReplayReport:
+    """Serve ``cassette`` over Streamable HTTP until interrupted; the merged report of all sessions."""
+    from harn_mcp_mock.replay.session import open_engine
+    from harn_mcp_mock.store.cas import atomic_write
+
+    ignore = list(ignore_paths)
+    repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in open_engine
+    engines: list[ReplayEngine] = []
+
+    def factory() -> ReplayEngine:
+        engine = open_engine(
+            cassette,
+            policy_path=policy_path,
+            ignore_paths=ignore,
+            repeat=repeat_mode,
+            strict_order=strict_order,
+            latency=latency,
+            on_event=on_event,
+        )
+        engines.append(engine)
+        return engine
+
+    first = factory()  # fail now (bad cassette, bad flags), before printing a URL
+    engines.clear()
+    app, _endpoint = build_app(factory, sse=sse, on_event=on_event)
+    server = HttpServer(app, host=host, port=port, allow_remote=allow_remote)
+    if on_server is not None:
+        on_server(server)
+    try:
+        server.run(on_ready)
+    except KeyboardInterrupt:
+        pass
+    report = merge_reports(engines or [first], str(cassette))
+    if report_path is not None:
+        atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
+    return report

@@ -1,0 +1,258 @@
+"""Record a real SDK Streamable HTTP server through the proxy, then replay over stdio and HTTP."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp
+import pytest
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.server.mcpserver import Context, MCPServer
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from harn_mcp_mock.cassette.model import load_cassette
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.http.record_proxy import SseSplitter, parse_header_option, record_http
+from harn_mcp_mock.http.replay_server import HttpServer
+
+from .conftest import serve_cassette
+
+TOKEN = "sk-live-0123456789abcdefSECRET"
+
+
+def upstream_app() -> Any:
+    server = MCPServer("upstream")
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    @server.tool()
+    async def shout(text: str, ctx: Context) -> str:
+        """Log, then shout."""
+        await ctx.info(f"shouting {text}")
+        return text.upper()
+
+    inner: ASGIApp = server.streamable_http_app()
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or [])
+        if scope["type"] == "http" and headers.get(b"authorization") != f"Bearer {TOKEN}".encode():
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await inner(scope, receive, send)
+
+    return guarded
+
+
+@contextmanager
+def serve_upstream() -> Iterator[str]:
+    with serve_app_lifespan(upstream_app()) as url:
+        yield url
+
+
+@contextmanager
+def serve_app_lifespan(app: Any) -> Iterator[str]:
+    server = HttpServer(app, lifespan="on")
+    ready = threading.Event()
+    thread = threading.Thread(target=server.run, kwargs={"on_ready": lambda _url: ready.set()}, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+        thread.join(10)
+
+
+@contextmanager
+def recording(cassette: Path, upstream: str, headers: list[str]) -> Iterator[tuple[str, list[Any]]]:
+    """The recording proxy in a thread; on exit it stops, and the result holds (cassette, proxy)."""
+    servers: list[HttpServer] = []
+    urls: list[str] = []
+    result: list[Any] = []
+    ready = threading.Event()
+
+    def run() -> None:
+        result.append(
+            record_http(
+                cassette,
+                upstream,
+                headers=headers,
+                on_ready=lambda url: (urls.append(url), ready.set()),
+                on_server=servers.append,
+            )
+        )
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    try:
+        yield urls[0], result
+    finally:
+        servers[0].stop()
+        thread.join(10)
+        assert not thread.is_alive()
+
+
+async def _session(client: mcp.Client) -> list[Any]:
+    tools = await client.session.list_tools()
+    added = await client.session.call_tool("add", {"a": 2, "b": 3})
+    shouted = await client.session.call_tool("shout", {"text": "hi"})
+    return [
+        sorted(t.name for t in tools.tools),
+        added.model_dump(mode="json", exclude_none=True),
+        shouted.model_dump(mode="json", exclude_none=True),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # ctx.info (logging)
+async def test_record_an_sdk_http_server_then_replay_over_stdio_and_http(tmp_path: Path) -> None:
+    cassette = tmp_path / "up.cassette.json"
+    logs: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        logs.append(params.data)
+
+    with (
+        serve_upstream() as upstream,
+        recording(cassette, upstream, [f"Authorization:Bearer {TOKEN}"]) as (
+            url,
+            result,
+        ),
+    ):
+        with anyio.fail_after(30):
+            async with mcp.Client(url, mode="legacy", logging_callback=on_log) as client:
+                live = await _session(client)
+    recorded, proxy = result[0]
+    assert live[0] == ["add", "shout"]
+    assert "5" in str(live[1]) and "HI" in str(live[2])
+    assert logs == ["shouting hi"]
+
+    text = cassette.read_text()
+    assert TOKEN not in text
+    assert recorded.meta["transport"] == "http"
+    methods = [m.method for m in recorded.messages if m.method]
+    assert methods[:2] == ["initialize", "notifications/initialized"]
+    assert "notifications/message" in methods  # the log arrived on the POST's SSE stream
+    assert {"tools/list", "tools/call"} <= set(methods)
+    statuses = [(e["method"], e.get("status")) for e in proxy.exchanges]
+    assert ("DELETE", 200) in statuses and ("POST", 202) in statuses
+    assert all(TOKEN not in str(e) for e in proxy.exchanges)
+    assert any(e["request_headers"].get("authorization", "").startswith("[REDACTED") for e in proxy.exchanges)
+
+    # Over stdio: the CLI's replay of the HTTP cassette.
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "harn_mcp_mock", "replay", "--cassette", str(cassette)]
+    )
+    replay_logs: list[Any] = []
+
+    async def on_replay_log(params: Any) -> None:
+        replay_logs.append(params.data)
+
+    with anyio.fail_after(30):
+        async with mcp.Client(stdio_client(params), mode="legacy", logging_callback=on_replay_log) as client:  # type: ignore[arg-type]
+            assert await _session(client) == live
+    assert replay_logs == logs
+
+    # Over HTTP again.
+    with serve_cassette(cassette) as (replay_url, engines):
+        with anyio.fail_after(30):
+            async with mcp.Client(replay_url, mode="legacy") as client:
+                assert await _session(client) == live
+    report = [e for e in engines if e.report.hits][-1].finish()
+    assert report.misses == [] and report.unused == []
+    assert load_cassette(cassette).meta["exit"]["reason"] == "proxy-stopped"
+
+
+async def test_http_errors_are_passed_through_and_logged(tmp_path: Path) -> None:
+    cassette = tmp_path / "denied.cassette.json"
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "authorization": "Bearer wrong-token-value-123456",
+    }
+    with serve_upstream() as upstream, recording(cassette, upstream, []) as (url, result):
+        with anyio.fail_after(30):
+            async with httpx2.AsyncClient() as http:
+                denied = await http.post(url, json=init, headers=headers)
+                assert denied.status_code == 401
+                unknown = await http.post(
+                    url,
+                    json=init,
+                    headers={**headers, "authorization": f"Bearer {TOKEN}", "mcp-session-id": "nope"},
+                )
+                assert unknown.status_code in (400, 404)
+    recorded, proxy = result[0]
+    assert [e["status"] for e in proxy.exchanges] == [401, unknown.status_code]
+    assert "wrong-token-value" not in str(proxy.exchanges) and TOKEN not in cassette.read_text()
+    # Both requests are recorded; the 404's JSON-RPC error body (id null) is recorded as sent.
+    assert [(m.direction, m.method) for m in recorded.messages] == [
+        ("client", "initialize"),
+        ("client", "initialize"),
+        ("server", None),
+    ]
+    assert recorded.messages[2].message["error"]["code"] < 0
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("problem", ["refused", "tls"])
+async def test_an_unreachable_upstream_is_a_clear_502(tmp_path: Path, problem: str) -> None:
+    init = {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}}
+    with serve_upstream() as plain_upstream:
+        if problem == "refused":
+            upstream = f"http://127.0.0.1:{_closed_port()}/mcp"
+        else:
+            upstream = plain_upstream.replace("http://", "https://")  # TLS to a plain-HTTP port
+        with recording(tmp_path / "x.cassette.json", upstream, []) as (url, _result):
+            with anyio.fail_after(30):
+                async with httpx2.AsyncClient() as http:
+                    answer = await http.post(url, json=init, headers={"accept": "application/json"})
+                with pytest.raises(MCPErrorOrGroup):
+                    async with mcp.Client(url, mode="legacy"):
+                        pass
+    assert answer.status_code == 502
+    error = answer.json()["error"]
+    assert answer.json()["id"] == 7
+    assert "cannot reach the upstream server" in error["message"]
+    assert (
+        ("Connect" in error["message"])
+        if problem == "refused"
+        else ("TLS" in error["message"] or "SSL" in error["message"])
+    )
+
+
+MCPErrorOrGroup = (Exception, BaseExceptionGroup)
+
+
+def test_sse_splitter_and_header_option() -> None:
+    splitter = SseSplitter()
+    assert splitter.feed(b'event: message\r\nid: 1\r\ndata: {"a"') == []
+    assert splitter.feed(b":1}\r\n\r\ndata:\n\ndata: x\ndata: y\n\n") == [b'{"a":1}', b"", b"x\ny"]
+    assert parse_header_option("Authorization: Bearer x:y") == ("Authorization", "Bearer x:y")
+    with pytest.raises(UsageError):
+        parse_header_option("nocolon")
