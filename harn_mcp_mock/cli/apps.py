@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from harn_mcp_mock import __version__
-from harn_mcp_mock.cli import mock, testbench
+from harn_mcp_mock.cli import mock, protocol, testbench
 
 
 def _version(value: bool) -> None:
@@ -37,3 +37,4 @@ mcp_group = typer.Typer(
 mcp_group.add_typer(mock.app, name="mock")
 harn.add_typer(mcp_group, name="mcp")
 harn.add_typer(testbench.app, name="test-bench")
+harn.add_typer(protocol.app, name="protocol")

@@ -1,0 +1,112 @@
+"""`harn protocol serve` as a real process: URL on the first stdout line, SSE live, survives a kill.
+
+Real subprocess I/O has no deterministic stand-in, so waits here are bounded by named timeouts.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from harn_mcp_mock.cli.protocol import app, parse_api_keys
+from harn_mcp_mock.protocol import PROTOCOL_VERSION, VERSION_HEADER
+
+REPO = Path(__file__).resolve().parents[2]
+KEY = "k-process-s3cr3t"
+HEADERS = {VERSION_HEADER: PROTOCOL_VERSION, "Authorization": f"Bearer {KEY}"}
+STARTUP_TIMEOUT_S = 20.0
+REQUEST_TIMEOUT_S = 20.0
+CLOSE_BUG = {"world": "worlds/tickets/tickets.world.json", "world_task": "close-login-bug"}
+
+
+class Served:
+    def __init__(self, db: Path) -> None:
+        code = "from harn_mcp_mock.cli.protocol import app; app(prog_name='harn protocol')"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", code, "serve", "--db", str(db), "--api-key", f"alice={KEY}",
+             "--world-root", str(REPO)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )  # fmt: skip
+        lines: queue.Queue[str] = queue.Queue()
+        assert self.proc.stdout is not None
+        threading.Thread(target=lambda: lines.put(self.proc.stdout.readline()), daemon=True).start()  # type: ignore[union-attr]
+        try:
+            self.url = lines.get(timeout=STARTUP_TIMEOUT_S).strip()
+        except queue.Empty:
+            self.proc.kill()
+            raise AssertionError("harn protocol serve printed no URL in time") from None
+        assert self.url.startswith("http://127.0.0.1:"), self.url
+
+    def kill(self) -> str:
+        self.proc.kill()  # SIGKILL: no shutdown hooks run
+        _, err = self.proc.communicate(timeout=STARTUP_TIMEOUT_S)
+        return err
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path / "served.sqlite3"
+
+
+def stream_until_terminal(http: httpx2.Client, url: str, task_id: str) -> list[dict[str, Any]]:
+    events = []
+    with http.stream("GET", f"{url}/v1/tasks/{task_id}/stream", headers=HEADERS) as r:
+        assert r.status_code == 200
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                events.append(orjson.loads(line[6:]))
+    return events
+
+
+def test_serve_prints_its_url_runs_tasks_live_and_keeps_them_across_a_kill(db: Path) -> None:
+    served = Served(db)
+    try:
+        with httpx2.Client(timeout=REQUEST_TIMEOUT_S) as http:
+            r = http.post(f"{served.url}/v1/tasks", json={"input": CLOSE_BUG}, headers=HEADERS)
+            assert r.status_code == 201
+            task_id = r.json()["id"]
+            events = stream_until_terminal(http, served.url, task_id)
+            assert events[-2]["event"] == "task.completed" and events[-1]["event"] == "receipt.issued"
+            pending = http.post(
+                f"{served.url}/v1/tasks", json={"input": {"text": "hi"}}, headers=HEADERS
+            ).json()["id"]
+    finally:
+        err = served.kill()
+    assert KEY not in err
+
+    again = Served(db)
+    try:
+        with httpx2.Client(timeout=REQUEST_TIMEOUT_S) as http:
+            task = http.get(f"{again.url}/v1/tasks/{task_id}", headers=HEADERS).json()
+            assert task["status"] == "COMPLETED"
+            check = http.get(f"{again.url}/v1/receipts/{task['receipt_id']}/verification", headers=HEADERS)
+            assert check.json()["ok"] is True
+            # whatever state the kill left the second task in, the restarted Harness finishes it
+            events = stream_until_terminal(http, again.url, pending)
+            assert events[-2]["event"] in {"task.completed", "task.failed"}
+    finally:
+        err = again.kill()
+    assert KEY not in err
+
+
+def test_api_keys_parse_as_key_or_actor_equals_key() -> None:
+    assert parse_api_keys(["k1", "bob=k2"]) == {"k1": "actor_1", "k2": "bob"}
+
+
+def test_serve_without_an_api_key_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HARN_PROTOCOL_API_KEYS", raising=False)
+    result = CliRunner().invoke(app, ["serve"])
+    assert result.exit_code == 2
+    assert "no API key" in result.output
