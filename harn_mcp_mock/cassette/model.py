@@ -19,6 +19,8 @@ Format version 1 (``docs/cassette-format.md``, schema in ``schema.json``)::
      "server": {"handshake": "initialize", "protocolVersion": "...", "serverInfo": {...},
                 "capabilities": {...}},
      "exit": {"code": 0, "signal": null, "reason": "client-eof"},
+     "http": [{"seq": 0, "method": "POST", "status": 401, "content_type": null,
+               "headers": {"www-authenticate": "Bearer"}}],   # Streamable HTTP only, optional
      "messages": [
        {"seq": 0, "dir": "client", "message": {...}},
        {"seq": 1, "dir": "server", "reply_to": 0, "latency_ms": 1.25, "message": {...}},
@@ -41,7 +43,9 @@ from harn_mcp_mock.errors import CassetteError, CassetteFormatError, CassetteInt
 from harn_mcp_mock.jsonrpc.frames import Kind, classify
 from harn_mcp_mock.store.cas import INLINE_THRESHOLD, CasStore, atomic_write
 
-_META_KEYS = ("recorder", "recorded_at", "transport", "command", "redaction", "server", "exit")
+_META_KEYS = ("recorder", "recorded_at", "transport", "command", "redaction", "server", "exit", "http")
+_HTTP_METHODS = ("POST", "GET", "DELETE")
+_HTTP_KEYS = frozenset({"seq", "method", "status", "content_type", "headers"})
 _DIRECTIONS = ("client", "server")
 
 
@@ -258,6 +262,8 @@ def load_cassette(path: str | Path) -> Cassette:
     messages = [message_from_entry(entry, i, cas, path) for i, entry in enumerate(messages_doc)]
     _check_seqs(messages, path)
     meta = {key: doc[key] for key in _META_KEYS if key in doc}
+    if "http" in meta:
+        _check_http(meta["http"], path)
     return Cassette(messages, meta, path, complete=True)
 
 
@@ -290,10 +296,37 @@ def load_journal(jpath: Path, *, cassette_path: Path | None = None) -> Cassette:
         elif "seq" in record:
             messages.append(message_from_entry(record, len(messages), cas, jpath))
         else:
-            meta.update({k: record[k] for k in ("server", "exit", "redaction") if k in record})
+            meta.update({k: record[k] for k in ("server", "exit", "redaction", "http") if k in record})
     if not meta and not messages:
         raise CassetteFormatError("empty journal", path=jpath)
     return Cassette(messages, meta, target, complete="exit" in meta)
+
+
+def _check_http(entries: Any, path: Path) -> None:
+    """The optional ``http`` list: one object per HTTP exchange of a Streamable HTTP recording."""
+    if not isinstance(entries, list):
+        raise _fail(path, "http", "expected a list")
+    for index, entry in enumerate(entries):
+        where = f"http[{index}]"
+        if not isinstance(entry, dict):
+            raise _fail(path, where, "expected an object")
+        unknown = set(entry) - _HTTP_KEYS
+        if unknown:
+            raise _fail(path, f"{where}.{sorted(unknown)[0]}", "unknown field")
+        seq = entry.get("seq")
+        if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool)):
+            raise _fail(path, f"{where}.seq", "expected an integer or null")
+        if entry.get("method") not in _HTTP_METHODS:
+            raise _fail(path, f"{where}.method", "expected POST, GET or DELETE")
+        status = entry.get("status")
+        if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+            raise _fail(path, f"{where}.status", "expected an HTTP status code")
+        content_type = entry.get("content_type")
+        if content_type is not None and not isinstance(content_type, str):
+            raise _fail(path, f"{where}.content_type", "expected a string or null")
+        headers = entry.get("headers", {})
+        if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+            raise _fail(path, f"{where}.headers", "expected an object of strings")
 
 
 def _check_seqs(messages: list[Message], path: Path) -> None:

@@ -221,6 +221,16 @@ def verify(
     cassette: CassetteOpt,
     command: Annotated[list[str] | None, typer.Argument(help="Live server command, after `--`.")] = None,
     candidate: Annotated[Path | None, typer.Option("--candidate", help="Compare with this cassette.")] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            "--url", help="Re-run the cassette's client side against this live Streamable HTTP server."
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option("--header", help="With --url: send this header (NAME:VALUE, repeatable; redacted)."),
+    ] = None,
     save_candidate: Annotated[
         Path | None, typer.Option("--save-candidate", help="Keep the cassette recorded from the live server.")
     ] = None,
@@ -249,7 +259,7 @@ def verify(
 ) -> None:
     """Classify schema and behaviour drift between a cassette and a candidate.
 
-    Usage: harn mcp mock verify --cassette A (--candidate B | -- <server command...>)
+    Usage: harn mcp mock verify --cassette A (--candidate B | --url U [--header K:V ...] | -- <server command...>)
 
     Exit codes: 0 no drift at or above --fail-on; 1 drift at or above it; 2 the inputs could not
     be compared (bad file, server failed to start).
@@ -261,6 +271,8 @@ def verify(
             cassette,
             command=command or [],
             candidate=candidate,
+            url=url,
+            header=header or [],
             save_candidate=save_candidate,
             fmt=fmt,
             report=report,

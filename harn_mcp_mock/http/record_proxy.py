@@ -6,7 +6,9 @@ values; every answer comes back with its status and headers, JSON bodies whole a
 event by event, as they arrive. Each JSON-RPC message seen in either direction goes through
 the :class:`~harn_mcp_mock.record.recorder.Recorder` (redacted there, as over stdio). The
 HTTP-level facts (method, status, content type, redacted headers) of every exchange are kept
-in :attr:`RecordProxy.exchanges`; the cassette format has no place for them yet.
+in :attr:`RecordProxy.exchanges`; the cassette's optional ``http`` list keeps, per exchange, the
+seq of the client message it carried, the method, the status, the content type and the
+response headers worth replaying (:meth:`RecordProxy.http_entries`).
 
 An upstream that cannot be reached (refused connection, bad TLS, timeout) is answered with
 ``502`` and a JSON-RPC error naming the upstream and the cause, so the client fails clearly.
@@ -58,6 +60,8 @@ HOP_BY_HOP = frozenset(
     }
 )
 KEPT_RESPONSE_HEADERS = ("content-type", "mcp-session-id", "location", "retry-after", "www-authenticate")
+REPLAYED_HEADERS = ("location", "retry-after", "www-authenticate")
+"""The response headers the cassette's ``http`` entries keep (redacted)."""
 
 
 def parse_header_option(text: str) -> tuple[str, str]:
@@ -111,6 +115,25 @@ class RecordProxy:
         self.exchanges: list[dict[str, Any]] = []
         """One entry per HTTP exchange: method, status, content type, redacted headers, rpc ids."""
         self._client: httpx2.AsyncClient | None = None
+        self._last_seq: int | None = None
+
+    def http_entries(self) -> list[dict[str, Any]]:
+        """The cassette's ``http`` list: one entry per exchange that got a status."""
+        entries: list[dict[str, Any]] = []
+        for exchange in self.exchanges:
+            if "status" not in exchange or exchange["method"] not in ("POST", "GET", "DELETE"):
+                continue
+            headers = exchange.get("response_headers") or {}
+            entries.append(
+                {
+                    "seq": exchange.get("seq"),
+                    "method": exchange["method"],
+                    "status": exchange["status"],
+                    "content_type": exchange.get("content_type"),
+                    "headers": {k: str(headers[k]) for k in REPLAYED_HEADERS if k in headers},
+                }
+            )
+        return entries
 
     @asynccontextmanager
     async def lifespan(self, _app: Any) -> AsyncIterator[None]:
@@ -132,6 +155,7 @@ class RecordProxy:
         """Feed a frame to the recorder; the JSON-RPC ids it carries (for the exchange log)."""
         if frame.kind == "invalid" and not frame.raw.strip():
             return []
+        self._last_seq = sum(self.recorder.counts.values())  # the seq the recorder gives it
         self.recorder.feed_frame(frame)
         items = frame.obj if isinstance(frame.obj, list) else [frame.obj]
         return [item.get("id") for item in items if isinstance(item, dict) and "id" in item]
@@ -156,7 +180,9 @@ class RecordProxy:
         request_frame: Frame | None = None
         if body:
             request_frame = parse_frame(body, CLIENT)
+            self._last_seq = None
             exchange["client_ids"] = self._record(request_frame)
+            exchange["seq"] = self._last_seq
         self.exchanges.append(exchange)
         url = self.upstream
         if scope.get("query_string"):
@@ -170,7 +196,7 @@ class RecordProxy:
             cause = _describe(exc)
             text = f"harn-mcp-mock record: cannot reach the upstream server {self.upstream}: {cause}"
             self._event(text)
-            exchange.update(status=502, error=cause)
+            exchange.update(status=502, error=cause, content_type="application/json")
             msg_id = (
                 request_frame.id if request_frame is not None and request_frame.kind == "request" else None
             )
@@ -185,6 +211,7 @@ class RecordProxy:
     async def _relay(self, response: httpx2.Response, exchange: dict[str, Any], send: Send) -> None:
         content_type = response.headers.get("content-type", "")
         exchange["status"] = response.status_code
+        exchange["content_type"] = content_type or None
         exchange["response_headers"] = self.redactor.redact_message(
             {k: response.headers[k] for k in KEPT_RESPONSE_HEADERS if k in response.headers}
         )
@@ -306,4 +333,6 @@ def record_http(
         server.run(on_ready)
     except KeyboardInterrupt:
         reason = "interrupted"
-    return recorder.finish({"code": None, "signal": None, "reason": reason}), proxy
+    entries = proxy.http_entries()
+    extra = {"http": entries} if entries else None
+    return recorder.finish({"code": None, "signal": None, "reason": reason}, extra=extra), proxy

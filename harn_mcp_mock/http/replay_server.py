@@ -15,7 +15,13 @@ One endpoint (``/mcp`` by default) takes:
   by one shared session-less engine.
 * ``GET`` opens the session's standalone SSE stream (409 when one is already open). It carries
   what the engine emits for a client that accepts JSON only.
+* ``GET`` with ``Last-Event-ID: STREAM-N`` resumes a dropped stream (POST or GET) after event
+  N: the events after it again, then the rest live (400 when the id names nothing resumable).
 * ``DELETE`` ends the session.
+
+A replayed cassette's ``http`` list (recorded through the HTTP record proxy) makes the
+recorded non-2xx answers (401, 429 with ``retry-after``, 5xx...) come back for the matching
+requests instead of a JSON-RPC answer (:class:`HttpFaultPlan`).
 
 Everything runs on one event loop; engines are called synchronously there, so an engine that
 is not thread-safe (the replay engine) is fine. Outputs with a delay (``--latency recorded``)
@@ -31,18 +37,16 @@ import sys
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import orjson
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.server import Engine, Out
-
-if TYPE_CHECKING:
-    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -88,36 +92,82 @@ def is_loopback(host: str) -> bool:
 # --- streams of engine output ----------------------------------------------------------------
 
 
+SINK_LIMIT = 1 << 16
+"""Outputs a stream holds for a client that is not reading (more are dropped)."""
+
+
 @dataclass(slots=True, eq=False)
 class _Sink:
-    """Where the outputs for one waiting HTTP response go, in order, each with its due time."""
+    """Where the outputs for one waiting HTTP response go, in order, each with its due time.
 
-    send: MemoryObjectSendStream[tuple[float, Any] | None]
-    receive: MemoryObjectReceiveStream[tuple[float, Any] | None]
+    A plain queue (no anyio stream objects to close): it may outlive its connection, waiting
+    for a ``Last-Event-ID`` resume.
+    """
+
     waiting_for: bytes | None
     """The id (as a key) of the request whose response ends this stream; None for GET."""
+    items: deque[tuple[float, Any] | None] = field(default_factory=deque)
+    closed: bool = False
     last_due: float = 0.0
+    wake: Any = None
 
     def put(self, out: Out, now: float) -> None:
+        if self.closed or len(self.items) >= SINK_LIMIT:
+            return  # the client went away for good, or is not reading: drop the message
         due = max(self.last_due, now + out.delay_ms / 1000.0)
         self.last_due = due
-        try:
-            self.send.send_nowait((due, out.message))
-        except Exception:  # the client went away: its stream is closed; drop the message
-            pass
+        self.items.append((due, out.message))
+        self._signal()
 
     def close(self) -> None:
-        try:
-            self.send.send_nowait(None)
-        except Exception:
-            pass
+        if not self.closed:
+            self.closed = True
+            self.items.append(None)
+            self._signal()
+
+    def _signal(self) -> None:
+        if self.wake is not None:
+            self.wake.set()
+            self.wake = None
+
+    async def get(self) -> tuple[float, Any] | None:
+        """The next output, waiting for one; None once closed."""
+        import anyio
+
+        while not self.items:
+            if self.closed:
+                return None
+            self.wake = anyio.Event()
+            await self.wake.wait()
+        return self.items.popleft()
 
 
 def _new_sink(waiting_for: bytes | None) -> _Sink:
-    import anyio
+    return _Sink(waiting_for)
 
-    send, receive = anyio.create_memory_object_stream[tuple[float, Any] | None](max_buffer_size=1 << 16)
-    return _Sink(send, receive, waiting_for)
+
+GET_LOG_CAP = 1024
+"""Events of a session's GET stream kept for ``Last-Event-ID`` resumption (older ones are gone)."""
+
+
+@dataclass(slots=True, eq=False)
+class _StreamLog:
+    """One SSE stream's events (id ``NUMBER-N``), kept so a client can resume after a drop.
+
+    The stream's writer takes outputs from ``sink``, appends each event here first, then
+    sends it; a client that reconnects with ``Last-Event-ID: NUMBER-N`` gets the events after
+    N again, then the rest as it comes. A POST stream's log is dropped once it was delivered
+    to its end; a GET stream keeps its last :data:`GET_LOG_CAP` events.
+    """
+
+    number: int
+    sink: _Sink
+    events: list[tuple[float, bytes]] = field(default_factory=list)
+    """(due time, encoded event), numbered ``base + 1`` on."""
+    base: int = 0
+    done: bool = False
+    attached: bool = False
+    cap: int | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -127,8 +177,17 @@ class HttpSession:
     paused: dict[bytes, _Sink] = field(default_factory=dict)
     """Server-to-client request id -> the stream the continuation belongs on."""
     get_stream: _Sink | None = None
+    """The standalone stream's sink; it outlives a dropped GET connection (events wait there)."""
     ended: bool = False
     event_counter: int = 0
+    streams: dict[int, _StreamLog] = field(default_factory=dict)
+    """SSE streams that may still be resumed, by number."""
+
+    def new_log(self, sink: _Sink, cap: int | None = None) -> _StreamLog:
+        log = _StreamLog(self.event_counter, sink, cap=cap)
+        self.event_counter += 1
+        self.streams[log.number] = log
+        return log
 
     def route(self, outs: list[Out], sink: _Sink | None) -> None:
         """Send ``outs`` to ``sink`` (or the GET stream), noting where server requests wait."""
@@ -140,6 +199,112 @@ class HttpSession:
             if _is_request(out.message):
                 self.paused[_id_key(out.message["id"])] = target
             target.put(out, now)
+
+
+# --- recorded HTTP statuses (the cassette's ``http`` list) -----------------------------------
+
+
+@dataclass(slots=True)
+class HttpFault:
+    """A recorded non-2xx answer to reproduce: status, content type, kept headers, and body."""
+
+    status: int
+    content_type: str | None
+    headers: dict[str, str]
+    seq: int | None
+    reply: Any = None
+    """The recorded JSON-RPC answer that came with it (its id is replaced), if any."""
+
+    def body(self, msg_id: Any) -> bytes:
+        if self.content_type is None or "json" not in self.content_type.lower():
+            return b""
+        if isinstance(self.reply, dict):
+            return orjson.dumps({**self.reply, "id": msg_id})
+        text = f"HTTP {self.status} (recorded)"
+        return orjson.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32600, "message": text}})
+
+    def header_list(self) -> list[tuple[bytes, bytes]]:
+        out = [(k.lower().encode("latin-1"), v.encode("latin-1", "replace")) for k, v in self.headers.items()]
+        if self.content_type is not None and self.body(None):
+            out.append((b"content-type", self.content_type.encode("latin-1", "replace")))
+        return out
+
+
+class HttpFaultPlan:
+    """What the cassette's ``http`` list says to reproduce, shared by every session of a server.
+
+    For a POST, the recorded client messages with the same match key are taken in recorded
+    order: each one either got a non-2xx status (a fault, replayed as it was) or went through
+    (None: the engine answers). The n-th matching request gets the n-th outcome; after the
+    last, the last outcome repeats (like ``--repeat last``). A GET or DELETE gets a recorded
+    status only when every recorded GET (DELETE) got that same non-2xx status.
+    """
+
+    def __init__(self, engine: Any) -> None:
+        self.key: Callable[[Any], bytes] | None = None
+        self.outcomes: dict[bytes, list[HttpFault | None]] = {}
+        self.used: dict[bytes, int] = {}
+        self.by_method: dict[str, HttpFault] = {}
+        self.served: set[int] = set()
+        """Seqs of recorded requests answered with their fault: used, as far as reports go."""
+        cassette = getattr(engine, "cassette", None)
+        meta = getattr(cassette, "meta", None)
+        entries = meta.get("http") if isinstance(meta, dict) else None
+        matcher, redactor = getattr(engine, "matcher", None), getattr(engine, "redactor", None)
+        if not isinstance(entries, list) or not entries or matcher is None or cassette is None:
+            return
+        self.key = lambda message: matcher.key(redactor.redact_message(message) if redactor else message)
+        faults: dict[int, HttpFault] = {}
+        methods: dict[str, list[HttpFault]] = {}
+        replies = cassette.responses_by_request()
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("status"), int):
+                continue
+            status = entry["status"]
+            fault = HttpFault(
+                status, entry.get("content_type"), dict(entry.get("headers") or {}), entry.get("seq")
+            )
+            if fault.seq is None:
+                methods.setdefault(str(entry.get("method")), []).append(fault)
+            elif not 200 <= status < 300:
+                reply = replies.get(fault.seq)
+                fault.reply = reply.message if reply is not None else None
+                faults[fault.seq] = fault
+        for method, seen in methods.items():
+            if len({f.status for f in seen}) == 1 and not 200 <= seen[0].status < 300:
+                self.by_method[method] = seen[0]
+        if not faults:
+            return
+        for msg in cassette.messages:
+            if msg.direction == "client" and isinstance(msg.message, dict) and "method" in msg.message:
+                outcome = faults.get(msg.seq)
+                key = self.key(msg.message)
+                self.outcomes.setdefault(key, []).append(outcome)
+        self.outcomes = {k: v for k, v in self.outcomes.items() if any(v)}
+
+    def take(self, message: Any) -> HttpFault | None:
+        """The recorded fault for this POSTed message, if its turn says so (consumes a turn)."""
+        if self.key is None or not self.outcomes or not isinstance(message, dict) or "method" not in message:
+            return None
+        key = self.key(message)
+        outcomes = self.outcomes.get(key)
+        if outcomes is None:
+            return None
+        turn = self.used.get(key, 0)
+        self.used[key] = turn + 1
+        fault = outcomes[min(turn, len(outcomes) - 1)]
+        if fault is not None and fault.seq is not None:
+            self.served.add(fault.seq)
+        return fault
+
+    def mark(self, engines: list[Engine]) -> None:
+        """Count the served faults' interactions as used in ``engines`` (for reports and picking)."""
+        if not self.served:
+            return
+        for engine in engines:
+            for inter in getattr(engine, "interactions", ()):
+                if inter.seq in self.served and inter.uses == 0:
+                    inter.uses = 1
 
 
 # --- the ASGI app ------------------------------------------------------------------------------
@@ -164,11 +329,24 @@ class StreamableHttpEndpoint:
         self.engines: list[Engine] = []
         """Every engine made so far, in order (the CLI merges their reports)."""
         self._sessionless: HttpSession | None = None
+        self.faults: HttpFaultPlan | None = None
 
     def _new_engine(self) -> Engine:
         engine = self.engine_factory()
         self.engines.append(engine)
+        if self.faults is None:
+            self.faults = HttpFaultPlan(engine)
+        self.faults.mark([engine])
         return engine
+
+    def _fault(self, message: Any) -> HttpFault | None:
+        if self.faults is None or not self.faults.outcomes or isinstance(message, list):
+            return None
+        fault = self.faults.take(message)
+        if fault is not None:
+            self.faults.mark(self.engines)
+            self._event(f"answering {message.get('method')!r} with its recorded HTTP {fault.status}")
+        return fault
 
     def _event(self, text: str) -> None:
         if self.on_event is not None:
@@ -179,7 +357,10 @@ class StreamableHttpEndpoint:
             return
         method = scope["method"]
         headers = dict(scope["headers"])
-        if method == "POST":
+        if method in ("GET", "DELETE") and self.faults is not None and method in self.faults.by_method:
+            fault = self.faults.by_method[method]
+            await _plain(send, fault.status, fault.body(None), fault.header_list())
+        elif method == "POST":
             await self._post(headers, receive, send)
         elif method == "GET":
             await self._get(headers, receive, send)
@@ -234,13 +415,19 @@ class StreamableHttpEndpoint:
         if is_init:
             session = HttpSession(uuid.uuid4().hex, self._new_engine())
             assert session.id is not None
-            self.sessions[session.id] = session
         else:
             found, status, why = self._lookup(headers)
             if found is None:
                 await _error(send, status, None, INVALID_REQUEST, why)
                 return
             session = found
+        fault = self._fault(obj)
+        if fault is not None:  # a recorded 401, 429, 5xx...: no session is opened, nothing answers
+            await _plain(send, fault.status, fault.body(frame.id), fault.header_list())
+            return
+        if is_init:
+            assert session.id is not None
+            self.sessions[session.id] = session
         extra = [(SESSION_HEADER, session.id.encode())] if session.id else []
         requests = [item for item in items if _is_request(item)]
         if not requests:
@@ -263,14 +450,14 @@ class StreamableHttpEndpoint:
             await _json(send, 200, orjson.dumps(outs[0].message), extra)
             return
         sink = _new_sink(key)
+        session.route(outs, sink)
+        if use_sse:
+            await self._stream(session, session.new_log(sink), receive, send, extra)
+            return
         try:
-            session.route(outs, sink)
-            if use_sse:
-                await self._stream(session, sink, receive, send, extra)
-            else:
-                await self._collect(session, sink, frame.id, send, extra)
+            await self._collect(session, sink, frame.id, send, extra)
         finally:
-            sink.send.close()
+            sink.close()
 
     async def _batch(
         self, session: HttpSession, outs: list[Out], send: Send, extra: list[tuple[bytes, bytes]]
@@ -295,49 +482,54 @@ class StreamableHttpEndpoint:
         """JSON-only client: wait for the response; anything else goes to the GET stream."""
         import anyio
 
-        async with sink.receive:
-            async for item in sink.receive:
-                if item is None:
-                    break
-                due, message = item
-                delay = due - time.monotonic()
-                if delay > 0:
-                    await anyio.sleep(delay)
-                if _is_reply(message) and _id_key(message.get("id")) == sink.waiting_for:
-                    await _json(send, 200, orjson.dumps(message), extra)
-                    return
-                if session.get_stream is not None:
-                    if _is_request(message):  # its answer resumes the engine here, on this POST
-                        session.paused[_id_key(message["id"])] = sink
-                    session.get_stream.put(Out(message), time.monotonic())
-                elif _is_request(message):
-                    # Nowhere to ask the client: give up on the request rather than hang.
-                    session.paused.pop(_id_key(message["id"]), None)
-                    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
-                    session.engine.receive({**cancel, "params": {"requestId": request_id}})
-                    text = (
-                        f"the recorded answer needs a server-to-client {message['method']} request, which "
-                        "needs a stream: accept text/event-stream or open the session's GET stream"
-                    )
-                    self._event(text)
-                    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": text}}
-                    await _json(send, 200, orjson.dumps(body), extra)
-                    return
-                else:
-                    self._event(
-                        f"dropped {message.get('method')!r}: the client accepts JSON only and has no GET stream"
-                    )
+        while True:
+            item = await sink.get()
+            if item is None:
+                break
+            due, message = item
+            delay = due - time.monotonic()
+            if delay > 0:
+                await anyio.sleep(delay)
+            if _is_reply(message) and _id_key(message.get("id")) == sink.waiting_for:
+                await _json(send, 200, orjson.dumps(message), extra)
+                return
+            if session.get_stream is not None:
+                if _is_request(message):  # its answer resumes the engine here, on this POST
+                    session.paused[_id_key(message["id"])] = sink
+                session.get_stream.put(Out(message), time.monotonic())
+            elif _is_request(message):
+                # Nowhere to ask the client: give up on the request rather than hang.
+                session.paused.pop(_id_key(message["id"]), None)
+                cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+                session.engine.receive({**cancel, "params": {"requestId": request_id}})
+                text = (
+                    f"the recorded answer needs a server-to-client {message['method']} request, which "
+                    "needs a stream: accept text/event-stream or open the session's GET stream"
+                )
+                self._event(text)
+                body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": text}}
+                await _json(send, 200, orjson.dumps(body), extra)
+                return
+            else:
+                self._event(
+                    f"dropped {message.get('method')!r}: the client accepts JSON only and has no GET stream"
+                )
         await _error(send, 500, None, -32603, "the session ended before the response")
 
     async def _stream(
         self,
         session: HttpSession,
-        sink: _Sink,
+        log: _StreamLog,
         receive: Receive,
         send: Send,
         extra: list[tuple[bytes, bytes]],
+        after: int | None = None,
     ) -> None:
-        """Write the sink as SSE until the response to the waited-for request (or the end)."""
+        """Write ``log`` as SSE (the events after ``after``, then the sink's) until its end.
+
+        A POST stream ends with the response to its request; a GET stream when the session
+        ends. If the client goes away first, the log stays for a ``Last-Event-ID`` resume.
+        """
         import anyio
 
         await send(
@@ -352,37 +544,57 @@ class StreamableHttpEndpoint:
                 ],
             }
         )
-        stream_no = session.event_counter
-        session.event_counter += 1
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_watch_disconnect, receive, tg.cancel_scope)
-            count = 0
-            async with sink.receive:
-                async for item in sink.receive:
-                    if item is None:
+        log.attached = True
+        index = 0 if after is None else after - log.base
+        completed = False
+        sink = log.sink
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_watch_disconnect, receive, tg.cancel_scope)
+                while True:
+                    if index < len(log.events):
+                        due, data = log.events[index]
+                        delay = due - time.monotonic()
+                        if delay > 0:
+                            await anyio.sleep(delay)
+                        await send({"type": "http.response.body", "body": data, "more_body": True})
+                        index += 1
+                        continue
+                    if log.done:
                         break
+                    item = await sink.get()
+                    if item is None:
+                        log.done = True
+                        continue
                     due, message = item
-                    delay = due - time.monotonic()
-                    if delay > 0:
-                        await anyio.sleep(delay)
-                    count += 1
+                    number = log.base + len(log.events) + 1
                     event = b"event: message\nid: %d-%d\ndata: %s\n\n" % (
-                        stream_no,
-                        count,
+                        log.number,
+                        number,
                         orjson.dumps(message),
                     )
-                    await send({"type": "http.response.body", "body": event, "more_body": True})
+                    log.events.append((due, event))
                     if (
                         sink.waiting_for is not None
                         and _is_reply(message)
                         and _id_key(message.get("id")) == sink.waiting_for
                     ):
-                        break
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            tg.cancel_scope.cancel()
-        for key, waiting in list(session.paused.items()):
-            if waiting is sink:
-                del session.paused[key]
+                        log.done = True
+                    if log.cap is not None and len(log.events) > log.cap:
+                        del log.events[0]
+                        log.base += 1
+                        index -= 1
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                completed = True
+                tg.cancel_scope.cancel()
+        finally:
+            log.attached = False
+            if completed:  # delivered to its end: nothing left to resume
+                session.streams.pop(log.number, None)
+                sink.close()
+                for key, waiting in list(session.paused.items()):
+                    if waiting is sink:
+                        del session.paused[key]
 
     # -- GET / DELETE -----------------------------------------------------------------------
 
@@ -396,19 +608,57 @@ class StreamableHttpEndpoint:
         if session is None or session.id is None:
             await _error(send, status or 405, None, INVALID_REQUEST, why or "no stream without a session")
             return
-        if session.get_stream is not None:
+        extra = [(SESSION_HEADER, session.id.encode())]
+        cursor = headers.get(LAST_EVENT_ID_HEADER)
+        if cursor is not None:
+            await self._resume(session, cursor.decode("latin-1").strip(), receive, send, extra)
+            return
+        current = next((log for log in session.streams.values() if log.sink is session.get_stream), None)
+        if current is not None and current.attached:
             await _error(
                 send, 409, None, INVALID_REQUEST, "Conflict: this session's GET stream is already open"
             )
             return
-        sink = _new_sink(None)
-        session.get_stream = sink
-        try:
-            await self._stream(session, sink, receive, send, [(SESSION_HEADER, session.id.encode())])
-        finally:
-            sink.send.close()
-            if session.get_stream is sink:
-                session.get_stream = None
+        if current is not None:  # a new GET after a dropped one: a new stream, the same queue
+            session.streams.pop(current.number, None)
+            sink = current.sink
+        else:
+            sink = _new_sink(None)
+            session.get_stream = sink
+        log = session.new_log(sink, cap=GET_LOG_CAP)
+        await self._stream(session, log, receive, send, extra)
+        if log.number not in session.streams and session.get_stream is sink:  # ended
+            session.get_stream = None
+
+    async def _resume(
+        self,
+        session: HttpSession,
+        cursor: str,
+        receive: Receive,
+        send: Send,
+        extra: list[tuple[bytes, bytes]],
+    ) -> None:
+        """``GET`` with ``Last-Event-ID``: the events of that stream after it, then the rest live."""
+        number, _, seen = cursor.partition("-")
+        log = session.streams.get(int(number)) if number.isdigit() else None
+        after = int(seen) if seen.isdigit() else -1
+        if log is None or not log.base <= after <= log.base + len(log.events):
+            await _error(
+                send,
+                400,
+                None,
+                INVALID_REQUEST,
+                f"Bad Request: Last-Event-ID {cursor!r} names no stream or event this session can resume "
+                "(unknown, already delivered to its end, or too old)",
+            )
+            return
+        if log.attached:
+            await _error(
+                send, 409, None, INVALID_REQUEST, "Conflict: that stream is open on another connection"
+            )
+            return
+        self._event(f"resuming stream {log.number} after event {after}")
+        await self._stream(session, log, receive, send, extra, after=after)
 
     async def _delete(self, headers: dict[bytes, bytes], send: Send) -> None:
         sid = headers.get(SESSION_HEADER)
@@ -420,7 +670,12 @@ class StreamableHttpEndpoint:
             await _error(send, 404, None, INVALID_REQUEST, "Not Found: unknown or ended session ID")
             return
         session.ended = True
-        for sink in {*session.paused.values(), *([session.get_stream] if session.get_stream else [])}:
+        sinks = {
+            *session.paused.values(),
+            *(log.sink for log in session.streams.values()),
+            *([session.get_stream] if session.get_stream else []),
+        }
+        for sink in sinks:
             sink.close()
         session.paused.clear()
         await _plain(send, 200, b"")
@@ -512,7 +767,9 @@ class HttpServer:
         self.app = app
         self.lifespan = lifespan
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        # proto IPPROTO_TCP (not 0): asyncio sets TCP_NODELAY only on sockets that say TCP, and
+        # without it a response's headers and body (two writes) wait out a delayed ACK (~40 ms).
+        self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             self.socket.bind((host.strip("[]"), port))

@@ -211,8 +211,12 @@ class Recorder:
 
     # -- finishing -------------------------------------------------------------------------
 
-    def finish(self, exit_info: dict[str, Any]) -> Cassette:
-        """Close the journal, write the cassette atomically, and remove the journal."""
+    def finish(self, exit_info: dict[str, Any], extra: dict[str, Any] | None = None) -> Cassette:
+        """Close the journal, write the cassette atomically, and remove the journal.
+
+        ``extra`` adds top-level fields to the trailer (``{"http": [...]}`` from the HTTP
+        record proxy); only the keys the cassette format knows are kept.
+        """
         self.end_of_stream(CLIENT)
         self.end_of_stream(SERVER)
         with self._lock:
@@ -226,6 +230,8 @@ class Recorder:
             }
             if server:
                 trailer["server"] = server
+            for key, value in (extra or {}).items():
+                trailer.setdefault(key, value)
             self._journal.append([trailer])
             self._journal.close()
         cassette = load_journal(self._journal.path, cassette_path=self.cassette_path)

@@ -19,6 +19,8 @@ def verify(
     *,
     candidate: str | Path | None = None,
     command: list[str] | None = None,
+    url: str | None = None,
+    headers: Iterable[str] = (),
     save_candidate: str | Path | None = None,
     ignore_file: str | Path | None = None,
     ignore_paths: Iterable[str] = (),
@@ -28,15 +30,41 @@ def verify(
     policy_path: str | Path | None = None,
     on_event: Callable[[str], None] | None = None,
 ) -> VerifyResult:
-    if (candidate is None) == (not command):
-        raise UsageError("give either --candidate B or a live server command after `--` (not both)")
+    given = [candidate is not None, bool(command), url is not None]
+    if sum(given) != 1:
+        raise UsageError(
+            "give one of --candidate B, --url U (a live Streamable HTTP server) or a live server "
+            "command after `--`"
+        )
+    header_list = list(headers)
+    if header_list and url is None:
+        raise UsageError("--header goes with --url", where="--header")
     if save_candidate is not None and candidate is not None:
-        raise UsageError("--save-candidate goes with a live server command, not --candidate")
+        raise UsageError("--save-candidate goes with a live server (--url or a command), not --candidate")
     ignores = load_ignore_file(ignore_file) if ignore_file is not None else []
     base = load_cassette(cassette)
     if candidate is not None:
         cand = load_cassette(candidate)
         label = str(candidate)
+    elif url is not None:
+        from harn_mcp_mock.http.verify_live import rerun_live_http
+
+        with tempfile.TemporaryDirectory(prefix="harn-verify-") as scratch:
+            target = (
+                Path(save_candidate)
+                if save_candidate is not None
+                else Path(scratch) / "candidate.cassette.json"
+            )
+            cand = rerun_live_http(
+                base,
+                url,
+                target,
+                headers=header_list,
+                policy_path=policy_path,
+                timeout=timeout,
+                on_event=on_event,
+            )
+        label = " ".join(cand.meta.get("command") or ["--url", url])
     else:
         from harn_mcp_mock.verify.live import rerun_live
 

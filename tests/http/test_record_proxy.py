@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import httpx2
 import mcp
+import orjson
 import pytest
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.server.mcpserver import Context, MCPServer
@@ -256,3 +257,122 @@ def test_sse_splitter_and_header_option() -> None:
     assert parse_header_option("Authorization: Bearer x:y") == ("Authorization", "Bearer x:y")
     with pytest.raises(UsageError):
         parse_header_option("nocolon")
+
+
+async def _sdk_error(url: str) -> BaseException:
+    try:
+        with anyio.fail_after(30):
+            async with mcp.Client(url, mode="legacy"):
+                pass
+    except BaseException as exc:  # the SDK wraps HTTP errors in groups
+        return exc
+    raise AssertionError("the client connected")
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+async def test_a_recorded_401_replays_over_http_as_a_401(tmp_path: Path) -> None:
+    import jsonschema
+
+    cassette = tmp_path / "denied.cassette.json"
+    with serve_upstream() as upstream, recording(cassette, upstream, []) as (url, _result):
+        live_error = await _sdk_error(url)  # no token: the upstream answers 401
+    recorded = load_cassette(cassette)
+    entries = recorded.meta["http"]
+    assert entries[0]["status"] == 401 and entries[0]["method"] == "POST"
+    assert recorded.messages[entries[0]["seq"]].method == "initialize"
+    schema = orjson.loads((Path(__file__).parents[2] / "harn_mcp_mock/cassette/schema.json").read_bytes())
+    jsonschema.validate(orjson.loads(cassette.read_bytes()), schema)
+
+    with serve_cassette(cassette) as (replay_url, _engines):
+        replay_error = await _sdk_error(replay_url)
+        async with httpx2.AsyncClient() as http:
+            raw = await http.post(
+                replay_url,
+                json=recorded.messages[0].message,
+                headers={"accept": "application/json, text/event-stream"},
+            )
+    assert raw.status_code == 401 and "mcp-session-id" not in raw.headers
+
+    def seen(exc: BaseException) -> list[str]:
+        return [repr(leaf) for leaf in _leaves(exc)]
+
+    # The SDK turns the 401 into "Server returned an error response": the same live and replayed.
+    assert seen(live_error) == seen(replay_error)
+    assert "error response" in seen(replay_error)[0]
+
+
+async def test_recorded_429_with_retry_after_then_success(tmp_path: Path) -> None:
+    """The n-th matching request gets the n-th recorded outcome; the engine answers the rest."""
+    from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    result = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "serverInfo": {"name": "s", "version": "1"},
+    }
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {}}}
+    messages = [
+        Message(0, "client", init),
+        Message(1, "server", {"jsonrpc": "2.0", "id": 1, "result": result}, reply_to=0, latency_ms=1.0),
+        Message(2, "client", call),
+        Message(3, "client", call),
+        Message(
+            4, "server", {"jsonrpc": "2.0", "id": 2, "result": {"content": []}}, reply_to=3, latency_ms=1.0
+        ),
+    ]
+    http = [
+        {"seq": 0, "method": "POST", "status": 200, "content_type": "application/json", "headers": {}},
+        {"seq": 2, "method": "POST", "status": 429, "content_type": None, "headers": {"retry-after": "3"}},
+        {"seq": 3, "method": "POST", "status": 200, "content_type": "application/json", "headers": {}},
+        {"seq": None, "method": "GET", "status": 405, "content_type": None, "headers": {}},
+    ]
+    path = save_cassette(
+        Cassette(messages, {"transport": "http", "http": http}), tmp_path / "r.cassette.json"
+    )
+    assert load_cassette(path).meta["http"] == http
+    accept = {"accept": "application/json, text/event-stream"}
+    with serve_cassette(path) as (url, engines):
+        async with httpx2.AsyncClient() as client:
+            opened = await client.post(url, json=init, headers=accept)
+            assert opened.status_code == 200
+            with_id = {**accept, "mcp-session-id": opened.headers["mcp-session-id"]}
+            limited = await client.post(url, json=call, headers=with_id)
+            assert limited.status_code == 429 and limited.headers["retry-after"] == "3"
+            answered = await client.post(url, json=call, headers=with_id)
+            assert answered.status_code == 200 and answered.json()["result"] == {"content": []}
+            assert (
+                await client.get(url, headers={**with_id, "accept": "text/event-stream"})
+            ).status_code == 405
+    report = engines[-1].finish()
+    assert report.unused == [] and report.misses == []
+
+
+def test_a_malformed_http_list_is_a_clear_format_error(tmp_path: Path) -> None:
+    from harn_mcp_mock.cassette.model import Cassette, save_cassette
+    from harn_mcp_mock.errors import CassetteFormatError
+
+    for bad, where in (
+        ({"seq": 0, "method": "POST", "status": 99}, "http[0].status"),
+        ({"seq": 0, "method": "PUT", "status": 401}, "http[0].method"),
+        ({"seq": "0", "method": "POST", "status": 401}, "http[0].seq"),
+        ({"seq": 0, "method": "POST", "status": 401, "extra": 1}, "http[0].extra"),
+    ):
+        path = save_cassette(Cassette([], {"http": [bad]}), tmp_path / "bad.cassette.json")
+        with pytest.raises(CassetteFormatError) as caught:
+            load_cassette(path)
+        assert where in str(caught.value)

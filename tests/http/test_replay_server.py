@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -289,3 +290,123 @@ async def test_run_replay_http_merges_the_sessions_reports(notes_cassette: Path,
     assert report.misses == [] and report.unused == [] and report.clean
     assert report.hits >= 5
     assert orjson.loads(report_file.read_bytes())["ok"] is True
+
+
+def _events(text: str) -> list[tuple[str, Any]]:
+    """(id, data) of each SSE event in ``text``."""
+    out: list[tuple[str, Any]] = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
+        if "data" in fields:
+            out.append((fields.get("id", ""), orjson.loads(fields["data"])))
+    return out
+
+
+async def _read_events(lines: Any, until: Callable[[Any], bool]) -> list[tuple[str, Any]]:
+    """Read SSE events from ``lines`` (one ``aiter_lines()``) until one satisfies ``until`` (or the end)."""
+    events: list[tuple[str, Any]] = []
+    event_id = ""
+    async for line in lines:
+        if line.startswith("id: "):
+            event_id = line.removeprefix("id: ")
+        elif line.startswith("data: "):
+            events.append((event_id, orjson.loads(line.removeprefix("data: "))))
+            if until(events[-1][1]):
+                break
+    return events
+
+
+async def test_last_event_id_resumes_a_dropped_post_stream(notes_cassette: Path) -> None:
+    def factory() -> ReplayEngine:
+        return ReplayEngine(_scripted(notes_cassette))
+
+    call = {"jsonrpc": "2.0", "id": "c1", "method": "tools/call", "params": {"name": "scan", "arguments": {}}}
+    with serve_engines(factory) as (url, _endpoint):
+        with anyio.fail_after(20):
+            async with httpx2.AsyncClient() as http:
+                sid = (await http.post(url, json=INIT, headers=ACCEPT)).headers["mcp-session-id"]
+                headers = {**ACCEPT, "mcp-session-id": sid}
+                get = {**headers, "accept": "text/event-stream"}
+                async with http.stream("POST", url, json=call, headers=headers) as response:
+                    first = await _read_events(
+                        response.aiter_lines(), lambda _m: True
+                    )  # then the client drops it
+                assert first[0][1]["method"] == "notifications/message"
+                cursor = first[0][0]
+                assert cursor.endswith("-1")
+                # Resume after the log: the roots/list request again, and, once answered, the result.
+                async with http.stream("GET", url, headers={**get, "last-event-id": cursor}) as resumed:
+                    assert resumed.status_code == 200
+                    assert resumed.headers["mcp-session-id"] == sid
+                    lines = resumed.aiter_lines()
+                    asked = await _read_events(lines, lambda m: m.get("method") == "roots/list")
+                    assert [e[0] for e in asked] == [cursor.replace("-1", "-2")]
+                    answer = {"jsonrpc": "2.0", "id": asked[0][1]["id"], "result": {"roots": []}}
+                    assert (await http.post(url, json=answer, headers=headers)).status_code == 202
+                    rest = await _read_events(lines, lambda _m: False)
+                assert [(m.get("id"), "1 root" in str(m)) for _i, m in rest] == [("c1", True)]
+
+                # Delivered to its end: nothing to resume. Unknown or malformed: the same clear 400.
+                for bad in (cursor, "99-1", "garbage", cursor.replace("-1", "-9")):
+                    refused = await http.get(url, headers={**get, "last-event-id": bad})
+                    assert refused.status_code == 400, bad
+                    assert "Last-Event-ID" in refused.json()["error"]["message"]
+
+
+async def test_last_event_id_resumes_the_get_stream(notes_cassette: Path) -> None:
+    def factory() -> ReplayEngine:
+        return ReplayEngine(_scripted(notes_cassette))
+
+    call = {"jsonrpc": "2.0", "id": "c3", "method": "tools/call", "params": {"name": "scan", "arguments": {}}}
+    with serve_engines(factory) as (url, _endpoint):
+        with anyio.fail_after(20):
+            async with httpx2.AsyncClient() as http:
+                sid = (await http.post(url, json=INIT, headers=ACCEPT)).headers["mcp-session-id"]
+                headers = {**ACCEPT, "mcp-session-id": sid}
+                get = {**headers, "accept": "text/event-stream"}
+                json_only = {**headers, "accept": "application/json"}
+                replies: list[Any] = []
+                async with anyio.create_task_group() as tg:
+                    async with http.stream("GET", url, headers=get) as stream:
+
+                        async def post_call() -> None:
+                            replies.append(await http.post(url, json=call, headers=json_only))
+
+                        tg.start_soon(post_call)
+                        first = await _read_events(
+                            stream.aiter_lines(), lambda _m: True
+                        )  # the log; then drop
+                    assert first[0][1]["method"] == "notifications/message"
+                    async with http.stream(
+                        "GET", url, headers={**get, "last-event-id": first[0][0]}
+                    ) as again:
+                        asked = await _read_events(
+                            again.aiter_lines(), lambda m: m.get("method") == "roots/list"
+                        )
+                        answer = {"jsonrpc": "2.0", "id": asked[-1][1]["id"], "result": {"roots": []}}
+                        assert (await http.post(url, json=answer, headers=headers)).status_code == 202
+                        assert len(asked) == 1
+                assert replies[0].json()["id"] == "c3" and "1 root" in replies[0].text
+
+
+async def test_responses_are_not_held_back_by_nagle(notes_cassette: Path) -> None:
+    """The listening socket says TCP, so asyncio sets TCP_NODELAY: no ~40 ms delayed-ACK stall."""
+    import socket
+    import time
+
+    tools_list = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    with serve_cassette(notes_cassette) as (url, _engines):
+        async with httpx2.AsyncClient() as http:
+            sid = (await http.post(url, json=INIT, headers=ACCEPT)).headers["mcp-session-id"]
+            headers = {**ACCEPT, "mcp-session-id": sid}
+            await http.post(url, json=tools_list, headers=headers)
+            started = time.perf_counter()
+            for _ in range(20):
+                assert (await http.post(url, json=tools_list, headers=headers)).status_code == 200
+            per_request = (time.perf_counter() - started) / 20
+    assert per_request < 0.02, f"{per_request * 1000:.1f} ms a request"
+    server = HttpServer(object())
+    try:
+        assert server.socket.proto == socket.IPPROTO_TCP
+    finally:
+        server.socket.close()

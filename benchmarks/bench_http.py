@@ -1,0 +1,211 @@
+"""Throughput of replay over Streamable HTTP on loopback, with a baseline measured in the same run.
+
+- replay: `harn-mcp-mock replay --http` (a subprocess, as a user runs it) serving a
+  1,000-interaction cassette; N concurrent keep-alive clients (one httpx2 AsyncClient, N
+  connections) send `tools/call` requests in one session, each answered as `application/json`.
+  Target: >= 2,000 requests/s.
+- baseline: a minimal Starlette JSON echo endpoint under the same uvicorn settings (the same
+  `HttpServer`: h11, no access log, log level warning), driven by the same client. It is the
+  ceiling this machine and client allow; the replay's share of it is printed too.
+
+Run: `.venv/bin/python benchmarks/bench_http.py [--requests N] [--connections C] [--quick]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
+
+BIN = Path(sys.executable).parent
+HARN = (
+    [str(BIN / "harn-mcp-mock")]
+    if (BIN / "harn-mcp-mock").exists()
+    else [sys.executable, "-m", "harn_mcp_mock"]
+)
+TARGET = 2000.0
+INIT_PARAMS = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"},
+}
+
+
+def build(path: Path, interactions: int) -> Path:
+    """initialize + ``interactions`` distinct tools/call, each with its recorded result."""
+    msgs = [
+        Message(0, "client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS}),
+        Message(
+            1,
+            "server",
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "bench", "version": "1"},
+                },
+            },
+            reply_to=0,
+            latency_ms=1.0,
+        ),
+        Message(2, "client", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+    seq = 3
+    for i in range(interactions):
+        call = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": _params(i)}
+        text = f"item {i}: " + "x" * 64
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        msgs.append(Message(seq, "client", call))
+        msgs.append(
+            Message(seq + 1, "server", {"jsonrpc": "2.0", "id": i + 1, "result": result}, reply_to=seq)
+        )
+        seq += 2
+    return save_cassette(Cassette(msgs, {"transport": "http"}), path)
+
+
+def _params(i: int) -> dict[str, Any]:
+    return {"name": "lookup", "arguments": {"key": f"k{i}", "limit": 10}}
+
+
+def echo_app() -> Any:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def echo(request: Request) -> Response:
+        body = orjson.loads(await request.body())
+        reply = {"jsonrpc": "2.0", "id": body.get("id"), "result": {"echo": body.get("params")}}
+        return Response(orjson.dumps(reply), media_type="application/json")
+
+    return Starlette(routes=[Route("/mcp", endpoint=echo, methods=["POST"])])
+
+
+def serve_echo() -> None:
+    from harn_mcp_mock.http.replay_server import HttpServer
+
+    try:
+        HttpServer(echo_app()).run()
+    except KeyboardInterrupt:
+        pass
+
+
+def start(argv: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    url = proc.stdout.readline().decode().strip()
+    if not url.startswith("http://"):
+        proc.kill()
+        raise SystemExit(f"the server did not print its URL: {argv}")
+    return proc, url
+
+
+async def drive(url: str, requests: int, connections: int, interactions: int) -> tuple[float, int]:
+    """(requests/s, errors) for ``requests`` tools/call over ``connections`` keep-alive connections."""
+    import httpx2
+
+    limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    async with httpx2.AsyncClient(limits=limits, timeout=30.0) as client:
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS}
+        opened = await client.post(url, content=orjson.dumps(init), headers=headers)
+        sid = opened.headers.get("mcp-session-id")
+        if sid:
+            headers["mcp-session-id"] = sid
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await client.post(url, content=orjson.dumps(note), headers=headers)
+        bodies = [
+            orjson.dumps(
+                {"jsonrpc": "2.0", "id": k + 1, "method": "tools/call", "params": _params(k % interactions)}
+            )
+            for k in range(requests)
+        ]
+        warm = [
+            client.post(url, content=bodies[k], headers=headers)
+            for k in range(min(connections * 4, requests))
+        ]
+        await asyncio.gather(*warm)
+        errors = 0
+        next_index = 0
+
+        async def worker() -> None:
+            nonlocal errors, next_index
+            while next_index < requests:
+                k = next_index
+                next_index += 1
+                response = await client.post(url, content=bodies[k], headers=headers)
+                answer = orjson.loads(response.content) if response.status_code == 200 else {}
+                if answer.get("id") != k + 1 or "result" not in answer:
+                    errors += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(connections)))
+        elapsed = time.perf_counter() - started
+    return requests / elapsed, errors
+
+
+def measure(
+    argv: list[str], requests: int, connections: int, interactions: int, rounds: int
+) -> tuple[float, int]:
+    proc, url = start(argv)
+    try:
+        best, errors = 0.0, 0
+        for _ in range(rounds):
+            rate, errs = asyncio.run(drive(url, requests, connections, interactions))
+            best, errors = max(best, rate), errors + errs
+        return best, errors
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=5000)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--interactions", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3, help="best of this many runs each")
+    parser.add_argument("--quick", action="store_true", help="1,000 requests, one round")
+    parser.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_echo:
+        serve_echo()
+        return 0
+    if args.quick:
+        args.requests, args.rounds = 1000, 1
+    with tempfile.TemporaryDirectory(prefix="bench-http-") as scratch:
+        cassette = build(Path(scratch) / "bench.cassette.json", args.interactions)
+        replay_argv = [*HARN, "replay", "--cassette", str(cassette), "--http", "--port", "0"]
+        echo_argv = [sys.executable, __file__, "--serve-echo"]
+        base, base_errors = measure(
+            echo_argv, args.requests, args.connections, args.interactions, args.rounds
+        )
+        rate, errors = measure(replay_argv, args.requests, args.connections, args.interactions, args.rounds)
+    print(
+        f"replay over HTTP: {args.requests} tools/call, {args.connections} keep-alive connections, "
+        f"{args.interactions}-interaction cassette (best of {args.rounds})"
+    )
+    print(f"  baseline (Starlette JSON echo, same uvicorn settings): {base:8.0f} req/s")
+    print(
+        f"  harn-mcp-mock replay --http:                           {rate:8.0f} req/s ({rate / base:.0%} of baseline)"
+    )
+    ok = rate >= TARGET and errors == 0
+    print(
+        f"  target >= {TARGET:,.0f} req/s: {'PASS' if ok else 'FAIL'} (errors: {errors}, baseline errors: {base_errors})"
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,184 @@
+"""Record a fresh candidate by replaying a cassette's client side against a live Streamable HTTP server.
+
+The HTTP counterpart of :func:`harn_mcp_mock.verify.live.rerun_live`: the baseline's client
+messages are POSTed in recorded order, one at a time (a request waits for its answer, a JSON
+body or the SSE stream up to the response, bounded by ``timeout``). The ``Mcp-Session-Id`` the
+server issues on ``initialize`` is sent from then on, with ``MCP-Protocol-Version`` once
+negotiated, plus each ``--header``. Server-to-client requests on a stream are answered from the
+baseline's recorded client answers (as over stdio) by a POST while the stream stays open. At
+the end the session is ended with ``DELETE``. Every message is redacted and recorded through
+the usual :class:`~harn_mcp_mock.record.recorder.Recorder`, with the cassette's ``http`` list.
+
+Not driven: the standalone ``GET`` stream (what a server sends there only is not compared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from harn_mcp_mock.cassette.matching import Matcher
+from harn_mcp_mock.cassette.model import Cassette
+from harn_mcp_mock.errors import ServerError
+from harn_mcp_mock.http.record_proxy import REPLAYED_HEADERS, SseSplitter, open_recorder
+from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, batch_items, parse_frame
+from harn_mcp_mock.verify.live import _Answers
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from harn_mcp_mock.record.recorder import Recorder
+
+ACCEPT = "application/json, text/event-stream"
+
+
+class _HttpRerun:
+    def __init__(
+        self,
+        client: httpx2.Client,
+        url: str,
+        recorder: Recorder,
+        redactor: Any,
+        headers: dict[str, str],
+        answers: _Answers,
+        version: str | None,
+    ) -> None:
+        self.client = client
+        self.url = url
+        self.recorder = recorder
+        self.redactor = redactor
+        self.headers = headers
+        self.answers = answers
+        self.version = version
+        self.session: str | None = None
+        self.http: list[dict[str, Any]] = []
+
+    def _headers(self) -> dict[str, str]:
+        out = {"accept": ACCEPT, "content-type": "application/json", **self.headers}
+        if self.session is not None:
+            out["mcp-session-id"] = self.session
+        if self.version is not None:
+            out["mcp-protocol-version"] = self.version
+        return out
+
+    def _record(self, frame: Frame) -> int | None:
+        if frame.kind == "invalid" and not frame.raw.strip():
+            return None
+        seq = sum(self.recorder.counts.values())
+        self.recorder.feed_frame(frame)
+        return seq
+
+    def _note(self, method: str, seq: int | None, response: httpx2.Response) -> None:
+        kept = {k: response.headers[k] for k in REPLAYED_HEADERS if k in response.headers}
+        self.http.append(
+            {
+                "seq": seq,
+                "method": method,
+                "status": response.status_code,
+                "content_type": response.headers.get("content-type") or None,
+                "headers": {k: str(v) for k, v in self.redactor.redact_message(kept).items()},
+            }
+        )
+
+    def post(self, message: Any) -> None:
+        """POST one client message; read its answer (answering server requests on the way)."""
+        body = orjson.dumps(message)
+        seq = self._record(parse_frame(body, CLIENT))
+        waiting = {orjson.dumps(f.id) for f in batch_items(parse_frame(body, CLIENT)) if f.kind == "request"}
+        with self.client.stream("POST", self.url, content=body, headers=self._headers()) as response:
+            self._note("POST", seq, response)
+            session = response.headers.get("mcp-session-id")
+            if session and self.session is None:
+                self.session = session
+            kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+            if kind == "text/event-stream":
+                splitter = SseSplitter()
+                for chunk in response.iter_raw():
+                    for data in splitter.feed(chunk):
+                        self._server(parse_frame(data, SERVER), waiting)
+                    if not waiting:
+                        return
+                return
+            data = response.read()
+            if data and kind == "application/json":
+                self._server(parse_frame(data, SERVER), waiting)
+
+    def _server(self, frame: Frame, waiting: set[bytes]) -> None:
+        if self._record(frame) is None:
+            return
+        for item in batch_items(frame):
+            if item.kind in ("response", "error"):
+                waiting.discard(orjson.dumps(item.id))
+                if isinstance(item.obj, dict) and isinstance(item.obj.get("result"), dict):
+                    version = item.obj["result"].get("protocolVersion")
+                    if isinstance(version, str) and "serverInfo" in item.obj["result"]:
+                        self.version = version
+            elif item.kind == "request" and isinstance(item.obj, dict):
+                self.reply(self.answers.answer(item.obj))
+
+    def reply(self, message: dict[str, Any]) -> None:
+        body = orjson.dumps(message)
+        seq = self._record(parse_frame(body, CLIENT))
+        response = self.client.post(self.url, content=body, headers=self._headers())
+        self._note("POST", seq, response)
+
+    def end(self) -> None:
+        if self.session is None:
+            return
+        response = self.client.delete(self.url, headers=self._headers())
+        self._note("DELETE", None, response)
+
+
+def rerun_live_http(
+    base: Cassette,
+    url: str,
+    candidate: str | Path,
+    *,
+    headers: Sequence[str] = (),
+    policy_path: str | Path | None = None,
+    timeout: float = 30.0,
+    on_event: Callable[[str], None] | None = None,
+) -> Cassette:
+    """Drive the Streamable HTTP server at ``url`` with ``base``'s client side; the candidate."""
+    import httpx2
+
+    recorder, redactor, parsed = open_recorder(candidate, url, headers, policy_path=policy_path)
+    server = base.server
+    version = server.get("protocolVersion") if server.get("handshake") == "server/discover" else None
+    reason = "client-eof"
+    try:
+        with httpx2.Client(timeout=httpx2.Timeout(timeout), follow_redirects=False) as client:
+            run = _HttpRerun(
+                client,
+                url,
+                recorder,
+                redactor,
+                parsed,
+                _Answers(base, Matcher()),
+                version if isinstance(version, str) else None,
+            )
+            try:
+                for msg in base.messages:
+                    if msg.direction != "client" or msg.invalid is not None:
+                        continue
+                    items = list(batch_items(parse_frame(orjson.dumps(msg.message), CLIENT)))
+                    if all(f.kind in ("response", "error") for f in items):
+                        continue  # the client's answers to server requests are given live
+                    try:
+                        run.post(msg.message)
+                    except httpx2.TimeoutException:
+                        if on_event is not None:
+                            on_event(f"the live server did not answer within {timeout:g}s; moving on")
+                run.end()
+            except httpx2.HTTPError as exc:
+                raise ServerError(
+                    f"cannot reach the live server {url}: {type(exc).__name__}: {exc}"
+                ) from None
+    except BaseException:
+        recorder.discard()
+        raise
+    extra = {"http": run.http} if run.http else None
+    return recorder.finish({"code": None, "signal": None, "reason": reason}, extra=extra)
