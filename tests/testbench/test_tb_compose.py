@@ -22,8 +22,8 @@ SCRIPT = textwrap.dedent(
     from harn_mcp_mock.testbench import NetworkDeniedError, llm_call
 
     root = sys.argv[1]
-    started = time.time()
-    time.sleep(600)
+    started = time.time()  # allow-wall-clock: virtual
+    time.sleep(600)  # allow-wall-clock: virtual
     reply = llm_call({"prompt": "summarise"})["text"]
     listing = subprocess.run(["ls", "-1"], capture_output=True, text=True).stdout
     with open(os.path.join(root, "report.txt"), "w") as fh:
@@ -33,7 +33,7 @@ SCRIPT = textwrap.dedent(
         socket.create_connection(("192.0.2.1", 80))
     except NetworkDeniedError:
         pass
-    print("elapsed", time.time() - started)
+    print("elapsed", time.time() - started)  # allow-wall-clock: virtual
     sys.exit(int(sys.argv[2]))
     """
 )
@@ -145,7 +145,7 @@ def test_api_composition_in_one_with_block(tmp_path: Path) -> None:
         assert llm_call({"q": 1}) == {"ok": True}
         assert subprocess.check_output(["date"]) == b"x\n"
         (tmp_path / "f.txt").write_text("v2\n")
-        assert time.time() == 1_767_225_600.0
+        assert time.time() == 1_767_225_600.0  # allow-wall-clock: virtual
     result = bench.finalize()
     assert [(c.path, c.kind) for c in result.fs_diff] == [("f.txt", "modified")]
     assert result.unified_diff() == "--- a/f.txt\n+++ b/f.txt\n-v1\n+v2\n"
