@@ -93,9 +93,11 @@ def _replay_http_main(
             raise UsageError("--http replays only (--mode none, no server command)", where="--http")
         if emit_tape is not None:
             raise UsageError("--emit-tape is not supported with --http yet", where="--emit-tape")
+        from harn_mcp_mock.cassette.modes import RecordMode
         from harn_mcp_mock.http.run import run_replay_http
+        from harn_mcp_mock.replay.run import ReplayOutcome
 
-        outcome = run_replay_http(
+        report_ = run_replay_http(
             cassette,
             host=host,
             port=port,
@@ -108,12 +110,9 @@ def _replay_http_main(
             policy_path=redact_policy,
             on_event=lambda text: note(prog, text),
         )
+        outcome = ReplayOutcome(RecordMode.NONE, report_)
     if strict and not outcome.clean:
-        note(
-            prog,
-            f"--strict: {len(outcome.misses)} missed request(s), {len(outcome.unused)} unused recorded "
-            f"interaction(s), {len(outcome.answer_mismatches)} client answer(s) different from the recording",
-        )
+        note(prog, f"--strict: {outcome.problem_summary()}")
         return 1
     return 0
 
