@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from _cassettes import handshake, init_params  # benchmarks/ is on sys.path when run as scripts
 
 from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
 
@@ -33,32 +34,13 @@ HARN = (
     else [sys.executable, "-m", "harn_mcp_mock"]
 )
 TARGET = 2000.0
-INIT_PARAMS = {
-    "protocolVersion": "2025-06-18",
-    "capabilities": {},
-    "clientInfo": {"name": "bench", "version": "1"},
-}
+INIT_PARAMS = init_params("2025-06-18")
 
 
 def build(path: Path, interactions: int) -> Path:
     """initialize + ``interactions`` distinct tools/call, each with its recorded result."""
     msgs = [
-        Message(0, "client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS}),
-        Message(
-            1,
-            "server",
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "result": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "bench", "version": "1"},
-                },
-            },
-            reply_to=0,
-            latency_ms=1.0,
-        ),
+        *handshake("2025-06-18"),
         Message(2, "client", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
     ]
     seq = 3

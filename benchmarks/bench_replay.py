@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import orjson
+from _cassettes import handshake, init_params  # benchmarks/ is on sys.path when run as scripts
 
 from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
 
@@ -33,31 +34,12 @@ REPLAY = (
     if (BIN / "harn-mcp-mock").exists()
     else [sys.executable, "-m", "harn_mcp_mock", "replay"]
 )
-INIT_PARAMS = {
-    "protocolVersion": "2025-11-25",
-    "capabilities": {},
-    "clientInfo": {"name": "bench", "version": "1"},
-}
+INIT_PARAMS = init_params("2025-11-25")
 
 
 def build(path: Path, interactions: int) -> Path:
     msgs = [
-        Message(0, "client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT_PARAMS}),
-        Message(
-            1,
-            "server",
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "result": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "bench", "version": "1"},
-                },
-            },
-            reply_to=0,
-            latency_ms=1.0,
-        ),
+        *handshake("2025-11-25"),
     ]
     for i in range(1, interactions + 1):
         seq = len(msgs)
