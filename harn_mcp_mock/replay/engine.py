@@ -282,13 +282,9 @@ class ReplayEngine:
         if method == "server/discover":
             return True  # the replay decides the protocol era; never forwarded
         key = self.matcher.key(self.redactor.redact_message(message))
-        if self.strict_order:
-            nxt = self._next_in_order
-            return nxt < len(self._ordered) and self._ordered[nxt].key == key
-        candidates = self._by_key.get(key)
-        if not candidates:
-            return method == "ping"
-        return self.repeat != "error" or any(i.uses == 0 for i in candidates)
+        if self._pick(key, str(method), consume=False) is not None:
+            return True
+        return method == "ping" and key not in self._by_key  # answered with {} as in _request
 
     def finish(self) -> ReplayReport:
         """The report, with every recorded interaction that was never used."""
@@ -324,11 +320,14 @@ class ReplayEngine:
             self._preamble = []
         return self._run(steps, message["id"], _progress_token(message), inter)
 
-    def _pick(self, key: bytes, method: str) -> Interaction | None:
+    def _pick(self, key: bytes, method: str, *, consume: bool = True) -> Interaction | None:
+        """The interaction that answers ``key`` (the one decision replay and new_episodes share);
+        ``consume=False`` only looks (no strict-order step)."""
         if self.strict_order and method not in ("server/discover", "ping"):
             if self._next_in_order < len(self._ordered) and self._ordered[self._next_in_order].key == key:
                 inter = self._ordered[self._next_in_order]
-                self._next_in_order += 1
+                if consume:
+                    self._next_in_order += 1
                 return inter
             return None
         candidates = self._by_key.get(key)
