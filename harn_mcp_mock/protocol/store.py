@@ -234,6 +234,7 @@ class ProtocolStore:
         *,
         task_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Append one event; its ``id`` is the next global integer, ``sequence`` per resource."""
         with self.transaction():
@@ -265,7 +266,7 @@ class ProtocolStore:
             if previous is not None:
                 doc["previous_event_id"] = str(previous)  # the models type optional *_id fields as strings
             doc.update(extra or {})
-            doc["metadata"] = {}
+            doc["metadata"] = dict(metadata or {})
             self._conn.execute(
                 "UPDATE events SET doc = ? WHERE id = ?", (orjson.dumps(doc).decode(), event_id)
             )
@@ -276,6 +277,20 @@ class ProtocolStore:
     ) -> list[dict[str, Any]]:
         sql = "SELECT doc FROM events WHERE task_id = ? AND id > ? ORDER BY id"
         params: list[Any] = [task_id, after]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [orjson.loads(d) for (d,) in self._rows(sql, params)]
+
+    def events_for_session(
+        self, session_id: str, *, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The session's own events and those of every task in it, in id order."""
+        sql = (
+            "SELECT doc FROM events WHERE id > ? AND ((resource_object = 'session' AND resource_id = ?)"
+            " OR task_id IN (SELECT id FROM resources WHERE object = 'task' AND session_id = ?)) ORDER BY id"
+        )
+        params: list[Any] = [after, session_id, session_id]
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)

@@ -33,6 +33,7 @@ from harn_mcp_mock.clock import Clock
 from harn_mcp_mock.protocol import PROTOCOL_VERSION, VERSION_HEADER
 from harn_mcp_mock.protocol.errors import ErrorEnvelope, ProtocolError
 from harn_mcp_mock.protocol.server.harness import ALL_SCOPES, SUPPORTED_VERSIONS, Harness, verification
+from harn_mcp_mock.protocol.server.replay import SUPPORTED_REPLAY_MODES, replay_session, replay_task
 from harn_mcp_mock.protocol.store import ProtocolStore
 
 __all__ = ["EventBus", "TaskRunner", "agent_card", "create_app"]
@@ -106,12 +107,14 @@ def agent_card(base_url: str) -> dict[str, Any]:
     skill = {
         "id": "world-task",
         "name": "world-task",
-        "description": "Run a world task's tool calls against an in-process MCP world and check its goal.",
+        "description": "Run tool calls against an in-process MCP world (checking the world task's goal) "
+        "or an MCP cassette replay.",
         "input_schema": {
             "type": "object",
             "properties": {
                 "world": {"type": "string"},
                 "world_task": {"type": "string"},
+                "cassette": {"type": "string"},
                 "steps": {"type": "array"},
                 "text": {"type": "string"},
             },
@@ -142,7 +145,8 @@ def agent_card(base_url: str) -> dict[str, Any]:
         },
         "skills": [skill],
         "capabilities": {
-            "conformance_levels": ["core", "receipts"],
+            "conformance_levels": ["core", "receipts", "replay"],
+            "replay_modes": list(SUPPORTED_REPLAY_MODES),
             "transports": ["rest", "sse"],
             "supported_versions": list(SUPPORTED_VERSIONS),
         },
@@ -358,16 +362,20 @@ def create_app(
     async def messages(request: Request, actor: str) -> Response:
         return _json(harness.session_messages(actor, request.path_params["session_id"]))
 
-    async def stream(request: Request, actor: str) -> Response:
-        task_id = request.path_params["task_id"]
-        harness.get(actor, "task", task_id)  # 404 before the stream opens
+    def sse(
+        request: Request,
+        check: Callable[[int], None],
+        read: Callable[[int], list[dict[str, Any]]],
+        done: Callable[[], bool],
+    ) -> Response:
+        """An SSE stream of ``read(after)`` from the client's ``Last-Event-ID``, until ``done()``."""
         problem: ErrorEnvelope | None = None
         position = 0
         try:
             position = cursor(
                 request.headers.get("last-event-id") or request.query_params.get("last_event_id")
             )
-            harness.check_cursor(task_id, position)
+            check(position)
         except ProtocolError as exc:
             problem = exc.envelope
 
@@ -379,11 +387,11 @@ def create_app(
             with bus.subscribe() as wake:
                 while True:
                     wake.clear()
-                    terminal = harness.is_terminal(task_id)
-                    for event in store.events_for_task(task_id, after=position):
+                    finished = done()
+                    for event in read(position):
                         yield _sse_frame(event)
                         position = int(event["id"])
-                    if terminal:
+                    if finished:
                         return
                     try:
                         await asyncio.wait_for(wake.wait(), heartbeat_s)
@@ -393,6 +401,69 @@ def create_app(
         return StreamingResponse(
             frames(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
         )
+
+    async def stream(request: Request, actor: str) -> Response:
+        task_id = request.path_params["task_id"]
+        harness.get(actor, "task", task_id)  # 404 before the stream opens
+        return sse(
+            request,
+            lambda after: harness.check_cursor(task_id, after),
+            lambda after: store.events_for_task(task_id, after=after),
+            lambda: harness.is_terminal(task_id),
+        )
+
+    async def session_stream(request: Request, actor: str) -> Response:
+        session_id = request.path_params["session_id"]
+        harness.get(actor, "session", session_id)
+        return sse(
+            request,
+            harness.check_issued,
+            lambda after: store.events_for_session(session_id, after=after),
+            lambda: harness.session_settled(session_id),
+        )
+
+    def created(status: int, resource: Mapping[str, Any], replayed: bool, location: str) -> Response:
+        headers = {"Location": location}
+        if replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return _json(resource, status, headers)
+
+    async def create_session(request: Request, actor: str) -> Response:
+        body = await read_body(request)
+        status, session, replayed = harness.create_session(
+            actor, body, request.headers.get("idempotency-key")
+        )
+        return created(status, session, replayed, f"/v1/sessions/{session['id']}")
+
+    async def append_message(request: Request, actor: str) -> Response:
+        body = await read_body(request)
+        status, message, replayed = harness.append_message(
+            actor, request.path_params["session_id"], body, request.headers.get("idempotency-key")
+        )
+        return created(status, message, replayed, f"/v1/messages/{message['id']}")
+
+    async def close_session(request: Request, actor: str) -> Response:
+        return _json(harness.close_session(actor, request.path_params["session_id"]))
+
+    async def session_events(request: Request, actor: str) -> Response:
+        after = cursor(request.query_params.get("after"))
+        return _json(harness.session_events(actor, request.path_params["session_id"], after=after))
+
+    async def replay_task_route(request: Request, actor: str) -> Response:
+        body = await read_body(request)
+        status, task, replayed = replay_task(
+            harness, actor, request.path_params["task_id"], body, request.headers.get("idempotency-key")
+        )
+        if runner is not None and not replayed:
+            runner.enqueue(task["id"])
+        return created(status, task, replayed, f"/v1/tasks/{task['id']}")
+
+    async def replay_session_route(request: Request, actor: str) -> Response:
+        body = await read_body(request)
+        status, session, replayed = replay_session(
+            harness, actor, request.path_params["session_id"], body, request.headers.get("idempotency-key")
+        )
+        return created(status, session, replayed, f"/v1/sessions/{session['id']}")
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -423,8 +494,15 @@ def create_app(
         route("/v1/tasks/{task_id}/stream", "events:read", stream, ["GET"]),
         route("/v1/tasks/{task_id}/outcome", "tasks:read", task_outcome, ["GET"]),
         route("/v1/tasks/{task_id}/receipt", "receipts:read", task_receipt, ["GET"]),
+        route("/v1/tasks/{task_id}/replay", "tasks:write", replay_task_route, ["POST"]),
+        route("/v1/sessions", "sessions:write", create_session, ["POST"]),
         route("/v1/sessions/{session_id}", "sessions:read", reader("session", "session_id"), ["GET"]),
         route("/v1/sessions/{session_id}/messages", "sessions:read", messages, ["GET"]),
+        route("/v1/sessions/{session_id}/messages", "sessions:write", append_message, ["POST"]),
+        route("/v1/sessions/{session_id}/close", "sessions:write", close_session, ["POST"]),
+        route("/v1/sessions/{session_id}/events", "events:read", session_events, ["GET"]),
+        route("/v1/sessions/{session_id}/stream", "events:read", session_stream, ["GET"]),
+        route("/v1/sessions/{session_id}/replay", "sessions:write", replay_session_route, ["POST"]),
         route("/v1/messages/{message_id}", "sessions:read", reader("message", "message_id"), ["GET"]),
         route("/v1/artifacts/{artifact_id}", "artifacts:read", reader("artifact", "artifact_id"), ["GET"]),
         route("/v1/outcomes/{outcome_id}", "tasks:read", reader("outcome", "outcome_id"), ["GET"]),

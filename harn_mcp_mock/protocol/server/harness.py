@@ -44,9 +44,19 @@ SUPPORTED_VERSIONS: tuple[str, ...] = (PROTOCOL_VERSION,)
 IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
 DEFAULT_WORKSPACE = "ws_default"
 ALL_SCOPES: frozenset[str] = frozenset(
-    {"tasks:read", "tasks:write", "sessions:read", "events:read", "artifacts:read", "receipts:read"}
+    {
+        "tasks:read",
+        "tasks:write",
+        "sessions:read",
+        "sessions:write",
+        "events:read",
+        "artifacts:read",
+        "receipts:read",
+    }
 )
 
+_ROLES = frozenset({"user", "assistant", "system", "tool", "agent"})
+_VISIBILITIES = frozenset({"public", "internal", "receipt_only"})
 _END_EVENTS = {
     TaskState.COMPLETED: "task.completed",
     TaskState.FAILED: "task.failed",
@@ -103,9 +113,15 @@ class Harness:
             listener()
 
     def _emit(
-        self, event: str, resource: Mapping[str, str], payload: Mapping[str, Any], *, task_id: str | None
+        self,
+        event: str,
+        resource: Mapping[str, str],
+        payload: Mapping[str, Any],
+        *,
+        task_id: str | None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        return self.store.append_event(event, resource, payload, task_id=task_id)
+        return self.store.append_event(event, resource, payload, task_id=task_id, metadata=metadata)
 
     def _visible(self, kind: str, resource_id: str, actor: str) -> dict[str, Any]:
         found = self.store.get(resource_id, kind)
@@ -135,12 +151,80 @@ class Harness:
         metadata = body.get("metadata", {})
         if not isinstance(metadata, Mapping):
             raise _invalid("metadata must be an object", "metadata")
-        if idempotency_key is not None and not (0 < len(idempotency_key) <= 255):
-            raise _invalid("Idempotency-Key must be 1 to 255 characters", "Idempotency-Key")
 
+        def create() -> tuple[int, dict[str, Any]]:
+            now = self.now()
+            if session_id is None:
+                session = self._new_session(actor, workspace_id, now)
+            else:
+                session = self._visible("session", session_id, actor)
+                if session["workspace_id"] != workspace_id:
+                    raise not_found("session", session_id)
+                self._check_open(session)
+            task = self._new_task(actor, session, workspace_id, dict(task_input), dict(metadata), now)
+            return 201, task
+
+        return self._idempotent(actor, workspace_id, "POST /v1/tasks", idempotency_key, body, create)
+
+    def _new_task(
+        self,
+        actor: str,
+        session: Mapping[str, Any],
+        workspace_id: str,
+        task_input: dict[str, Any],
+        metadata: dict[str, Any],
+        now: str,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """A SUBMITTED task, its input message, ``user.message`` and ``task.submitted``."""
+        task_id, task_ord = self.store.new_id("task")
+        message = self._new_message(actor, session, "user", self._input_parts(task_input), task_id, now)
+        task: dict[str, Any] = {
+            "id": task_id,
+            "object": "task",
+            "created_at": now,
+            "updated_at": now,
+            "session_id": session["id"],
+            "workspace_id": workspace_id,
+            "status": TaskState.SUBMITTED.value,
+            "input": task_input,
+            "created_by": actor,
+            **fields,
+            "metadata": {**metadata, "input_message_id": message["id"]},
+        }
+        self.store.put(task, ord=task_ord, owner=actor)
+        self._emit(
+            "user.message",
+            {"object": "session", "id": session["id"]},
+            {"message_id": message["id"], "role": "user"},
+            task_id=task_id,
+        )
+        self._emit(
+            "task.submitted",
+            {"object": "task", "id": task_id},
+            {"status": "SUBMITTED", "session_id": session["id"]},
+            task_id=task_id,
+        )
+        return task
+
+    def _idempotent(
+        self,
+        actor: str,
+        workspace_id: str,
+        target: str,
+        key: str | None,
+        body: Mapping[str, Any],
+        create: Callable[[], tuple[int, dict[str, Any]]],
+    ) -> tuple[int, dict[str, Any], bool]:
+        """Run ``create`` in one transaction under the spec's idempotency scope (actor +
+        workspace_id + method + canonical target + key): ``(status, response, replayed)``. The
+        first completed response is kept for 24 hours; the same key with another body is 409
+        ``idempotency_key_reused``. Concurrent identical writes create one resource."""
+        if key is not None and not (0 < len(key) <= 255):
+            raise _invalid("Idempotency-Key must be 1 to 255 characters", "Idempotency-Key")
         scope = body_hash = None
-        if idempotency_key is not None:
-            scope = sha256_ref([actor, workspace_id, "POST", "/v1/tasks", idempotency_key])
+        if key is not None:
+            scope = sha256_ref([actor, workspace_id, *target.split(" ", 1), key])
             body_hash = sha256_ref(dict(body))
         with self.store.transaction():
             if scope is not None and body_hash is not None:
@@ -156,46 +240,15 @@ class Harness:
                             )
                         )
                     return record.status, record.response, True
-            now = self.now()
-            if session_id is None:
-                session = self._new_session(actor, workspace_id, now)
-            else:
-                session = self._visible("session", session_id, actor)
-                if session["workspace_id"] != workspace_id:
-                    raise not_found("session", session_id)
-            task_id, task_ord = self.store.new_id("task")
-            message = self._new_message(actor, session, "user", self._input_parts(task_input), task_id, now)
-            task: dict[str, Any] = {
-                "id": task_id,
-                "object": "task",
-                "created_at": now,
-                "updated_at": now,
-                "session_id": session["id"],
-                "workspace_id": workspace_id,
-                "status": TaskState.SUBMITTED.value,
-                "input": dict(task_input),
-                "created_by": actor,
-                "metadata": {**dict(metadata), "input_message_id": message["id"]},
-            }
-            self.store.put(task, ord=task_ord, owner=actor)
-            self._emit(
-                "user.message",
-                {"object": "session", "id": session["id"]},
-                {"message_id": message["id"], "role": "user"},
-                task_id=task_id,
-            )
-            self._emit(
-                "task.submitted",
-                {"object": "task", "id": task_id},
-                {"status": "SUBMITTED", "session_id": session["id"]},
-                task_id=task_id,
-            )
+            status, response = create()
             if scope is not None and body_hash is not None:
-                self.store.idempotency_put(scope, body_hash, task_id, 201, task)
+                self.store.idempotency_put(scope, body_hash, str(response["id"]), status, response)
         self._notify()
-        return 201, task, False
+        return status, response, False
 
-    def _new_session(self, actor: str, workspace_id: str, now: str) -> dict[str, Any]:
+    def _new_session(
+        self, actor: str, workspace_id: str, now: str, metadata: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         session_id, ord_ = self.store.new_id("sess")
         session = {
             "id": session_id,
@@ -205,7 +258,7 @@ class Harness:
             "workspace_id": workspace_id,
             "state": "ACTIVE",
             "transcript": {"messages_url": f"/v1/sessions/{session_id}/messages"},
-            "metadata": {},
+            "metadata": metadata or {},
         }
         self.store.put(session, ord=ord_, owner=actor)
         self._emit("session.created", {"object": "session", "id": session_id}, {}, task_id=None)
@@ -226,7 +279,7 @@ class Harness:
         session: Mapping[str, Any],
         role: str,
         parts: list[dict[str, Any]],
-        task_id: str,
+        task_id: str | None,
         now: str,
     ) -> dict[str, Any]:
         message_id, ord_ = self.store.new_id("msg")
@@ -237,11 +290,122 @@ class Harness:
             "role": role,
             "parts": parts,
             "session_id": session["id"],
-            "task_id": task_id,
+            **({"task_id": task_id} if task_id is not None else {}),
             "metadata": {},
         }
         self.store.put(message, ord=ord_, owner=actor)
         return message
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def create_session(
+        self, actor: str, body: Any, idempotency_key: str | None = None
+    ) -> tuple[int, dict[str, Any], bool]:
+        """``POST /v1/sessions``: an ACTIVE session (``session.created``)."""
+        if not isinstance(body, Mapping):
+            raise _invalid("the request body must be a JSON object", "body")
+        workspace_id = body.get("workspace_id", DEFAULT_WORKSPACE)
+        if not isinstance(workspace_id, str) or not workspace_id:
+            raise _invalid("workspace_id must be a non-empty string", "workspace_id")
+        metadata = body.get("metadata", {})
+        if not isinstance(metadata, Mapping):
+            raise _invalid("metadata must be an object", "metadata")
+        persona_id = body.get("persona_id")
+        if persona_id is not None and not isinstance(persona_id, str):
+            raise _invalid("persona_id must be a string", "persona_id")
+
+        def create() -> tuple[int, dict[str, Any]]:
+            session = self._new_session(actor, workspace_id, self.now(), dict(metadata))
+            if persona_id is not None:
+                session["persona_id"] = persona_id
+                self.store.put(session, ord=self.store.ord_of(session["id"]) or 0, owner=actor)
+            return 201, session
+
+        return self._idempotent(actor, workspace_id, "POST /v1/sessions", idempotency_key, body, create)
+
+    @staticmethod
+    def _check_open(session: Mapping[str, Any]) -> None:
+        if session["state"] in ("CLOSED", "FAILED"):
+            raise ProtocolError(
+                ErrorEnvelope.of(
+                    "conflict",
+                    f"session {session['id']} is {session['state']}: it takes no new messages or tasks",
+                    param="session_id",
+                    details={"state": session["state"]},
+                )
+            )
+
+    def append_message(
+        self, actor: str, session_id: str, body: Any, idempotency_key: str | None = None
+    ) -> tuple[int, dict[str, Any], bool]:
+        """``POST /v1/sessions/{id}/messages``: append one message, in order, to an open session.
+
+        The body is ``{"role": "user", "parts": [...]}`` or ``{"text": "..."}`` (a user text part)."""
+        if not isinstance(body, Mapping):
+            raise _invalid("the request body must be a JSON object", "body")
+        role = body.get("role", "user")
+        if role not in _ROLES:
+            raise _invalid(f"role must be one of {', '.join(sorted(_ROLES))}", "role")
+        parts = body.get("parts")
+        if parts is None and isinstance(body.get("text"), str):
+            parts = [{"type": "text", "text": body["text"], "visibility": "public"}]
+        if not isinstance(parts, list) or not parts:
+            raise _invalid("missing required field: parts (a non-empty list) or text", "parts")
+        for index, part in enumerate(parts):
+            if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
+                raise _invalid("each part is an object with a string type", f"parts[{index}].type")
+            if part.get("visibility", "public") not in _VISIBILITIES:
+                raise _invalid(
+                    f"visibility must be one of {', '.join(sorted(_VISIBILITIES))}",
+                    f"parts[{index}].visibility",
+                )
+        session = self._visible("session", session_id, actor)
+
+        def create() -> tuple[int, dict[str, Any]]:
+            current = self._visible("session", session_id, actor)  # re-read inside the transaction
+            self._check_open(current)
+            normalized = [{**dict(part), "visibility": part.get("visibility", "public")} for part in parts]
+            message = self._new_message(actor, current, role, normalized, None, self.now())
+            self._emit(
+                "user.message" if role == "user" else "session.message_appended",
+                {"object": "session", "id": session_id},
+                {"message_id": message["id"], "role": role},
+                task_id=None,
+            )
+            current["updated_at"] = message["created_at"]
+            self.store.put(current, ord=self.store.ord_of(session_id) or 0, owner=actor)
+            return 201, message
+
+        target = f"POST /v1/sessions/{session_id}/messages"
+        return self._idempotent(actor, session["workspace_id"], target, idempotency_key, body, create)
+
+    def close_session(self, actor: str, session_id: str) -> dict[str, Any]:
+        """CLOSED (``session.closed``); closing a closed session returns it unchanged."""
+        with self.store.transaction():
+            session = self._visible("session", session_id, actor)
+            if session["state"] == "CLOSED":
+                return session
+            session["state"] = "CLOSED"
+            session["updated_at"] = self.now()
+            self.store.put(session, ord=self.store.ord_of(session_id) or 0, owner=actor)
+            self._emit("session.closed", {"object": "session", "id": session_id}, {}, task_id=None)
+        self._notify()
+        return session
+
+    def session_events(
+        self, actor: str, session_id: str, *, after: int = 0, limit: int = 1000
+    ) -> dict[str, Any]:
+        """The session's events and its tasks' events, in id order (a range read)."""
+        self._visible("session", session_id, actor)
+        self.check_issued(after)
+        rows = self.store.events_for_session(session_id, after=after, limit=limit + 1)
+        data = rows[:limit]
+        return {
+            "object": "list",
+            "data": data,
+            "has_more": len(rows) > limit,
+            "next_cursor": data[-1]["id"] if data else after,
+        }
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -307,6 +471,25 @@ class Harness:
                 )
             )
 
+    def check_issued(self, after: int) -> None:
+        """``cursor_expired`` for a cursor this Harness never issued."""
+        if after < 0 or after > self.store.last_event_id():
+            raise ProtocolError(
+                ErrorEnvelope.of(
+                    "cursor_expired",
+                    f"event cursor {after} was never issued by this Harness",
+                    param="Last-Event-ID",
+                    details={"last_event_id": after},
+                )
+            )
+
+    def session_settled(self, session_id: str) -> bool:
+        """A session stream ends once the session is CLOSED and every task in it is terminal."""
+        found = self.store.get(session_id, "session")
+        if found is None or found[0]["state"] != "CLOSED":
+            return False
+        return all(is_terminal(doc["status"]) for _, doc in self.store.find("task", session_id=session_id))
+
     def is_terminal(self, task_id: str) -> bool:
         found = self.store.get(task_id, "task")
         return found is not None and is_terminal(found[0]["status"])
@@ -371,8 +554,12 @@ class Harness:
         result: AgentResult | None = None,
         failure: Mapping[str, Any] | None = None,
         canceled_by: str | None = None,
+        artifacts: list[str] | None = None,
+        replay: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Terminal transition + outcome + receipt, in one transaction."""
+        """Terminal transition + outcome + receipt, in one transaction. ``artifacts`` are
+        existing artifact ids to reference (a replay's); ``replay`` goes into the receipt's
+        ``replay_input``."""
         with self.store.transaction():
             found = self.store.get(task_id, "task")
             if found is None:
@@ -380,7 +567,7 @@ class Harness:
             task, owner = found
             transition(task["status"], target)
             now = self.now()
-            artifacts: list[str] = []
+            artifacts = list(artifacts or [])
             if result is not None and result.final_state is not None:
                 artifacts.append(self._snapshot(task, owner or "", result.final_state, now))
             outcome_id, outcome_ord = self.store.new_id("out")
@@ -407,7 +594,7 @@ class Harness:
             if failure is not None:
                 payload["failure"] = dict(failure)
             task = self._move(task_id, target, _END_EVENTS[target], payload, updates)
-            receipt = self._issue_receipt(task, owner or "", result, artifacts)
+            receipt = self._issue_receipt(task, owner or "", result, artifacts, replay)
             outcome["receipt_id"] = receipt["receipt_id"]
             self.store.put(outcome, ord=outcome_ord, owner=owner)
             task["receipt_id"] = receipt["receipt_id"]
@@ -479,6 +666,11 @@ class Harness:
 
         ``on_step(tool_call_id)`` is called after each tool result (tests use it to interleave a
         cancel deterministically)."""
+        found = self.store.get(task_id, "task")
+        if found is not None and isinstance(found[0].get("metadata", {}).get("replay"), Mapping):
+            from harn_mcp_mock.protocol.server.replay import run_replay
+
+            return run_replay(self, task_id)
         if self.start(task_id):
             found = self.store.get(task_id, "task")
             assert found is not None
@@ -532,7 +724,12 @@ class Harness:
     # -- receipts ----------------------------------------------------------------------------
 
     def _issue_receipt(
-        self, task: Mapping[str, Any], owner: str, result: AgentResult | None, artifacts: list[str]
+        self,
+        task: Mapping[str, Any],
+        owner: str,
+        result: AgentResult | None,
+        artifacts: list[str],
+        replay: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         events = self.store.events_for_task(task["id"])
         tool_calls = [
@@ -540,6 +737,7 @@ class Harness:
                 "tool_call_id": e["payload"].get("tool_call_id"),
                 "name": e["payload"].get("name"),
                 "server": e["payload"].get("server"),
+                **({"replayed": True} if e.get("metadata", {}).get("replayed") else {}),
             }
             for e in events
             if e["event"] == "agent.mcp_tool_use"
@@ -579,6 +777,7 @@ class Harness:
                 },
                 "world": result.world if result else None,
                 "world_task": result.world_task if result else None,
+                **({"replay": dict(replay)} if replay is not None else {}),
             },
             "model_route": {"chosen": "scripted", "alternatives": [], "reason": "scripted agent (no model)"},
             "cost": {"total_usd": 0, "providers": {}},
