@@ -82,3 +82,82 @@ def serve_cmd(
             serve(db=db, api_keys=keys, port=port, world_root=world_root)
         except KeyboardInterrupt:
             pass
+
+
+ConformLevelOpt = Annotated[
+    str, typer.Option("--level", help="core, receipts (core+receipts), replay (core+replay) or all.")
+]
+ConformFormatOpt = Annotated[str, typer.Option("--format", help="table or json (stdout).")]
+
+
+@app.command("conform")
+def conform_cmd(
+    url: Annotated[
+        str | None, typer.Option("--url", help="The Harness base URL, e.g. http://127.0.0.1:8080.")
+    ] = None,
+    api_key: Annotated[
+        str | None, typer.Option("--api-key", help="The bearer API key (or $HARN_PROTOCOL_API_KEY).")
+    ] = None,
+    level: ConformLevelOpt = "core",
+    fmt: ConformFormatOpt = "table",
+    report: Annotated[Path | None, typer.Option("--report", help="Also write the JSON report here.")] = None,
+    check: Annotated[
+        list[str] | None, typer.Option("--check", help="Run only checks whose id matches (glob; repeatable).")
+    ] = None,
+    task_input: Annotated[
+        str | None,
+        typer.Option("--task-input", help='Task input JSON (default {"text": "conformance probe"}).'),
+    ] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds a task may take to finish.")] = 10.0,
+    list_checks: Annotated[bool, typer.Option("--list", help="List the checks and exit.")] = False,
+) -> None:
+    """Check a Harness against the spec's MUSTs; exit 0 conforms, 1 a check failed, 2 usage/unreachable."""
+    with handle_errors(PROG):
+        from harn_mcp_mock.protocol.conform import (
+            LEVELS,
+            Settings,
+            render_json,
+            render_list,
+            render_table,
+            run_conformance,
+        )
+
+        if list_checks:
+            typer.echo(render_list(), nl=False)
+            return
+        if fmt not in ("table", "json"):
+            raise UsageError(f"unknown format {fmt!r} (use table or json)", where="--format")
+        if level not in LEVELS:
+            raise UsageError(f"unknown level {level!r} (use one of {', '.join(LEVELS)})", where="--level")
+        if not url:
+            raise UsageError("pass the Harness base URL with --url", where="--url")
+        key = api_key or os.environ.get("HARN_PROTOCOL_API_KEY", "")
+        if not key:
+            raise UsageError("pass --api-key KEY or set $HARN_PROTOCOL_API_KEY", where="--api-key")
+        settings = Settings(url=url, api_key=key, task_timeout=timeout)
+        if task_input is not None:
+            settings = Settings(
+                url=url, api_key=key, task_input=_task_input(task_input), task_timeout=timeout
+            )
+        result = run_conformance(settings, level=level, patterns=check or ())
+        text = render_json(result) if fmt == "json" else render_table(result)
+        typer.echo(text, nl=False)
+        if report is not None:
+            try:
+                report.write_text(render_json(result), encoding="utf-8")
+            except OSError as exc:
+                raise UsageError(f"cannot write the report: {exc.strerror or exc}", path=report) from None
+        if not result.ok:
+            raise typer.Exit(1)
+
+
+def _task_input(raw: str) -> dict[str, object]:
+    import json
+
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"not JSON: {exc.msg}", where="--task-input") from None
+    if not isinstance(value, dict):
+        raise UsageError("the task input must be a JSON object", where="--task-input")
+    return value
