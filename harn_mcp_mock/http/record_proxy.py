@@ -34,6 +34,7 @@ from harn_mcp_mock.http.replay_server import (
     _plain,
     _print_url,
     _read_body,
+    _watch_disconnect,
 )
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
 
@@ -116,6 +117,8 @@ class RecordProxy:
         """One entry per HTTP exchange: method, status, content type, redacted headers, rpc ids."""
         self._client: httpx2.AsyncClient | None = None
         self._last_seq: int | None = None
+        self._closing: Any = None
+        """An anyio Event, set when the server shuts down: open streams end then."""
 
     def http_entries(self) -> list[dict[str, Any]]:
         """The cassette's ``http`` list: one entry per exchange that got a status."""
@@ -140,12 +143,24 @@ class RecordProxy:
         import httpx2
 
         timeout = httpx2.Timeout(30.0, read=300.0)
+        import anyio
+
+        self._closing = anyio.Event()
         async with httpx2.AsyncClient(timeout=timeout, verify=self.verify, follow_redirects=False) as client:
             self._client = client
             try:
                 yield
             finally:
                 self._client = None
+
+    def close(self) -> None:
+        """End every stream being relayed (the server is shutting down); call it on the loop."""
+        if self._closing is not None:
+            self._closing.set()
+
+    async def _watch_closing(self, scope: Any) -> None:
+        await self._closing.wait()
+        scope.cancel()
 
     def _event(self, text: str) -> None:
         if self.on_event is not None:
@@ -204,11 +219,13 @@ class RecordProxy:
             await _json(send, 502, orjson.dumps(error), [])
             return
         try:
-            await self._relay(response, exchange, send)
+            await self._relay(response, exchange, receive, send)
         finally:
             await response.aclose()
 
-    async def _relay(self, response: httpx2.Response, exchange: dict[str, Any], send: Send) -> None:
+    async def _relay(
+        self, response: httpx2.Response, exchange: dict[str, Any], receive: Receive, send: Send
+    ) -> None:
         content_type = response.headers.get("content-type", "")
         exchange["status"] = response.status_code
         exchange["content_type"] = content_type or None
@@ -221,12 +238,20 @@ class RecordProxy:
         server_ids: list[Any] = []
         exchange["server_ids"] = server_ids
         if content_type.partition(";")[0].strip().lower() == "text/event-stream":
+            import anyio
+
             await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
             splitter = SseSplitter()
-            async for chunk in response.aiter_raw():
-                for data in splitter.feed(chunk):
-                    server_ids.extend(self._record(parse_frame(data, SERVER)))
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            # Relay until the upstream ends the stream, the client goes away (then the upstream
+            # stream is closed too: the server sees the client leave) or the proxy shuts down.
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_watch_disconnect, receive, tg.cancel_scope)
+                tg.start_soon(self._watch_closing, tg.cancel_scope)
+                async for chunk in response.aiter_raw():
+                    for data in splitter.feed(chunk):
+                        server_ids.extend(self._record(parse_frame(data, SERVER)))
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                tg.cancel_scope.cancel()
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         body = await response.aread()
@@ -322,6 +347,7 @@ def record_http(
             path=path,
             allow_remote=allow_remote,
             lifespan="on",
+            on_shutdown=proxy.close,
         )
     except BaseException:
         recorder.discard()

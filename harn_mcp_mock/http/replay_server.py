@@ -7,7 +7,10 @@ One endpoint (``/mcp`` by default) takes:
   (400 when it is missing, 404 when it is unknown or ended). A request is answered with
   ``application/json`` when the engine's whole answer is the response, or with a
   ``text/event-stream`` carrying the notifications and server-to-client requests the engine
-  emits before the response (``sse="auto"``; ``"always"`` / ``"never"`` force one). A
+  emits before the response (``sse="auto"``; ``"always"`` / ``"never"`` force one). With
+  ``"auto"``, a cassette recorded over HTTP from a server that answered every request with a
+  stream is replayed with streams too. A stream opened for a client of revision 2025-11-25 or
+  later starts with a priming event (an id, empty data) it can resume from. A
   server-to-client request pauses the engine; the client's answer arrives as a later POST
   (202) and the engine's continuation goes out on the stream that is still waiting. A POST
   of notifications or responses only gets 202. A request whose ``MCP-Protocol-Version``
@@ -65,6 +68,23 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 JSON = b"application/json"
 SSE = b"text/event-stream"
+
+
+PRIMING_VERSION = "2025-11-25"
+"""The first revision whose clients take a priming event (empty ``data``) on a stream."""
+DEFAULT_VERSION = "2025-03-26"
+"""What a request without ``MCP-Protocol-Version`` is taken to speak (as the SDKs do)."""
+
+
+def _header_version(headers: dict[bytes, bytes]) -> str:
+    return headers.get(VERSION_HEADER, DEFAULT_VERSION.encode()).decode("latin-1").strip()
+
+
+def _client_version(message: Any, headers: dict[bytes, bytes]) -> str:
+    """The revision an ``initialize`` asks for (its ``params.protocolVersion``)."""
+    params = message.get("params") if isinstance(message, dict) else None
+    version = params.get("protocolVersion") if isinstance(params, dict) else None
+    return version if isinstance(version, str) else _header_version(headers)
 
 
 def _id_key(value: Any) -> bytes:
@@ -230,6 +250,19 @@ class HttpFault:
         return out
 
 
+def recorded_sse(entries: Any) -> bool | None:
+    """How the recorded server answered POSTs with a body: True if always as an SSE stream, False
+    if always as JSON, None if both or neither (or nothing was recorded over HTTP)."""
+    kinds: set[bool] = set()
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict) or entry.get("method") != "POST":
+            continue
+        status, content_type = entry.get("status"), entry.get("content_type")
+        if isinstance(status, int) and 200 <= status < 300 and isinstance(content_type, str):
+            kinds.add(SSE.decode() in content_type.lower())
+    return kinds.pop() if len(kinds) == 1 else None
+
+
 class HttpFaultPlan:
     """What the cassette's ``http`` list says to reproduce, shared by every session of a server.
 
@@ -250,6 +283,8 @@ class HttpFaultPlan:
         cassette = getattr(engine, "cassette", None)
         meta = getattr(cassette, "meta", None)
         entries = meta.get("http") if isinstance(meta, dict) else None
+        self.recorded_sse = recorded_sse(entries)
+        """True when every recorded POST answer with a body was an SSE stream (False: JSON)."""
         matcher, redactor = getattr(engine, "matcher", None), getattr(engine, "redactor", None)
         if not isinstance(entries, list) or not entries or matcher is None or cassette is None:
             return
@@ -352,6 +387,17 @@ class StreamableHttpEndpoint:
         if self.on_event is not None:
             self.on_event(text)
 
+    def close(self) -> None:
+        """End every open stream (the server is shutting down); call it on the server's loop."""
+        for session in [*self.sessions.values(), *([self._sessionless] if self._sessionless else [])]:
+            sinks = {
+                *session.paused.values(),
+                *(log.sink for log in session.streams.values()),
+                *([session.get_stream] if session.get_stream else []),
+            }
+            for sink in sinks:
+                sink.close()
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
@@ -443,7 +489,8 @@ class StreamableHttpEndpoint:
             return
         key = _id_key(frame.id)
         lone = len(outs) == 1 and outs[0].delay_ms <= 0 and _is_reply(outs[0].message)
-        use_sse = wants_sse and (self.sse == "always" or (self.sse == "auto" and not lone))
+        streamed = self.faults is not None and self.faults.recorded_sse is True  # as recorded
+        use_sse = wants_sse and (self.sse == "always" or (self.sse == "auto" and (streamed or not lone)))
         if not wants_json:
             use_sse = True
         if lone and not use_sse:
@@ -452,7 +499,9 @@ class StreamableHttpEndpoint:
         sink = _new_sink(key)
         session.route(outs, sink)
         if use_sse:
-            await self._stream(session, session.new_log(sink), receive, send, extra)
+            version = _client_version(frame.obj, headers) if is_init else _header_version(headers)
+            prime = version >= PRIMING_VERSION
+            await self._stream(session, session.new_log(sink), receive, send, extra, prime=prime)
             return
         try:
             await self._collect(session, sink, frame.id, send, extra)
@@ -524,11 +573,14 @@ class StreamableHttpEndpoint:
         send: Send,
         extra: list[tuple[bytes, bytes]],
         after: int | None = None,
+        prime: bool = False,
     ) -> None:
         """Write ``log`` as SSE (the events after ``after``, then the sink's) until its end.
 
         A POST stream ends with the response to its request; a GET stream when the session
         ends. If the client goes away first, the log stays for a ``Last-Event-ID`` resume.
+        ``prime`` first sends a priming event (id ``NUMBER-0``, empty data; SEP-1699): a client
+        that loses the stream before any message can still resume it from the start.
         """
         import anyio
 
@@ -545,6 +597,14 @@ class StreamableHttpEndpoint:
             }
         )
         log.attached = True
+        if prime:
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": b"id: %d-0\ndata: \n\n" % log.number,
+                    "more_body": True,
+                }
+            )
         index = 0 if after is None else after - log.base
         completed = False
         sink = log.sink
@@ -758,6 +818,7 @@ class HttpServer:
         path: str = "/mcp",
         allow_remote: bool = False,
         lifespan: Literal["on", "off"] = "off",
+        on_shutdown: Callable[[], None] | None = None,
     ) -> None:
         if not allow_remote and not is_loopback(host):
             raise UsageError(
@@ -766,6 +827,9 @@ class HttpServer:
             )
         self.app = app
         self.lifespan = lifespan
+        self.on_shutdown = on_shutdown
+        """Called on the server's loop when it starts shutting down: end open streams there, so
+        the graceful shutdown does not wait for them (and then cancel them)."""
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         # proto IPPROTO_TCP (not 0): asyncio sets TCP_NODELAY only on sockets that say TCP, and
         # without it a response's headers and body (two writes) wait out a delayed ACK (~40 ms).
@@ -803,7 +867,15 @@ class HttpServer:
             access_log=False,
             timeout_graceful_shutdown=2,
         )
-        self._server = uvicorn.Server(config)
+        on_shutdown = self.on_shutdown
+
+        class Server(uvicorn.Server):
+            async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+                if on_shutdown is not None:
+                    on_shutdown()
+                await super().shutdown(sockets)
+
+        self._server = Server(config)
         if self._stop_requested:
             self._server.should_exit = True
         if on_ready is not None:
@@ -843,5 +915,8 @@ def serve_http(
     line on stdout (the first line, for scripts).
     """
     app, endpoint = build_app(engine_factory, path=path, sse=sse, on_event=on_event)
-    HttpServer(app, host=host, port=port, path=path, allow_remote=allow_remote).run(on_ready)
+    server = HttpServer(
+        app, host=host, port=port, path=path, allow_remote=allow_remote, on_shutdown=endpoint.close
+    )
+    server.run(on_ready)
     return endpoint

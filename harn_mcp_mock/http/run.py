@@ -69,8 +69,8 @@ def run_replay_http(
 
     first = factory()  # fail now (bad cassette, bad flags), before printing a URL
     engines.clear()
-    app, _endpoint = build_app(factory, sse=sse, on_event=on_event)
-    server = HttpServer(app, host=host, port=port, allow_remote=allow_remote)
+    app, endpoint = build_app(factory, sse=sse, on_event=on_event)
+    server = HttpServer(app, host=host, port=port, allow_remote=allow_remote, on_shutdown=endpoint.close)
     if on_server is not None:
         on_server(server)
     try:
