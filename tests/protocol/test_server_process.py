@@ -110,3 +110,28 @@ def test_serve_without_an_api_key_is_a_usage_error(monkeypatch: pytest.MonkeyPat
     result = CliRunner().invoke(app, ["serve"])
     assert result.exit_code == 2
     assert "no API key" in result.output
+
+
+def test_the_served_runner_executes_replays_and_cassette_tasks(db: Path) -> None:
+    served = Served(db)
+    try:
+        with httpx2.Client(timeout=REQUEST_TIMEOUT_S) as http:
+            body = {"input": {"cassette": "cassettes/time.cassette.json"}}
+            source = http.post(f"{served.url}/v1/tasks", json=body, headers=HEADERS).json()
+            assert stream_until_terminal(http, served.url, source["id"])[-2]["event"] == "task.completed"
+            r = http.post(
+                f"{served.url}/v1/tasks/{source['id']}/replay", json={"mode": "exact"}, headers=HEADERS
+            )
+            assert r.status_code == 201, r.text
+            events = stream_until_terminal(http, served.url, r.json()["id"])
+            assert [e["event"] for e in events][-3:] == [
+                "replay.completed",
+                "task.completed",
+                "receipt.issued",
+            ]
+            replayed = [e for e in events if e["metadata"].get("replayed")]
+            assert [e["event"] for e in replayed] == [
+                *["agent.mcp_tool_use", "agent.tool_result"] * 2, "agent.message",
+            ]  # fmt: skip
+    finally:
+        served.kill()
