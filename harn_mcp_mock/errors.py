@@ -21,6 +21,7 @@ line or field at fault (never a secret, never a traceback)::
     ├── ProtocolError                 exit 2  a Harn Agents Protocol rule was broken (defined with its
     │                                         error envelope in protocol/errors.py)
     ├── JcsError                      exit 2  a value RFC 8785 cannot canonicalise (protocol/jcs.py)
+    ├── HarnessStoreError             exit 3  the mock Harness's SQLite file cannot be opened or used
     ├── ServerError                   exit 4  the MCP server could not be started or failed
     │   └── ServerStartError                  the command could not be spawned
     ├── TestbenchError                exit 2  the testbench was misused (nested, contradictory flags)
@@ -111,6 +112,12 @@ class EvalError(HarnError):
     profile, a bad spec, or a ``k`` above some task's number of runs."""
 
     exit_code = 2
+
+
+class HarnessStoreError(HarnError):
+    """The mock Harness's SQLite file cannot be opened, or is not a Harness store."""
+
+    exit_code = 3
 
 
 class ServerError(HarnError):

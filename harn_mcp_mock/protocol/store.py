@@ -32,6 +32,7 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
+from harn_mcp_mock.errors import HarnessStoreError
 
 __all__ = ["IdempotencyRecord", "ProtocolStore", "rfc3339"]
 
@@ -96,11 +97,20 @@ class ProtocolStore:
         self.clock = clock
         self._lock = threading.RLock()
         self._depth = 0
-        self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        if self.path != ":memory:":
-            self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=FULL")
-        self._conn.executescript(_SCHEMA)
+        try:
+            self._conn = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            if self.path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise HarnessStoreError(
+                f"cannot use it as a Harness store: {exc} (pass --db a new or existing store file "
+                "in a writable folder)",
+                path=self.path,
+            ) from None
 
     def close(self) -> None:
         with self._lock:

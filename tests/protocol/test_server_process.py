@@ -135,3 +135,16 @@ def test_the_served_runner_executes_replays_and_cassette_tasks(db: Path) -> None
             ]  # fmt: skip
     finally:
         served.kill()
+
+
+@pytest.mark.parametrize("content", [None, b"this is not a database, it is a text file\n" * 20])
+def test_an_unusable_store_file_is_one_line_and_exit_3(tmp_path: Path, content: bytes | None) -> None:
+    path = tmp_path / "missing-folder" / "h.sqlite3"
+    if content is not None:
+        path = tmp_path / "h.sqlite3"
+        path.write_bytes(content)
+    result = CliRunner().invoke(app, ["serve", "--db", str(path), "--api-key", "k"])
+    assert result.exit_code == 3
+    lines = [line for line in result.output.splitlines() if "error" in line]
+    assert len(lines) == 1 and str(path) in lines[0] and "Harness store" in lines[0]
+    assert "Traceback" not in result.output
