@@ -19,10 +19,15 @@ PEERS_STAMP := $(VENV)/.harn-peers.stamp
 EVERYTHING_MANIFEST := $(E2E)/node_modules/@modelcontextprotocol/server-everything/package.json
 # Reinstall the npm peers whenever node_modules lost them, even if the stamp is newer than the lock.
 PEERS_MISSING := $(if $(wildcard $(EVERYTHING_MANIFEST)),,peers-missing)
+CONFORMANCE := tests/conformance
+CONFORMANCE_STAMP := $(VENV)/.harn-conformance.stamp
+CONFORMANCE_MANIFEST := $(CONFORMANCE)/node_modules/@modelcontextprotocol/conformance/package.json
+CONFORMANCE_MISSING := $(if $(wildcard $(CONFORMANCE_MANIFEST)),,conformance-missing)
 
 PYTEST_ARGS ?=
 
-.PHONY: venv install peers lint lint-test-patterns test test-fast bench demo peers-missing
+.PHONY: venv install peers lint lint-test-patterns test test-fast test-conformance bench demo peers-missing \
+	conformance-missing
 
 venv: $(PY)
 
@@ -41,6 +46,14 @@ $(PEERS_STAMP): $(E2E)/package.json $(E2E)/package-lock.json $(PEERS_MISSING) | 
 
 peers-missing: ;
 
+# The official MCP conformance suite, Node 22 (the `node` npm package) and the server it runs
+# against, exactly as tests/conformance/package-lock.json pins them.
+$(CONFORMANCE_STAMP): $(CONFORMANCE)/package.json $(CONFORMANCE)/package-lock.json $(CONFORMANCE_MISSING) | $(PY)
+	$(NPM) ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error
+	touch $@
+
+conformance-missing: ;
+
 peers: $(PEERS_STAMP)
 
 install: $(INSTALL_STAMP) $(PEERS_STAMP)
@@ -56,6 +69,11 @@ lint-test-patterns: | $(PY)
 
 test: install lint
 	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+# Differential conformance: the suite against a live server, through `record --url`, and
+# against `replay --http` of that recording; every check must agree (docs/http.md#conformance).
+test-conformance: $(INSTALL_STAMP) $(CONFORMANCE_STAMP)
+	$(PY) scripts/conformance.py
 
 test-fast: $(INSTALL_STAMP)
 	$(BIN)/pytest -q -m "not e2e" $(PYTEST_ARGS)
