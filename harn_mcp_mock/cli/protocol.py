@@ -122,6 +122,7 @@ def conform_cmd(
             run_conformance,
         )
 
+        exit_code = 0
         if list_checks:
             typer.echo(render_list(), nl=False)
             return
@@ -147,8 +148,9 @@ def conform_cmd(
                 report.write_text(render_json(result), encoding="utf-8")
             except OSError as exc:
                 raise UsageError(f"cannot write the report: {exc.strerror or exc}", path=report) from None
-        if not result.ok:
-            raise typer.Exit(1)
+        exit_code = result.exit_code
+    if exit_code:  # outside handle_errors: it reads typer.Exit as an internal error
+        raise typer.Exit(exit_code)
 
 
 def _task_input(raw: str) -> dict[str, object]:

@@ -257,8 +257,7 @@ def auth_key_not_echoed(ctx: Context) -> str:
     "core.errors.envelope",
     CORE,
     "Error taxonomy",
-    "Errors use HTTP status codes plus machine-readable error codes. Error response shape: "
-    '{"error": {"code", "message", "type", "param", "request_id", "details"}}',
+    "Errors use HTTP status codes plus machine-readable error codes. Error response shape:",
 )
 def errors_envelope(ctx: Context) -> str:
     replies = [
@@ -436,7 +435,7 @@ def events_no_api_key(ctx: Context) -> None:
     "core.cancel.terminal_rejected",
     CORE,
     "Task lifecycle",
-    "COMPLETED | terminal; FAILED | terminal / 400 | invalid_state_transition | Requested lifecycle "
+    "COMPLETED | terminal / FAILED | terminal / 400 | invalid_state_transition | Requested lifecycle "
     "transition is not allowed.",
 )
 def cancel_terminal(ctx: Context) -> str:
