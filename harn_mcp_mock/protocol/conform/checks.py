@@ -887,7 +887,7 @@ def replay_exact(ctx: Context) -> str:
 @check("replay.events.marked", REPLAY, "Replay contract", "Replayed stream events are marked as replayed.")
 def replay_marked(ctx: Context) -> str:
     source, replay = replayed_task(ctx)
-    source_ids = set(event_ids(probe_events(ctx)))
+    source_kinds = {str(e.get("id")): e.get("event") for e in probe_events(ctx)}
     marked = []
     for event in event_list(ctx, replay.id):
         meta = event.get("metadata")
@@ -898,9 +898,15 @@ def replay_marked(ctx: Context) -> str:
             raise Fail(
                 f"replayed event {event.get('id')}: metadata.replay_of {of!r} does not name task {source.id}"
             )
-        if str(of.get("event_id")) not in source_ids:
+        pointed = str(of.get("event_id"))
+        if pointed not in source_kinds:
             raise Fail(
-                f"replayed event {event.get('id')}: replay_of.event_id {of.get('event_id')} is not a source event"
+                f"replayed event {event.get('id')}: replay_of.event_id {pointed} is not a source event"
+            )
+        if source_kinds[pointed] != event.get("event"):
+            raise Fail(
+                f"replayed event {event.get('id')} ({event.get('event')}) points at source event {pointed} "
+                f"({source_kinds[pointed]})"
             )
         marked.append(event)
     if not marked:

@@ -137,7 +137,7 @@ class ConformClient:
             headers["Content-Type"] = "application/json"
         try:
             response = self._http.request(method, self.base_url + path, headers=headers, content=content)
-        except httpx2.HTTPError as exc:
+        except (httpx2.HTTPError, httpx2.InvalidURL) as exc:
             raise ConnectionFailed(f"cannot reach {self.base_url}: {type(exc).__name__}: {exc}") from None
         try:
             parsed: Any = orjson.loads(response.content) if response.content else None
@@ -195,7 +195,7 @@ class ConformClient:
                 return out
         except httpx2.ReadTimeout:
             return SseRead(status=0, content_type="")
-        except httpx2.HTTPError as exc:
+        except (httpx2.HTTPError, httpx2.InvalidURL) as exc:
             raise ConnectionFailed(f"cannot reach {self.base_url}: {type(exc).__name__}: {exc}") from None
 
     def wait_terminal(self, task_id: str, *, timeout: float, seen: list[str] | None = None) -> Reply:
