@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.record.recorder import Recorder
 
 __all__ = [
+    "EpisodesTransport",
     "RecordTransport",
     "ReplaySession",
     "ReplayTransport",
@@ -413,6 +414,161 @@ class RecordTransport:
         self.cassette = recorder.finish({"code": None, "signal": None, "reason": reason})
 
 
+# --- new episodes -----------------------------------------------------------------------------
+
+
+class EpisodesTransport:
+    """``new_episodes``: replay what the cassette holds, forward the rest to the real server
+    ``command`` and append it to the cassette.
+
+    It runs ``harn-mcp-mock replay --mode new_episodes`` as a child process (the code path of the
+    CLI, tested against real servers), speaking newline-delimited JSON-RPC over its pipes. On
+    exit it closes the child's stdin and waits for it to finish appending (up to
+    ``shutdown_timeout`` seconds, which covers the live server's own shutdown grace), so the new
+    interactions are on disk when the ``async with`` block ends; :attr:`report` then holds the
+    replay report (``recorded`` counts the forwarded requests). A transport can be entered once.
+    """
+
+    def __init__(
+        self,
+        cassette: PathLike,
+        command: Sequence[str],
+        *,
+        ignore_paths: Iterable[str] = (),
+        redact_policy: PathLike | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: PathLike | None = None,
+        errlog: TextIO | None = None,
+        shutdown_timeout: float = 30.0,
+    ) -> None:
+        if isinstance(command, str) or not command:
+            raise UsageError(
+                "new_episodes forwards misses to the live server: give its command as a list, "
+                "e.g. ['python', 'server.py']"
+            )
+        self.path = Path(cassette)
+        self.command = [str(arg) for arg in command]
+        self.ignore_paths = list(ignore_paths)
+        self.redact_policy = redact_policy
+        self.env = dict(env or {})
+        self.cwd = cwd
+        self.errlog = errlog
+        self.shutdown_timeout = shutdown_timeout
+        self.report: ReplayReport | None = None
+        """The replay report, set when the transport exits."""
+        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
+
+    def argv(self, report_path: Path) -> list[str]:
+        """The child's command line."""
+        argv = [sys.executable, "-m", "harn_mcp_mock", "replay", "--mode", "new_episodes"]
+        argv += ["--cassette", str(self.path.absolute()), "--report", str(report_path)]
+        for pointer in self.ignore_paths:
+            argv += ["--ignore-path", pointer]
+        if self.redact_policy is not None:
+            argv += ["--redact-policy", str(Path(self.redact_policy).absolute())]
+        return [*argv, "--", *self.command]
+
+    async def __aenter__(self) -> TransportStreams:
+        if self._cm is not None:
+            raise RuntimeError("an EpisodesTransport can be entered only once: make a new one")
+        self._cm = self._connect()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        assert self._cm is not None, "not entered"
+        return await self._cm.__aexit__(exc_type, exc, tb)
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[TransportStreams]:
+        import subprocess
+        import tempfile
+
+        import anyio
+        from mcp.shared.message import SessionMessage
+
+        with tempfile.TemporaryDirectory(prefix="harn-episodes-") as scratch:
+            report_path = Path(scratch) / "report.json"
+            try:
+                process = await anyio.open_process(
+                    self.argv(report_path),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=self.errlog if self.errlog is not None else None,
+                    cwd=os.fspath(self.cwd) if self.cwd is not None else None,
+                    env={**os.environ, **self.env},
+                )
+            except OSError as exc:
+                raise ServerStartError(f"cannot start harn-mcp-mock replay: {exc}", path=self.path) from exc
+            to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
+            client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](0)
+            assert process.stdin is not None and process.stdout is not None
+            stdin, stdout = process.stdin, process.stdout
+
+            async def read() -> None:
+                buffer = b""
+                async with to_client:
+                    async for chunk in stdout:
+                        buffer += chunk
+                        *lines, buffer = buffer.split(b"\n")
+                        for line in lines:
+                            if line.strip():
+                                try:
+                                    obj = orjson.loads(line)
+                                except orjson.JSONDecodeError as exc:
+                                    await to_client.send(exc)
+                                    continue
+                                await to_client.send(_session_message(obj))
+
+            async def write() -> None:
+                async with from_client:
+                    async for item in from_client:
+                        try:
+                            await stdin.send(orjson.dumps(_to_wire(item.message)) + b"\n")
+                        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                            return
+
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(read)
+                    tg.start_soon(write)
+                    try:
+                        yield client_reads, client_writes
+                    finally:
+                        with anyio.CancelScope(shield=True):
+                            await client_writes.aclose()
+                            await stdin.aclose()  # EOF: the child stops the live server and appends
+                            with anyio.move_on_after(self.shutdown_timeout):
+                                await process.wait()
+                            if process.returncode is None:
+                                process.kill()
+                                await process.wait()
+                        tg.cancel_scope.cancel()
+            finally:
+                await client_reads.aclose()
+                if report_path.exists():
+                    self.report = _report_from(orjson.loads(report_path.read_bytes()))
+                if process.returncode not in (0, None) and self.report is None:
+                    raise ServerStartError(
+                        f"harn-mcp-mock replay --mode new_episodes exited with {process.returncode} "
+                        "(its error is on stderr)",
+                        path=self.path,
+                    )
+
+
+def _report_from(data: Mapping[str, Any]) -> ReplayReport:
+    return ReplayReport(
+        data.get("cassette"),
+        requests=int(data.get("requests", 0)),
+        hits=int(data.get("hits", 0)),
+        recorded=int(data.get("recorded", 0)),
+        misses=list(data.get("misses", [])),
+        answer_mismatches=list(data.get("answer_mismatches", [])),
+        unused=list(data.get("unused", [])),
+    )
+
+
 # --- choosing by record mode ------------------------------------------------------------------
 
 
@@ -429,20 +585,27 @@ def cassette_transport(
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
-) -> ReplayTransport | RecordTransport:
+) -> ReplayTransport | RecordTransport | EpisodesTransport:
     """The transport the record ``mode`` asks for: replay ``path``, or record it through ``command``.
 
     ``none`` replays and never starts a server; ``once`` records when ``path`` does not exist
-    yet, else replays; ``all`` always records. ``new_episodes`` is CLI-only for now.
+    yet, else replays; ``all`` always records; ``new_episodes`` replays what the cassette holds and
+    forwards the rest to ``command``, appending it (:class:`EpisodesTransport`), or records the
+    whole session when there is no cassette yet.
     """
     record_mode = parse_record_mode(mode)
     path = Path(path)
     records = record_mode is RecordMode.ALL or (record_mode is RecordMode.ONCE and not path.exists())
-    if record_mode is RecordMode.NEW_EPISODES:
-        raise UsageError(
-            "record mode new_episodes is not supported by the Python API yet: use none, once or all "
-            "(or `harn mcp mock replay --mode new_episodes` on the command line)"
+    if record_mode is RecordMode.NEW_EPISODES and path.exists():
+        if not command:
+            raise UsageError(
+                f"record mode new_episodes forwards misses of {path} to the live server, so it needs "
+                "command=[...], the live server's argv"
+            )
+        return EpisodesTransport(
+            path, command, ignore_paths=ignore_paths, redact_policy=redact_policy, env=env, cwd=cwd
         )
+    records = records or record_mode is RecordMode.NEW_EPISODES  # no cassette yet: record it all
     if records:
         if not command:
             raise UsageError(
@@ -470,7 +633,7 @@ class ReplaySession:
     """What :func:`open_replay` yields: the live session and, after exit, the outcome."""
 
     session: ClientSession
-    transport: ReplayTransport | RecordTransport
+    transport: ReplayTransport | RecordTransport | EpisodesTransport
 
     @property
     def recording(self) -> bool:
@@ -484,7 +647,9 @@ class ReplaySession:
     @property
     def report(self) -> ReplayReport | None:
         """The replay report once the session has closed (None while open, or when recording)."""
-        return self.transport.report if isinstance(self.transport, ReplayTransport) else None
+        return (
+            self.transport.report if isinstance(self.transport, ReplayTransport | EpisodesTransport) else None
+        )
 
     @property
     def cassette(self) -> Cassette | None:
@@ -492,7 +657,9 @@ class ReplaySession:
         return self.transport.cassette if isinstance(self.transport, RecordTransport) else None
 
 
-async def _handshake(session: ClientSession, transport: ReplayTransport | RecordTransport) -> None:
+async def _handshake(
+    session: ClientSession, transport: ReplayTransport | RecordTransport | EpisodesTransport
+) -> None:
     """The classic ``initialize`` handshake, or ``server/discover`` if that is what was recorded."""
     if isinstance(transport, ReplayTransport) and transport.engine.cassette.server.get("handshake") == (
         "server/discover"
@@ -504,7 +671,7 @@ async def _handshake(session: ClientSession, transport: ReplayTransport | Record
 
 @asynccontextmanager
 async def _session_over(
-    transport: ReplayTransport | RecordTransport,
+    transport: ReplayTransport | RecordTransport | EpisodesTransport,
     *,
     sampling_callback: SamplingFnT | None,
     elicitation_callback: ElicitationFnT | None,

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     )
     from mcp_types import Implementation
 
-    from harn_mcp_mock.api import RecordTransport, ReplayTransport
+    from harn_mcp_mock.api import EpisodesTransport, RecordTransport, ReplayTransport
     from harn_mcp_mock.replay.engine import ReplayReport
 
 MARKER = "mcp_mock"
@@ -77,8 +77,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=MODE_CHOICES,
         help=(
             "how the mcp_mock fixture uses cassettes: none (default: replay only, never start a server), "
-            "once (record missing cassettes), all (re-record everything); X07 names off/replay/record/"
-            "rewrite are aliases. new_episodes/record_missing are not supported by the fixture yet."
+            "once (record missing cassettes), all (re-record everything), "
+            "new_episodes (replay what the cassette holds, record the rest through the live server); X07 "
+            "names off/replay/record/rewrite/record_missing are aliases."
         ),
     )
     parser.addini(
@@ -225,7 +226,7 @@ def merge_options(layers: Iterable[Mapping[str, Any]], where: str) -> MockOption
 
 @dataclass(slots=True)
 class _Use:
-    transport: ReplayTransport | RecordTransport
+    transport: ReplayTransport | RecordTransport | EpisodesTransport
     checked: bool = False
 
 
@@ -246,7 +247,7 @@ class MCPMock:
 
     # -- public ---------------------------------------------------------------------------
 
-    def transport(self) -> ReplayTransport | RecordTransport:
+    def transport(self) -> ReplayTransport | RecordTransport | EpisodesTransport:
         """An ``mcp`` transport for ``mcp.Client(mcp_mock.transport())`` (replaying or recording)."""
         from harn_mcp_mock.api import RecordTransport, cassette_transport
         from harn_mcp_mock.cassette.model import journal_path
@@ -319,12 +320,12 @@ class MCPMock:
     @property
     def reports(self) -> list[ReplayReport]:
         """The report of every replay session of this test that has closed, in order."""
-        from harn_mcp_mock.api import ReplayTransport
+        from harn_mcp_mock.api import EpisodesTransport, ReplayTransport
 
         return [
             u.transport.report
             for u in self._uses
-            if isinstance(u.transport, ReplayTransport) and u.transport.report is not None
+            if isinstance(u.transport, ReplayTransport | EpisodesTransport) and u.transport.report is not None
         ]
 
     @property
@@ -336,15 +337,17 @@ class MCPMock:
     # -- checks ---------------------------------------------------------------------------
 
     def _would_record(self, mode: RecordMode) -> bool:
-        return mode is RecordMode.ALL or (mode is RecordMode.ONCE and not self.path.exists())
+        return mode in (RecordMode.ALL, RecordMode.NEW_EPISODES) or (
+            mode is RecordMode.ONCE and not self.path.exists()
+        )
 
     def _take_problems(self) -> str:
         """The failure text for closed, unchecked sessions ('' when clean); marks them checked."""
-        from harn_mcp_mock.api import ReplayTransport
+        from harn_mcp_mock.api import EpisodesTransport, ReplayTransport
 
         reports: list[ReplayReport] = []
         for use in self._uses:
-            if use.checked or not isinstance(use.transport, ReplayTransport):
+            if use.checked or not isinstance(use.transport, ReplayTransport | EpisodesTransport):
                 continue
             if use.transport.report is None:
                 continue  # still open; the fixture's teardown looks again

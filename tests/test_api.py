@@ -15,6 +15,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from harn_mcp_mock.api import (
+    EpisodesTransport,
     RecordTransport,
     ReplayTransport,
     cassette_transport,
@@ -413,10 +414,36 @@ def test_mode_none_with_no_cassette_names_the_missing_file(tmp_path: Path) -> No
         cassette_transport(tmp_path / "missing.cassette.json")
 
 
-def test_new_episodes_is_refused_with_a_pointer_to_the_cli(tmp_path: Path) -> None:
+def test_new_episodes_needs_a_command_and_records_all_when_there_is_no_cassette(tmp_path: Path) -> None:
     path = sampling_cassette(tmp_path / "a.cassette.json")
     with pytest.raises(UsageError, match="new_episodes"):
-        cassette_transport(path, mode="new_episodes", command=NOTES)
+        cassette_transport(path, mode="new_episodes")
+    assert isinstance(cassette_transport(path, mode="new_episodes", command=NOTES), EpisodesTransport)
+    missing = tmp_path / "none-yet.cassette.json"
+    assert isinstance(cassette_transport(missing, mode="record_missing", command=NOTES), RecordTransport)
+
+
+async def test_new_episodes_replays_hits_records_misses_and_the_result_replays_strictly(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "episodes.cassette.json"
+    with anyio.fail_after(60):
+        async with replay_session(path, mode="once", command=NOTES) as session:
+            first = await session.call_tool("read_note", {"name": "welcome"})
+        async with open_replay(path, mode="new_episodes", command=NOTES) as replay:
+            again = await replay.session.call_tool("read_note", {"name": "welcome"})
+            new = await replay.session.call_tool("write_note", {"name": "b", "text": "fresh"})
+        assert replay.report is not None
+        assert replay.report.recorded >= 1 and not replay.report.misses
+        assert dump(again) == dump(first)
+        async with open_replay(path, mode="none", strict_order=False) as strict:
+            assert dump(await strict.session.call_tool("read_note", {"name": "welcome"})) == dump(first)
+            assert dump(await strict.session.call_tool("write_note", {"name": "b", "text": "fresh"})) == dump(
+                new
+            )
+    assert strict.report is not None and not strict.report.misses
+    calls = [m.message["params"]["name"] for m in load_cassette(path).messages if m.method == "tools/call"]
+    assert calls == ["read_note", "write_note"]
 
 
 # --- recording -------------------------------------------------------------------------------
@@ -482,7 +509,7 @@ def test_every_example_in_the_python_api_docs_runs(
     monkeypatch.chdir(tmp_path)
     doc = REPO / "docs" / "python-api.md"
     blocks = python_blocks(doc)
-    assert len(blocks) == 6
+    assert len(blocks) == 7
     for block in blocks:
         code = block.replace('"examples/servers/notes_server.py"', repr(NOTES[1]))
         exec(compile(code, str(doc), "exec"), {"__name__": "docs_example"})

@@ -340,6 +340,43 @@ def test_mode_once_records_a_missing_cassette_and_later_runs_replay_it(
     assert json.loads(cassette.read_text()) == recorded
 
 
+def test_mode_new_episodes_adds_new_calls_to_the_cassette_and_keeps_replaying_the_old(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.makeconftest(
+        f"""
+        import sys
+        import pytest
+
+        @pytest.fixture
+        def mcp_mock_config():
+            return {{"command": [sys.executable, {NOTES!r}], "allow_unused": True}}
+        """
+    )
+    project.makepyfile(
+        test_notes="""
+        import os
+
+        async def test_notes(mcp_mock):
+            async with mcp_mock.session() as session:
+                await session.call_tool("read_note", {"name": "welcome"})
+                if os.environ["WITH_NEW"] == "1":
+                    result = await session.call_tool("write_note", {"name": "n", "text": "a b c"})
+                    assert result.structured_content["words"] == 3
+        """
+    )
+    cassette = project.path / "cassettes" / "test_notes" / "test_notes.cassette.json"
+    monkeypatch.setenv("WITH_NEW", "0")
+    run(project, "--mcp-record-mode=once").assert_outcomes(passed=1)
+    monkeypatch.setenv("WITH_NEW", "1")
+    run(project).assert_outcomes(failed=1)  # mode none: the new call is a miss
+    run(project, "--mcp-record-mode=new_episodes").assert_outcomes(passed=1)
+    calls = [m["message"]["params"]["name"] for m in json.loads(cassette.read_text())["messages"]
+             if m["message"].get("method") == "tools/call"]  # fmt: skip
+    assert calls == ["read_note", "write_note"]
+    run(project).assert_outcomes(passed=1)  # and now it replays offline
+
+
 def test_a_recording_mode_without_a_command_says_what_is_missing(project: pytest.Pytester) -> None:
     project.makepyfile(test_echo=ECHO_TEST.format(marker="", name="test_hi"))
     result = run(project, "--mcp-record-mode=rewrite")
