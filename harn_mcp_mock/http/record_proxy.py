@@ -17,6 +17,7 @@ An upstream that cannot be reached (refused connection, bad TLS, timeout) is ans
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -65,6 +66,20 @@ REPLAYED_HEADERS = ("location", "retry-after", "www-authenticate")
 """The response headers the cassette's ``http`` entries keep (redacted)."""
 
 
+def _origin(url: urllib.parse.SplitResult) -> tuple[str, str, int | None]:
+    default = {"http": 80, "https": 443}.get(url.scheme.lower())
+    return url.scheme.lower(), (url.hostname or "").lower(), url.port or default
+
+
+def upstream_relative(location: str, request_url: str, upstream: str) -> str | None:
+    """``location`` (as answered to ``request_url``) as a path on the upstream's origin
+    (``/path?query``), or None when it points elsewhere."""
+    target = urllib.parse.urlsplit(urllib.parse.urljoin(request_url, location))
+    if _origin(target) != _origin(urllib.parse.urlsplit(upstream)):
+        return None
+    return urllib.parse.urlunsplit(("", "", target.path or "/", target.query, target.fragment))
+
+
 def parse_header_option(text: str) -> tuple[str, str]:
     """``"K:V"`` (as given to ``--header``) -> ``("K", "V")``."""
     name, sep, value = text.partition(":")
@@ -104,10 +119,17 @@ class RecordProxy:
         headers: Mapping[str, str] | None = None,
         verify: bool | str = True,
         on_event: Callable[[str], None] | None = None,
+        path: str = "/mcp",
     ) -> None:
         if not upstream.startswith(("http://", "https://")):
             raise UsageError(f"bad upstream URL {upstream!r}: use http:// or https://", where="--url")
         self.upstream = upstream
+        self.path = path
+        """The proxy's own path: it stands for ``upstream``."""
+        upstream_path = urllib.parse.urlsplit(upstream).path or "/"
+        self.paths: dict[str, str] = {}
+        """Other paths the proxy serves: the upstream paths it redirected to (proxy path -> URL)."""
+        self._upstream_path = upstream_path
         self.recorder = recorder
         self.redactor = redactor
         self.headers = dict(headers or {})
@@ -152,6 +174,30 @@ class RecordProxy:
                 yield
             finally:
                 self._client = None
+
+    def _unanswered(self, frame: Frame, exchange: dict[str, Any]) -> None:
+        """A request that got a non-2xx status and no JSON-RPC answer (a redirect, 401, 429...)
+        was never answered: its client sends it again (often with the same id), and the answer to
+        that one must pair with it, not with this one. The recorder pairs by id, first come
+        first served, so this one leaves its queue of waiting requests."""
+        status = exchange.get("status")
+        if not isinstance(status, int) or 200 <= status < 300:
+            return
+        answered = {orjson.dumps(i) for i in exchange.get("server_ids") or ()}
+        waiting: dict[tuple[str, bytes], Any] = getattr(self.recorder, "_pending", {})
+        items = frame.obj if isinstance(frame.obj, list) else [frame.obj]
+        for item in items:
+            if not (isinstance(item, dict) and "method" in item and "id" in item):
+                continue
+            key = (CLIENT, orjson.dumps(item["id"]))
+            if key[1] in answered or key not in waiting:
+                continue
+            queue = waiting[key]
+            for entry in list(queue):
+                if entry[0] == exchange.get("seq"):
+                    queue.remove(entry)
+            if not queue:
+                del waiting[key]
 
     def close(self) -> None:
         """End every stream being relayed (the server is shutting down); call it on the loop."""
@@ -199,7 +245,10 @@ class RecordProxy:
             exchange["client_ids"] = self._record(request_frame)
             exchange["seq"] = self._last_seq
         self.exchanges.append(exchange)
-        url = self.upstream
+        url = self.upstream if scope["path"] == self.path else self.paths.get(scope["path"])
+        if url is None:
+            await _plain(send, 404, b"")
+            return
         if scope.get("query_string"):
             url += ("&" if "?" in url else "?") + scope["query_string"].decode("latin-1")
         import httpx2
@@ -212,6 +261,8 @@ class RecordProxy:
             text = f"harn-mcp-mock record: cannot reach the upstream server {self.upstream}: {cause}"
             self._event(text)
             exchange.update(status=502, error=cause, content_type="application/json")
+            if request_frame is not None:
+                self._unanswered(request_frame, exchange)
             msg_id = (
                 request_frame.id if request_frame is not None and request_frame.kind == "request" else None
             )
@@ -219,22 +270,59 @@ class RecordProxy:
             await _json(send, 502, orjson.dumps(error), [])
             return
         try:
-            await self._relay(response, exchange, receive, send)
+            await self._relay(response, exchange, receive, send, scope, url)
         finally:
             await response.aclose()
+            if request_frame is not None:
+                self._unanswered(request_frame, exchange)
+
+    def _redirect(self, location: str, request_url: str, scope: Scope) -> tuple[str, str] | None:
+        """For a ``Location`` on the upstream's origin: (what the client gets: the same place
+        through the proxy, what the cassette keeps: the origin-relative path); None otherwise."""
+        relative = upstream_relative(location, request_url, self.upstream)
+        if relative is None:
+            return None
+        target = urllib.parse.urlsplit(relative)
+        if target.path == self._upstream_path:
+            proxy_path = self.path
+        else:
+            proxy_path = target.path
+            if proxy_path != self.path:
+                self.paths[proxy_path] = urllib.parse.urljoin(self.upstream, target.path)
+        host = dict(scope["headers"]).get(b"host")
+        if host is None:
+            server_host, server_port = scope.get("server") or ("127.0.0.1", None)
+            host = f"{server_host}:{server_port}".encode() if server_port else str(server_host).encode()
+        through = urllib.parse.urlunsplit(
+            (scope.get("scheme", "http"), host.decode("latin-1"), proxy_path, target.query, target.fragment)
+        )
+        return through, relative
 
     async def _relay(
-        self, response: httpx2.Response, exchange: dict[str, Any], receive: Receive, send: Send
+        self,
+        response: httpx2.Response,
+        exchange: dict[str, Any],
+        receive: Receive,
+        send: Send,
+        scope: Scope,
+        request_url: str,
     ) -> None:
         content_type = response.headers.get("content-type", "")
         exchange["status"] = response.status_code
         exchange["content_type"] = content_type or None
-        exchange["response_headers"] = self.redactor.redact_message(
-            {k: response.headers[k] for k in KEPT_RESPONSE_HEADERS if k in response.headers}
-        )
+        kept = {k: response.headers[k] for k in KEPT_RESPONSE_HEADERS if k in response.headers}
+        rewritten = None
+        if 300 <= response.status_code < 400 and "location" in response.headers:
+            rewritten = self._redirect(response.headers["location"], request_url, scope)
+            if rewritten is not None:
+                kept["location"] = rewritten[1]  # the cassette stays free of the upstream's host
+        exchange["response_headers"] = self.redactor.redact_message(kept)
         if response.status_code >= 400 or 300 <= response.status_code < 400:
             self._event(f"upstream answered {exchange['method']} with HTTP {response.status_code}")
         headers = [(k.lower(), v) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP]
+        if rewritten is not None:
+            location = rewritten[0].encode("latin-1")
+            headers = [(k, location if k == b"location" else v) for k, v in headers]
         server_ids: list[Any] = []
         exchange["server_ids"] = server_ids
         if content_type.partition(";")[0].strip().lower() == "text/event-stream":
@@ -279,8 +367,13 @@ def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp") -> Any:
     from starlette.applications import Starlette
     from starlette.routing import Route
 
+    # Its own path, and any other: the upstream paths it redirected to (others get 404 there).
+    methods = ["GET", "POST", "DELETE"]
     return Starlette(
-        routes=[Route(path, endpoint=proxy, methods=["GET", "POST", "DELETE"])],
+        routes=[
+            Route(path, endpoint=proxy, methods=methods),
+            Route("/{rest:path}", endpoint=proxy, methods=methods),
+        ],
         lifespan=proxy.lifespan,
     )
 
@@ -339,7 +432,9 @@ def record_http(
     """Run the recording proxy until interrupted (or ``server.stop()``); write the cassette."""
     recorder, redactor, parsed = open_recorder(cassette, upstream, headers, policy_path=policy_path)
     try:
-        proxy = RecordProxy(upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event)
+        proxy = RecordProxy(
+            upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path
+        )
         server = HttpServer(
             build_proxy_app(proxy, path=path),
             host=host,

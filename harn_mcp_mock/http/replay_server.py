@@ -41,7 +41,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -778,19 +778,40 @@ async def _error(send: Send, status: int, msg_id: Any, code: int, text: str) -> 
     await _json(send, status, body, [])
 
 
+def redirect_paths(engine: Engine) -> list[str]:
+    """The paths the recorded redirects of ``engine``'s cassette lead to (recorded through the
+    proxy as origin-relative ``Location`` values): replay serves them too, so a client that
+    follows a replayed redirect stays on the replay server."""
+    meta = getattr(getattr(engine, "cassette", None), "meta", None)
+    entries = meta.get("http") if isinstance(meta, dict) else None
+    paths: list[str] = []
+    for entry in entries if isinstance(entries, list) else ():
+        status = entry.get("status") if isinstance(entry, dict) else None
+        headers = entry.get("headers") if isinstance(entry, dict) else None
+        location = headers.get("location") if isinstance(headers, dict) else None
+        if isinstance(status, int) and 300 <= status < 400 and isinstance(location, str):
+            target = location.partition("?")[0].partition("#")[0]
+            if target.startswith("/") and not target.startswith("//") and target not in paths:
+                paths.append(target)
+    return paths
+
+
 def build_app(
     engine_factory: Callable[[], Engine],
     *,
     path: str = "/mcp",
     sse: SseMode = "auto",
     on_event: Callable[[str], None] | None = None,
+    also: Iterable[str] = (),
 ) -> tuple[Any, StreamableHttpEndpoint]:
-    """(Starlette app, endpoint) serving ``engine_factory``'s engines at ``path``."""
+    """(Starlette app, endpoint) serving ``engine_factory``'s engines at ``path`` (and ``also``)."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
     endpoint = StreamableHttpEndpoint(engine_factory, sse=sse, on_event=on_event)
-    app = Starlette(routes=[Route(path, endpoint=endpoint, methods=["GET", "POST", "DELETE"])])
+    paths = [path, *(p for p in also if p != path)]
+    methods = ["GET", "POST", "DELETE"]
+    app = Starlette(routes=[Route(p, endpoint=endpoint, methods=methods) for p in paths])
     return app, endpoint
 
 

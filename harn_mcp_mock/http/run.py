@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from harn_mcp_mock.http.replay_server import HttpServer, SseMode, _print_url, build_app
+from harn_mcp_mock.http.replay_server import HttpServer, SseMode, _print_url, build_app, redirect_paths
 from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
 
 
@@ -69,7 +69,7 @@ def run_replay_http(
 
     first = factory()  # fail now (bad cassette, bad flags), before printing a URL
     engines.clear()
-    app, endpoint = build_app(factory, sse=sse, on_event=on_event)
+    app, endpoint = build_app(factory, sse=sse, on_event=on_event, also=redirect_paths(first))
     server = HttpServer(app, host=host, port=port, allow_remote=allow_remote, on_shutdown=endpoint.close)
     if on_server is not None:
         on_server(server)
