@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import typer.main
 from typer.testing import CliRunner
 
@@ -112,3 +113,13 @@ def test_recover_without_a_journal_is_one_line_exit_3(tmp_path: Path) -> None:
     result = runner.invoke(apps.mock.app, ["recover", "--cassette", str(tmp_path / "x.cassette.json")])
     assert result.exit_code == 3
     assert "no unfinished recording (journal) to recover" in result.output
+
+
+def test_a_typer_exit_inside_handle_errors_keeps_its_exit_code() -> None:
+    import typer
+
+    from harn_mcp_mock.cli._common import handle_errors
+
+    with pytest.raises(typer.Exit) as raised, handle_errors("harn test"):
+        raise typer.Exit(5)
+    assert raised.value.exit_code == 5

@@ -33,7 +33,7 @@ def handle_errors(prog: str) -> Iterator[None]:
     except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:
-        if os.environ.get("HARN_DEBUG") or type(exc).__module__.startswith("click"):
-            raise  # click's own exceptions (typer.Exit, Abort) carry their exit handling
+        if os.environ.get("HARN_DEBUG") or type(exc).__module__.split(".")[0] in ("click", "typer"):
+            raise  # the CLI framework's own exceptions (typer.Exit, Abort) carry their exit handling
         note(prog, f"internal error: {type(exc).__name__}: {exc} (set HARN_DEBUG=1 for a traceback)")
         raise SystemExit(EXIT_INTERNAL) from None
