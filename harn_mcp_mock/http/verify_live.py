@@ -9,11 +9,18 @@ baseline's recorded client answers (as over stdio) by a POST while the stream st
 the end the session is ended with ``DELETE``. Every message is redacted and recorded through
 the usual :class:`~harn_mcp_mock.record.recorder.Recorder`, with the cassette's ``http`` list.
 
-Not driven: the standalone ``GET`` stream (what a server sends there only is not compared).
+Once the session is set up (after the first message that follows ``initialize``), the
+standalone ``GET`` stream is opened too, in a thread of its own (:class:`_GetStream`): what the
+server sends there (notifications, server-to-client requests, answered from the baseline as
+on a POST stream) is recorded with the rest. A server that does not offer it (``405``) is
+fine: the status is noted and nothing else happens. The stream ends when the server ends it
+(after ``DELETE``) or, at the latest, ``timeout`` seconds after ``DELETE``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,6 +62,8 @@ class _HttpRerun:
         self.version = version
         self.session: str | None = None
         self.http: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        """Held while recording: the GET stream's thread records too."""
 
     def _headers(self) -> dict[str, str]:
         out = {"accept": ACCEPT, "content-type": "application/json", **self.headers}
@@ -67,12 +76,19 @@ class _HttpRerun:
     def _record(self, frame: Frame) -> int | None:
         if frame.kind == "invalid" and not frame.raw.strip():
             return None
-        seq = sum(self.recorder.counts.values())
-        self.recorder.feed_frame(frame)
+        with self.lock:
+            seq = sum(self.recorder.counts.values())
+            self.recorder.feed_frame(frame)
         return seq
 
     def _note(self, method: str, seq: int | None, response: httpx2.Response) -> None:
         kept = {k: response.headers[k] for k in REPLAYED_HEADERS if k in response.headers}
+        with self.lock:
+            self._add_note(method, seq, response, kept)
+
+    def _add_note(
+        self, method: str, seq: int | None, response: httpx2.Response, kept: dict[str, str]
+    ) -> None:
         self.http.append(
             {
                 "seq": seq,
@@ -132,6 +148,81 @@ class _HttpRerun:
         self._note("DELETE", None, response)
 
 
+class _GetStream:
+    """The session's standalone ``GET`` SSE stream, read in a thread with its own event loop.
+
+    Server messages on it are recorded as they come; server-to-client requests are answered
+    (from the baseline) by a POST from that thread. :meth:`finish` waits (bounded) for the
+    server to end the stream, then cancels the reader.
+    """
+
+    def __init__(self, run: _HttpRerun, timeout: float, on_event: Callable[[str], None] | None) -> None:
+        self.run = run
+        self.timeout = timeout
+        self.on_event = on_event
+        self.headers = {**run._headers(), "accept": "text/event-stream"}
+        self.headers.pop("content-type", None)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        self._started.wait(self.timeout)
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        self._started.set()
+        try:
+            await self._read()
+        except asyncio.CancelledError:
+            pass
+
+    async def _read(self) -> None:
+        import httpx2
+
+        timeout = httpx2.Timeout(self.timeout, read=None)  # a quiet stream is no error
+        try:
+            async with httpx2.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+                async with client.stream("GET", self.run.url, headers=self.headers) as response:
+                    self.run._note("GET", None, response)
+                    kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+                    if response.status_code != 200 or kind != "text/event-stream":
+                        return
+                    splitter = SseSplitter()
+                    async for chunk in response.aiter_raw():
+                        for data in splitter.feed(chunk):
+                            for answer in self._server(parse_frame(data, SERVER)):
+                                body = orjson.dumps(answer)
+                                seq = self.run._record(parse_frame(body, CLIENT))
+                                posted = await client.post(
+                                    self.run.url, content=body, headers=self.run._headers()
+                                )
+                                self.run._note("POST", seq, posted)
+        except httpx2.HTTPError as exc:
+            if self.on_event is not None:
+                self.on_event(f"the GET stream failed: {type(exc).__name__}: {exc}")
+
+    def _server(self, frame: Frame) -> list[dict[str, Any]]:
+        """Record a server message from the stream; the answers to the requests in it."""
+        if self.run._record(frame) is None:
+            return []
+        return [
+            self.run.answers.answer(item.obj)
+            for item in batch_items(frame)
+            if item.kind == "request" and isinstance(item.obj, dict)
+        ]
+
+    def finish(self) -> None:
+        """Let the server end the stream (it does after ``DELETE``), then stop reading."""
+        self._thread.join(self.timeout)
+        if self._thread.is_alive() and self._loop is not None and self._task is not None:
+            self._loop.call_soon_threadsafe(self._task.cancel)
+            self._thread.join(self.timeout)
+
+
 def rerun_live_http(
     base: Cassette,
     url: str,
@@ -160,6 +251,7 @@ def rerun_live_http(
                 _Answers(base, Matcher()),
                 version if isinstance(version, str) else None,
             )
+            stream: _GetStream | None = None
             try:
                 for msg in base.messages:
                     if msg.direction != "client" or msg.invalid is not None:
@@ -172,11 +264,18 @@ def rerun_live_http(
                     except httpx2.TimeoutException:
                         if on_event is not None:
                             on_event(f"the live server did not answer within {timeout:g}s; moving on")
+                    initialize = any(f.method == "initialize" for f in items)
+                    if stream is None and run.session is not None and not initialize:
+                        stream = _GetStream(run, timeout, on_event)  # the session is set up
+                        stream.start()
                 run.end()
             except httpx2.HTTPError as exc:
                 raise ServerError(
                     f"cannot reach the live server {url}: {type(exc).__name__}: {exc}"
                 ) from None
+            finally:
+                if stream is not None:
+                    stream.finish()
     except BaseException:
         recorder.discard()
         raise
