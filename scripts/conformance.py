@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Differential conformance: the official MCP conformance suite, live vs. through record vs. replay.
 
-1. start a real MCP server over Streamable HTTP on 127.0.0.1 (server-everything, pinned in
-   tests/conformance/package-lock.json, on a free port);
+1. start a real MCP server over Streamable HTTP on 127.0.0.1, on a free port: server-everything
+   (pinned in tests/conformance/package-lock.json) and, as a second run, our fixture server
+   (tests/conformance/fixture_server.py, the project's ``mcp`` SDK) that has the tools,
+   resources and prompts the suite's scenarios call;
 2. run ``conformance server`` (``@modelcontextprotocol/conformance``) against it: results L;
 3. run it again through ``harn mcp mock record --url <live>`` (the recording proxy): results P;
    stop the proxy (SIGINT) so the cassette is written;
@@ -43,6 +45,8 @@ REPO = Path(__file__).resolve().parents[1]
 SUITE_DIR = REPO / "tests" / "conformance"
 NODE_BIN = SUITE_DIR / "node_modules" / ".bin"
 EVERYTHING = SUITE_DIR / "everything-http.mjs"
+FIXTURE = SUITE_DIR / "fixture_server.py"
+SERVERS = ("everything", "fixture")
 URL_LINE = re.compile(r"(http://127\.0\.0\.1:\d+/mcp)\s*$")
 RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
 UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
@@ -226,9 +230,19 @@ MISSING = Outcome("-", "")
 
 
 def outcomes(scenario: str, checks: list[dict[str, Any]], url: str) -> dict[str, Outcome]:
-    """Each check by its id (repeated ids get ``#2``, ``#3``...)."""
+    """Each verdict check by its id (repeated ids get ``#2``, ``#3``...).
+
+    ``INFO`` checks are left out: they are the suite's trace of what it saw (each request,
+    response and SSE event), not verdicts. Their number depends on things a replay need not
+    copy (replay numbers every SSE event so that a stream can be resumed, where a server
+    without an event store sends events without ids), and a difference that matters shows in
+    the verdicts (e.g. ``server-sse-streams-functional`` is ``INFO`` only when a server
+    answered JSON where streams were expected).
+    """
     found: dict[str, Outcome] = {}
     for check in checks:
+        if check.get("status") == "INFO":
+            continue
         base = str(check.get("id"))
         key, n = base, 1
         while key in found:
@@ -290,10 +304,12 @@ def render(rows: Sequence[Row]) -> str:
 # --- the three runs ----------------------------------------------------------------------------
 
 
-def live_server(work: Path) -> Service:
+def live_server(name: str, work: Path) -> Service:
     node = NODE_BIN / "node"
     if not node.exists() or not (NODE_BIN / "conformance").exists():
         raise RunError("tests/conformance/node_modules is missing: run `npm ci --prefix tests/conformance`")
+    if name == "fixture":
+        return Service("fixture server", [sys.executable, str(FIXTURE)], work / "live-server.log")
     return Service(
         "server-everything", [str(node), str(EVERYTHING)], work / "live-server.log", env=node_env()
     )
@@ -305,7 +321,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--suite", default="all", help="the suite's --suite: all (default), active, pending")
     parser.add_argument("--scenario", action="append", default=[], help="run only this scenario (repeatable)")
-    parser.add_argument("--work", type=Path, help="keep the results, logs and cassette here")
+    parser.add_argument(
+        "--server", action="append", choices=SERVERS, help="live server(s) to compare against (default: both)"
+    )
+    parser.add_argument("--work", type=Path, help="keep the results, logs and cassettes here")
     parser.add_argument("--json", type=Path, help="write the compared results here as JSON")
     parser.add_argument("--start-timeout", type=float, default=30.0)
     parser.add_argument("--suite-timeout", type=float, default=120.0)
@@ -313,44 +332,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="harn-conformance-") as tmp:
-        work = args.work or Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        try:
-            rows = run_all(work, args)
-        except RunError as exc:
-            print(f"conformance: {exc}", file=sys.stderr)
-            return 2
-        print(render(rows))
-        if args.json is not None:
-            payload = [
+        root = args.work or Path(tmp)
+        payload: dict[str, list[dict[str, str]]] = {}
+        problems: list[str] = []
+        summary: list[str] = []
+        for server in args.server or SERVERS:
+            work = root / server
+            work.mkdir(parents=True, exist_ok=True)
+            try:
+                rows = run_all(server, work, args)
+            except RunError as exc:
+                print(f"conformance ({server}): {exc}", file=sys.stderr)
+                return 2
+            print(f"== live server: {server}\n{render(rows)}\n")
+            payload[server] = [
                 {"scenario": r.scenario, "check": r.check, **{t: r.cells[t].status for t in TARGETS}}
                 for r in rows
             ]
+            problems += [f"{server}: {r.scenario} / {r.check}: {p}" for r in rows for p in r.differences()]
+            passed = sum(r.cells["live"].status == "SUCCESS" for r in rows)
+            scenarios = len({r.scenario for r in rows})
+            summary.append(f"{server}: {scenarios} scenarios, {len(rows)} checks, {passed} SUCCESS live")
+        if args.json is not None:
             args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-        problems = [(r, p) for r in rows for p in r.differences()]
-        scenarios = len({r.scenario for r in rows})
         took = time.monotonic() - started
         if problems:
-            print(f"\nconformance: {len(problems)} difference(s) from the live server:", file=sys.stderr)
-            for row, problem in problems:
-                print(f"  {row.scenario} / {row.check}: {problem}", file=sys.stderr)
-            print(f"(results kept under {work})" if args.work else "", file=sys.stderr)
+            print(f"conformance: {len(problems)} difference(s) from the live server:", file=sys.stderr)
+            for problem in problems:
+                print(f"  {problem}", file=sys.stderr)
+            print(f"(results kept under {root})" if args.work else "", file=sys.stderr)
             return 1
-        print(
-            f"\nconformance: {scenarios} scenarios, {len(rows)} checks: proxy and replay match "
-            f"the live server ({took:.1f}s)"
-        )
+        print(f"conformance: {'; '.join(summary)}: proxy and replay match the live server ({took:.1f}s)")
         return 0
 
 
-def run_all(work: Path, args: argparse.Namespace) -> list[Row]:
+def run_all(server: str, work: Path, args: argparse.Namespace) -> list[Row]:
     cassette = work / "conformance.cassette.json"
     for stale in (cassette, cassette.with_name(cassette.name + ".journal")):
         stale.unlink(missing_ok=True)
     results: dict[str, Checks] = {}
     urls: dict[str, str] = {}
     harn = harn_command()
-    with running(live_server(work), args.start_timeout, args.stop_timeout) as live:
+    with running(live_server(server, work), args.start_timeout, args.stop_timeout) as live:
         urls["live"] = live
         results["live"] = run_suite(live, work / "live", args)
         proxy = Service(

@@ -179,4 +179,5 @@ def test_recorded_sse_needs_one_style_throughout() -> None:
     assert recorded_sse([post(json), post(json)]) is False
     assert recorded_sse([post(json), post(sse)]) is None
     assert recorded_sse([post(sse, 401), post(json)]) is False  # faults do not count
+    assert recorded_sse([post(sse), post(json, 202)]) is True  # nor a 202 (the Python SDK types it JSON)
     assert recorded_sse(None) is None and recorded_sse([]) is None
