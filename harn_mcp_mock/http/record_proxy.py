@@ -327,6 +327,7 @@ class RecordProxy:
         exchange["server_ids"] = server_ids
         if content_type.partition(";")[0].strip().lower() == "text/event-stream":
             import anyio
+            import httpx2
 
             await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
             splitter = SseSplitter()
@@ -335,10 +336,14 @@ class RecordProxy:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_watch_disconnect, receive, tg.cancel_scope)
                 tg.start_soon(self._watch_closing, tg.cancel_scope)
-                async for chunk in response.aiter_raw():
-                    for data in splitter.feed(chunk):
-                        server_ids.extend(self._record(parse_frame(data, SERVER)))
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                try:
+                    async for chunk in response.aiter_raw():
+                        for data in splitter.feed(chunk):
+                            server_ids.extend(self._record(parse_frame(data, SERVER)))
+                        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                except httpx2.HTTPError as exc:  # cut off, or quiet past the read timeout
+                    # End the client's stream too (it may resume it with Last-Event-ID).
+                    self._event(f"the upstream's SSE stream broke off: {_describe(exc)}")
                 tg.cancel_scope.cancel()
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return

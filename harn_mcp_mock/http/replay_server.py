@@ -390,13 +390,7 @@ class StreamableHttpEndpoint:
     def close(self) -> None:
         """End every open stream (the server is shutting down); call it on the server's loop."""
         for session in [*self.sessions.values(), *([self._sessionless] if self._sessionless else [])]:
-            sinks = {
-                *session.paused.values(),
-                *(log.sink for log in session.streams.values()),
-                *([session.get_stream] if session.get_stream else []),
-            }
-            for sink in sinks:
-                sink.close()
+            _close_streams(session)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -730,15 +724,20 @@ class StreamableHttpEndpoint:
             await _error(send, 404, None, INVALID_REQUEST, "Not Found: unknown or ended session ID")
             return
         session.ended = True
-        sinks = {
-            *session.paused.values(),
-            *(log.sink for log in session.streams.values()),
-            *([session.get_stream] if session.get_stream else []),
-        }
-        for sink in sinks:
-            sink.close()
+        _close_streams(session)
         session.paused.clear()
         await _plain(send, 200, b"")
+
+
+def _close_streams(session: HttpSession) -> None:
+    """End every stream of ``session`` (each one's writer then finishes its response)."""
+    sinks = {
+        *session.paused.values(),
+        *(log.sink for log in session.streams.values()),
+        *([session.get_stream] if session.get_stream else []),
+    }
+    for sink in sinks:
+        sink.close()
 
 
 async def _watch_disconnect(receive: Receive, scope: Any) -> None:

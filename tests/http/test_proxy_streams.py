@@ -38,7 +38,9 @@ def endless_stream(left: threading.Event) -> Any:
 
 
 @contextmanager
-def proxy(cassette: Path, upstream: str) -> Iterator[tuple[str, HttpServer, list[Any]]]:
+def proxy(
+    cassette: Path, upstream: str, events: list[str] | None = None
+) -> Iterator[tuple[str, HttpServer, list[Any]]]:
     """The recording proxy in a thread: (url, its server, [(cassette, proxy)] once stopped)."""
     servers: list[HttpServer] = []
     urls: list[str] = []
@@ -52,6 +54,7 @@ def proxy(cassette: Path, upstream: str) -> Iterator[tuple[str, HttpServer, list
                 upstream,
                 on_ready=lambda url: (urls.append(url), ready.set()),
                 on_server=servers.append,
+                on_event=None if events is None else events.append,
             )
         )
 
@@ -112,3 +115,29 @@ async def test_stopping_the_proxy_ends_open_streams_cleanly(tmp_path: Path) -> N
     assert result, "record_http did not return"
     messages = load_cassette(cassette).messages
     assert [m.message.get("method") for m in messages if m.direction == "server"] == ["notifications/message"]
+
+
+def broken_stream() -> Any:
+    """An upstream whose SSE stream breaks off after one event (no proper end of the body)."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        headers = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": EVENT, "more_body": True})
+        raise RuntimeError("the upstream fell over")  # uvicorn then drops the connection
+
+    return app
+
+
+async def test_an_upstream_stream_that_breaks_off_ends_the_clients_stream(tmp_path: Path) -> None:
+    events: list[str] = []
+    cassette = tmp_path / "c.cassette.json"
+    with serve_app(broken_stream()) as upstream, proxy(cassette, upstream, events) as (url, _server, _r):
+        with anyio.fail_after(20):
+            async with httpx2.AsyncClient() as http:
+                async with http.stream("GET", url, headers=GET) as response:
+                    body = b"".join([chunk async for chunk in response.aiter_raw()])  # ends cleanly
+    assert body == EVENT
+    assert any("broke off" in e for e in events), events
