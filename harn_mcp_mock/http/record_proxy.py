@@ -12,6 +12,11 @@ response headers worth replaying (:meth:`RecordProxy.http_entries`).
 
 An upstream that cannot be reached (refused connection, bad TLS, timeout) is answered with
 ``502`` and a JSON-RPC error naming the upstream and the cause, so the client fails clearly.
+
+A redirect whose ``Location`` is on the upstream's origin is rewritten to the same place
+through the proxy (which then serves that path too), and kept origin-relative in the
+cassette. An SSE relay ends with the upstream's stream, with its client (the upstream stream
+is then closed too) and when the proxy shuts down (:meth:`RecordProxy.close`).
 """
 
 from __future__ import annotations
