@@ -189,20 +189,14 @@ class RecordProxy:
         if not isinstance(status, int) or 200 <= status < 300:
             return
         answered = {orjson.dumps(i) for i in exchange.get("server_ids") or ()}
-        waiting: dict[tuple[str, bytes], Any] = getattr(self.recorder, "_pending", {})
+        seq = exchange.get("seq")
         items = frame.obj if isinstance(frame.obj, list) else [frame.obj]
         for item in items:
             if not (isinstance(item, dict) and "method" in item and "id" in item):
                 continue
-            key = (CLIENT, orjson.dumps(item["id"]))
-            if key[1] in answered or key not in waiting:
+            if orjson.dumps(item["id"]) in answered or not isinstance(seq, int):
                 continue
-            queue = waiting[key]
-            for entry in list(queue):
-                if entry[0] == exchange.get("seq"):
-                    queue.remove(entry)
-            if not queue:
-                del waiting[key]
+            self.recorder.forget_request(CLIENT, item["id"], seq)
 
     def close(self) -> None:
         """End every stream being relayed (the server is shutting down); call it on the loop."""

@@ -140,6 +140,24 @@ class Recorder:
         with self._lock:
             self._journal.append([self._record(frame, now)])
 
+    def forget_request(self, direction: str, msg_id: Any, seq: int) -> bool:
+        """Stop waiting for an answer to the request recorded as ``seq`` (sent by ``direction``
+        with id ``msg_id``): it was refused at the transport level (an HTTP redirect, 401, 429)
+        and will be sent again, often with the same id, so a later answer must pair with the
+        retry. True when it was waiting."""
+        key = (direction, orjson.dumps(msg_id))
+        with self._lock:
+            waiting = self._pending.get(key)
+            if not waiting:
+                return False
+            kept = deque(entry for entry in waiting if entry[0] != seq)
+            found = len(kept) != len(waiting)
+            if kept:
+                self._pending[key] = kept
+            else:
+                del self._pending[key]
+            return found
+
     def _record(self, frame: Frame, now: int) -> dict[str, Any]:
         seq = self._seq
         self._seq += 1

@@ -67,6 +67,18 @@ def test_string_and_integer_ids_are_different_ids(tmp_path: Path) -> None:
     assert rec.finish(EXIT).messages[2].reply_to == 1
 
 
+def test_a_forgotten_request_leaves_the_answer_to_its_retry(tmp_path: Path) -> None:
+    rec = make(tmp_path)
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {}}
+    rec.feed(CLIENT, line(call))  # refused with an HTTP 307: never answered
+    assert rec.forget_request(CLIENT, 7, 0)
+    assert not rec.forget_request(CLIENT, 7, 0)
+    rec.feed(CLIENT, line(call))  # the retry, same id
+    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": 7, "result": {}}))
+    messages = rec.finish(EXIT).messages
+    assert (messages[0].reply_to, messages[2].reply_to) == (None, 1)
+
+
 def test_batches_pair_item_by_item(tmp_path: Path) -> None:
     rec = make(tmp_path)
     rec.feed(
