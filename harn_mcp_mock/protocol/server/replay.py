@@ -132,7 +132,8 @@ def _check_source(harness: Harness, source: Mapping[str, Any], overrides: Mappin
                 },
             )
         )
-    for event in harness.store.events_for_task(source_id):
+    events = harness.store.events_for_task(source_id)
+    for event in events:
         artifact = event["payload"].get("artifact_id") or (
             event["resource"]["id"] if event["resource"]["object"] == "artifact" else None
         )
@@ -152,7 +153,7 @@ def _check_source(harness: Harness, source: Mapping[str, Any], overrides: Mappin
     if overrides:
         recorded = {
             f"{OVERRIDE_PREFIX}{e['payload'].get('tool_call_id')}"
-            for e in harness.store.events_for_task(source_id)
+            for e in events
             if e["event"] == "agent.tool_result"
         }
         for key in overrides:
