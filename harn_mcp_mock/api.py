@@ -85,7 +85,28 @@ def _frame(message: Any, direction: str) -> Frame:
 # --- replay --------------------------------------------------------------------------------
 
 
-class ReplayTransport:
+class _SingleUse:
+    """An async context manager over ``self._connect()`` that can be entered once."""
+
+    _cm: AbstractAsyncContextManager[TransportStreams] | None = None
+
+    def _connect(self) -> AbstractAsyncContextManager[TransportStreams]:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> TransportStreams:
+        if self._cm is not None:
+            raise RuntimeError(f"{type(self).__name__} can be entered only once: make a new one")
+        self._cm = self._connect()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        assert self._cm is not None, "not entered"
+        return await self._cm.__aexit__(exc_type, exc, tb)
+
+
+class ReplayTransport(_SingleUse):
     """An ``mcp`` client transport answered in memory by a replay engine (no subprocess).
 
     ``cassette`` is a cassette path (the engine is built as ``harn mcp mock replay`` builds
@@ -124,23 +145,10 @@ class ReplayTransport:
             )
         self.report: ReplayReport | None = None
         """The replay report, set when the transport exits."""
-        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
 
     @property
     def path(self) -> Path | None:
         return self.engine.cassette.path
-
-    async def __aenter__(self) -> TransportStreams:
-        if self._cm is not None:
-            raise RuntimeError("a ReplayTransport can be entered only once: make a new one")
-        self._cm = self._connect()
-        return await self._cm.__aenter__()
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        assert self._cm is not None, "not entered"
-        return await self._cm.__aexit__(exc_type, exc, tb)
 
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[TransportStreams]:
@@ -316,7 +324,7 @@ def _default_errlog() -> TextIO:
     return sys.stderr
 
 
-class RecordTransport:
+class RecordTransport(_SingleUse):
     """An ``mcp`` client transport to the real stdio server ``command`` that records a cassette.
 
     Every message is redacted (``redact_policy``, or the default policy, told the server's argv
@@ -347,19 +355,6 @@ class RecordTransport:
         self.errlog = errlog
         self.cassette: Cassette | None = None
         """The recorded cassette, set when the transport exits."""
-        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
-
-    async def __aenter__(self) -> TransportStreams:
-        if self._cm is not None:
-            raise RuntimeError("a RecordTransport can be entered only once: make a new one")
-        self._cm = self._connect()
-        return await self._cm.__aenter__()
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        assert self._cm is not None, "not entered"
-        return await self._cm.__aexit__(exc_type, exc, tb)
 
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[TransportStreams]:
@@ -417,7 +412,7 @@ class RecordTransport:
 # --- new episodes -----------------------------------------------------------------------------
 
 
-class EpisodesTransport:
+class EpisodesTransport(_SingleUse):
     """``new_episodes``: replay what the cassette holds, forward the rest to the real server
     ``command`` and append it to the cassette.
 
@@ -456,7 +451,6 @@ class EpisodesTransport:
         self.shutdown_timeout = shutdown_timeout
         self.report: ReplayReport | None = None
         """The replay report, set when the transport exits."""
-        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
 
     def argv(self, report_path: Path) -> list[str]:
         """The child's command line."""
@@ -467,18 +461,6 @@ class EpisodesTransport:
         if self.redact_policy is not None:
             argv += ["--redact-policy", str(Path(self.redact_policy).absolute())]
         return [*argv, "--", *self.command]
-
-    async def __aenter__(self) -> TransportStreams:
-        if self._cm is not None:
-            raise RuntimeError("an EpisodesTransport can be entered only once: make a new one")
-        self._cm = self._connect()
-        return await self._cm.__aenter__()
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        assert self._cm is not None, "not entered"
-        return await self._cm.__aexit__(exc_type, exc, tb)
 
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[TransportStreams]:
