@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 from _cassettes import handshake, init_params  # benchmarks/ is on sys.path when run as scripts
+from _http import hammer, serve_app, start, stop
 
 from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
 
@@ -74,25 +73,6 @@ def echo_app() -> Any:
     return Starlette(routes=[Route("/mcp", endpoint=echo, methods=["POST"])])
 
 
-def serve_echo() -> None:
-    from harn_mcp_mock.http.replay_server import HttpServer
-
-    try:
-        HttpServer(echo_app()).run()
-    except KeyboardInterrupt:
-        pass
-
-
-def start(argv: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    url = proc.stdout.readline().decode().strip()
-    if not url.startswith("http://"):
-        proc.kill()
-        raise SystemExit(f"the server did not print its URL: {argv}")
-    return proc, url
-
-
 async def drive(url: str, requests: int, connections: int, interactions: int) -> tuple[float, int]:
     """(requests/s, errors) for ``requests`` tools/call over ``connections`` keep-alive connections."""
     import httpx2
@@ -118,23 +98,13 @@ async def drive(url: str, requests: int, connections: int, interactions: int) ->
             for k in range(min(connections * 4, requests))
         ]
         await asyncio.gather(*warm)
-        errors = 0
-        next_index = 0
 
-        async def worker() -> None:
-            nonlocal errors, next_index
-            while next_index < requests:
-                k = next_index
-                next_index += 1
-                response = await client.post(url, content=bodies[k], headers=headers)
-                answer = orjson.loads(response.content) if response.status_code == 200 else {}
-                if answer.get("id") != k + 1 or "result" not in answer:
-                    errors += 1
+        async def call(k: int) -> bool:
+            response = await client.post(url, content=bodies[k], headers=headers)
+            answer = orjson.loads(response.content) if response.status_code == 200 else {}
+            return answer.get("id") == k + 1 and "result" in answer
 
-        started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(connections)))
-        elapsed = time.perf_counter() - started
-    return requests / elapsed, errors
+        return await hammer(requests, connections, call)
 
 
 def measure(
@@ -148,8 +118,7 @@ def measure(
             best, errors = max(best, rate), errors + errs
         return best, errors
     finally:
-        proc.terminate()
-        proc.wait(10)
+        stop(proc)
 
 
 def main() -> int:
@@ -162,7 +131,7 @@ def main() -> int:
     parser.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
-        serve_echo()
+        serve_app(echo_app())
         return 0
     if args.quick:
         args.requests, args.rounds = 1000, 1

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from _http import hammer, serve_app, start, stop  # benchmarks/ is on sys.path when run as scripts
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,25 +71,6 @@ def baseline_app(frames: int, frame_size: int) -> Any:
     )
 
 
-def serve_baseline(frames: int, frame_size: int) -> None:
-    from harn_mcp_mock.http.replay_server import HttpServer
-
-    try:
-        HttpServer(baseline_app(frames, frame_size)).run()
-    except KeyboardInterrupt:
-        pass
-
-
-def start(argv: list[str], cwd: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
-    assert proc.stdout is not None
-    url = proc.stdout.readline().decode().strip()
-    if not url.startswith("http://"):
-        proc.kill()
-        raise SystemExit(f"the server did not print its URL: {argv}")
-    return proc, url
-
-
 async def submits(url: str, count: int, connections: int) -> tuple[float, int]:
     """(submits/s, errors)."""
     import httpx2
@@ -100,22 +81,13 @@ async def submits(url: str, count: int, connections: int) -> tuple[float, int]:
         await asyncio.gather(
             *(client.post("/v1/tasks", content=bodies[0], headers=HEADERS) for _ in range(connections))
         )
-        errors = 0
-        next_index = 0
 
-        async def worker() -> None:
-            nonlocal errors, next_index
-            while next_index < count:
-                k = next_index
-                next_index += 1
-                headers = {**HEADERS, "Idempotency-Key": f"bench-{k}"} if k % 2 else HEADERS
-                response = await client.post("/v1/tasks", content=bodies[k], headers=headers)
-                if response.status_code != 201:
-                    errors += 1
+        async def submit(k: int) -> bool:
+            headers = {**HEADERS, "Idempotency-Key": f"bench-{k}"} if k % 2 else HEADERS
+            response = await client.post("/v1/tasks", content=bodies[k], headers=headers)
+            return response.status_code == 201
 
-        started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(connections)))
-        return count / (time.perf_counter() - started), errors
+        return await hammer(count, connections, submit)
 
 
 async def wait_terminal(url: str, task_id: str) -> list[int]:
@@ -164,7 +136,7 @@ def main() -> int:
     parser.add_argument("--serve-baseline", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_baseline:
-        serve_baseline(*args.serve_baseline)
+        serve_app(baseline_app(*args.serve_baseline))
         return 0
     if args.quick:
         args.submits, args.rounds = 500, 1
@@ -191,8 +163,7 @@ def main() -> int:
             rate, errors = best(args.rounds, lambda: submits(url, args.submits, args.connections))
             sse_rate, per_stream = best(args.rounds, lambda: streams(url, long_task, args.streams))
         finally:
-            proc.terminate()
-            proc.wait(10)
+            stop(proc)
 
     frame_size = sum(sizes) // max(len(sizes), 1)
     proc, base_url = start([sys.executable, __file__, "--serve-baseline", str(len(sizes)), str(frame_size)])
@@ -201,8 +172,7 @@ def main() -> int:
         base_rate, base_errors = best(args.rounds, lambda: submits(base_url, args.submits, args.connections))
         base_sse, _ = best(args.rounds, lambda: streams(base_url, "t", args.streams))
     finally:
-        proc.terminate()
-        proc.wait(10)
+        stop(proc)
 
     print(
         f"mock Harness on loopback (best of {args.rounds}); {args.connections} keep-alive connections, "
