@@ -228,7 +228,10 @@ class Redactor:
         return self._scan(obj, out.append)
 
     def _make_scanner(self) -> Callable[[Any, Callable[[str], None]], bool]:
-        """The pass-1 walk as closures over locals (the hot loop of the proxy)."""
+        """The pass-1 walk as closures over locals (the hot loop of the proxy). ``scan_dict`` and
+        ``scan_list`` repeat one loop body on purpose: folding them into one loop over
+        ``d.values()`` costs an extra call per dict, measured ~10% slower on a clean
+        ``tools/list`` (bench_redact.py)."""
         harmless = self._harmless
         keys_harmless = self._keys_harmless
         scalars = _SCALARS
