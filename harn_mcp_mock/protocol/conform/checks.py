@@ -20,6 +20,7 @@ from harn_mcp_mock.protocol.conform.fixtures import (
     Finished,
     event_list,
     finished_task,
+    list_page,
     probe,
     probe_events,
     receipt_of,
@@ -335,14 +336,13 @@ def task_list(ctx: Context) -> None:
         reply = ctx.client.get(path)
         if not reply.ok():
             raise Fail(f"expected 200 and a task list, got {reply.describe()}")
-        page = reply.json
-        data = page.get("data") if isinstance(page, Mapping) else page
-        if not isinstance(data, list):
+        page = list_page(reply)
+        if page is None:
             raise Fail(f"{reply.describe()}: the body is neither a list nor {{data: [...]}}")
+        data, cursor = page
         if any(isinstance(t, Mapping) and t.get("id") == task_id for t in data):
             return
-        cursor = page.get("next_cursor") if isinstance(page, Mapping) else None
-        if not (isinstance(page, Mapping) and page.get("has_more") is True and cursor):
+        if cursor is None:
             break
         path = f"/v1/tasks?session_id={session_id}&after={cursor}"
     raise Fail(f"the task list does not contain the submitted task {task_id}")

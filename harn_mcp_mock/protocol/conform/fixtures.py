@@ -102,6 +102,18 @@ def probe(ctx: Context) -> Finished:
     )
 
 
+def list_page(reply: Reply) -> tuple[list[Any], str | None] | None:
+    """A list body, bare or ``{data, has_more, next_cursor}``: ``(items, the cursor of the next
+    page or None)``; None when the body is not a list."""
+    page = reply.json
+    data = page.get("data") if isinstance(page, Mapping) else page
+    if not isinstance(data, list):
+        return None
+    more = isinstance(page, Mapping) and page.get("has_more") is True
+    cursor = page.get("next_cursor") if more and isinstance(page, Mapping) else None
+    return data, (str(cursor) if cursor not in (None, "") else None)
+
+
 def event_list(ctx: Context, task_id: str, *, after: str | None = None) -> list[dict[str, Any]]:
     """Every event of a task from ``GET /v1/tasks/{id}/events`` (following ``next_cursor``)."""
     events: list[dict[str, Any]] = []
@@ -111,16 +123,14 @@ def event_list(ctx: Context, task_id: str, *, after: str | None = None) -> list[
         reply = ctx.client.get(path)
         if not reply.ok():
             raise Prerequisite(f"cannot read events: {reply.describe()}")
-        page = reply.json
-        data = page.get("data") if isinstance(page, Mapping) else page
-        if not isinstance(data, list):
+        page = list_page(reply)
+        if page is None:
             raise Prerequisite(f"{reply.describe()}: the body is neither an event list nor {{data: [...]}}")
+        data, next_cursor = page
         events += [dict(e) for e in data if isinstance(e, Mapping)]
-        more = isinstance(page, Mapping) and page.get("has_more") is True
-        next_cursor = page.get("next_cursor") if isinstance(page, Mapping) else None
-        if not more or next_cursor is None or str(next_cursor) == cursor:
+        if next_cursor is None or next_cursor == cursor:
             return events
-        cursor = str(next_cursor)
+        cursor = next_cursor
     raise Prerequisite(f"more than {MAX_PAGES} pages of events for task {task_id}")
 
 
