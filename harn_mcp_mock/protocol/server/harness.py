@@ -398,14 +398,9 @@ class Harness:
         """The session's events and its tasks' events, in id order (a range read)."""
         self._visible("session", session_id, actor)
         self.check_issued(after)
-        rows = self.store.events_for_session(session_id, after=after, limit=limit + 1)
-        data = rows[:limit]
-        return {
-            "object": "list",
-            "data": data,
-            "has_more": len(rows) > limit,
-            "next_cursor": data[-1]["id"] if data else after,
-        }
+        return _event_page(
+            self.store.events_for_session(session_id, after=after, limit=limit + 1), limit, after
+        )
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -445,15 +440,7 @@ class Harness:
     def task_events(self, actor: str, task_id: str, *, after: int = 0, limit: int = 1000) -> dict[str, Any]:
         self._visible("task", task_id, actor)
         self.check_cursor(task_id, after)
-        rows = self.store.events_for_task(task_id, after=after, limit=limit + 1)
-        data = rows[:limit]
-        more = len(rows) > limit
-        return {
-            "object": "list",
-            "data": data,
-            "has_more": more,
-            "next_cursor": data[-1]["id"] if data else after,
-        }
+        return _event_page(self.store.events_for_task(task_id, after=after, limit=limit + 1), limit, after)
 
     def check_cursor(self, task_id: str, after: int) -> None:
         """``cursor_expired`` when events after ``after`` were pruned or the cursor was never issued."""
@@ -803,6 +790,18 @@ class Harness:
         upto = self.store.ord_of(receipt_id) or 0
         chain = [doc for o, doc in self.store.find("receipt") if o <= upto]
         return verification(chain, receipt_id, receipt["chain"].get("receipt_hash"))
+
+
+def _event_page(rows: list[dict[str, Any]], limit: int, after: int) -> dict[str, Any]:
+    """A page of events read with ``limit + 1``; ``next_cursor`` is the last id delivered (or
+    ``after`` when none was), so a client can always resume from it."""
+    data = rows[:limit]
+    return {
+        "object": "list",
+        "data": data,
+        "has_more": len(rows) > limit,
+        "next_cursor": data[-1]["id"] if data else after,
+    }
 
 
 def verification(receipts: list[Any], receipt_id: str | None, receipt_hash: Any) -> dict[str, Any]:
