@@ -330,11 +330,13 @@ class EntropyRule:
         parts = self._runs.get(run)
         if parts is None:
             lo, threshold = self.min_length, self.threshold
-            # After "scheme:" a run is a URL: its host and path segments are judged one by one.
-            url = run.startswith("//")
+            # After "scheme:" a run is a URL, and a run that starts with "/", "./", "../" or "~/"
+            # and has three or more "/" is a file path: their segments are judged one by one
+            # (a secret segment is still caught; "/home/bob/proj2/src/v3" is not a secret).
+            segmented = run.startswith("//") or (run.startswith(_PATH_STARTS) and run.count("/") >= 3)
             found: list[tuple[int, int]] = []
             for a, b in _pieces(run, 0, len(run)):
-                for x, y in _segments(run, a, b) if url else ((a, b),):
+                for x, y in _segments(run, a, b) if segmented else ((a, b),):
                     if y - x >= lo and looks_random(run[x:y], threshold):
                         found.append((x, y))
             parts = tuple(found)
@@ -343,6 +345,9 @@ class EntropyRule:
                     self._runs.clear()
                 self._runs[run] = parts
         return parts
+
+
+_PATH_STARTS = ("/", "./", "../", "~/")
 
 
 def _segments(s: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -477,6 +477,9 @@ SURVIVORS = [
     "/home/ada/projects/harn-mcp-mock/tests/unit/test_redact.py",
     "C:/Users/AdaLovelace/AppData/Local/Programs/Python311/python.exe",
     "/usr/local/lib/python3.11/site-packages/orjson/__init__.py",
+    "/tmp/ci-final2/tests/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    "/home/bob/proj2/src/v3/data_2024/file.json",
+    "./build/x86_64-linux-gnu/lib3p/libfoo2bar.so.1",
     "https://github.com/modelcontextprotocol/python-sdk/blob/main/README.md",
     "http://json-schema.org/draft-07/schema#",
     "getUserProfileInformationFromDatabase",
@@ -500,6 +503,15 @@ def test_random_looking_32_character_keys_are_caught_by_entropy() -> None:
     keys = ["".join(random.Random(seed).choices(ALNUM, k=32)) for seed in range(50)]
     for key in keys:
         assert red.redact_text(f"use {key} here") != f"use {key} here", key
+
+
+def test_a_random_segment_of_a_file_path_is_still_caught() -> None:
+    red = redactor()
+    for seed in range(20):
+        key = "".join(random.Random(seed).choices(ALNUM, k=32))
+        for text in (f"/var/lib/app/{key}/config.json", f"~/.cache/tokens/{key}"):
+            assert key not in red.redact_text(text), text
+            assert red.redact_text(text).startswith(text[:5])  # the rest of the path stays
 
 
 def test_progress_tokens_and_cursors_survive_even_when_random_looking() -> None:
