@@ -57,7 +57,7 @@ def test_prompts_and_resources_lead_the_same_way() -> None:
 
 
 def test_strict_order_names_what_the_whole_cassette_has() -> None:
-    why = explain_miss(call(9, "read_note"), [RECORDED[0]], Matcher(), recorded=RECORDED)
+    why = explain_miss(call(9, "read_note"), [RECORDED[0]], Matcher(), whole_cassette=RECORDED)
     assert why == "no tool 'read_note' in this cassette (it has: get_time, get_weather)"
 
 

@@ -106,15 +106,15 @@ def explain_miss(
     matcher: Matcher,
     *,
     limit: int = 3,
-    recorded: Sequence[dict[str, Any]] | None = None,
+    whole_cassette: Sequence[dict[str, Any]] | None = None,
 ) -> str:
     """One paragraph: why ``got`` matched nothing, naming the nearest recorded candidates.
 
     It leads with ``no tool 'x' in this cassette (it has: a, b)`` when no request in
-    ``recorded`` (default: ``candidates``) names the tool, prompt or resource ``got`` asks for.
+    ``whole_cassette`` (default: ``candidates``) names the tool, prompt or resource ``got`` asks for.
     """
     method = got.get("method")
-    lead = unknown_target(got, candidates if recorded is None else recorded)
+    lead = unknown_target(got, candidates if whole_cassette is None else whole_cassette)
     if lead is not None:
         return lead
     same_method = [c for c in candidates if c.get("method") == method]

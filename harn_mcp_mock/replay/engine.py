@@ -353,7 +353,7 @@ class ReplayEngine:
                     redacted,
                     [expected.request],
                     self.matcher,
-                    recorded=[i.request for i in self.interactions],
+                    whole_cassette=[i.request for i in self.interactions],
                 )
             )
         elif self._by_key.get(self.matcher.key(redacted)):
