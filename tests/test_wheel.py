@@ -34,7 +34,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def repo_files(folder: str, pattern: str = "*") -> set[str]:
-    return {p.relative_to(ROOT / folder).as_posix() for p in (ROOT / folder).rglob(pattern) if p.is_file()}
+    """The folder's files as git keeps them (byte-code caches that tests leave behind are not)."""
+    files = (ROOT / folder).rglob(pattern)
+    return {
+        p.relative_to(ROOT / folder).as_posix() for p in files if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def test_the_wheel_carries_the_package_data_docs_worlds_and_agent(wheel: Path) -> None:
