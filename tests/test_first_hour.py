@@ -174,6 +174,12 @@ def test_an_unknown_world_name_is_one_line_naming_the_shipped_ones(tmp_path: Pat
     )
 
 
+def test_world_without_a_spec_points_at_world_list() -> None:
+    result = runner.invoke(apps.mock.app, ["world"])
+    assert result.exit_code == 2
+    assert "Missing option '--spec': a spec file or a shipped world's name (`world list`)." in result.output
+
+
 # -- make demo without Node -----------------------------------------------------------------------
 
 

@@ -364,7 +364,7 @@ def world(
     if ctx.invoked_subcommand is not None:
         return
     if spec is None:
-        raise typer.BadParameter("--spec is required", param_hint="--spec")
+        ctx.fail("Missing option '--spec': a spec file or a shipped world's name (`world list`).")
     from harn_mcp_mock.cli.commands import world_main
 
     raise typer.Exit(
