@@ -1,5 +1,6 @@
 # harn-mcp-mock developer tasks. Everything runs from the project's own .venv; on a fresh
-# machine with Python 3.11+, Node 20+ and npm, `make test` installs what it needs first.
+# machine with Python 3.11+, Node 20+ and npm, `make test` installs what it needs first
+# (`make demo` needs only Python).
 # Installs are stamped under .venv/, so repeated runs skip them until their inputs change.
 
 SHELL := bash
@@ -86,6 +87,7 @@ bench: install
 		$(PY) "$$bench"; \
 	done
 
-demo: install
+# The demos use no Node: they need only the Python install, so they run without npm.
+demo: $(INSTALL_STAMP)
 	$(PY) examples/demo.py
 	$(PY) examples/world_demo.py

@@ -24,6 +24,8 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scripted_agent import HARN, STYLES, play
 
+from harn_mcp_mock.shipped import resolve_spec
+
 RUN_TIMEOUT_S = 300
 
 
@@ -32,7 +34,7 @@ def report_of(state: Path) -> Path:
 
 
 def task_ids(spec: str | Path) -> list[str]:
-    return [t["id"] for t in json.loads(Path(spec).read_text(encoding="utf-8"))["tasks"]]
+    return [t["id"] for t in json.loads(resolve_spec(spec).read_text(encoding="utf-8"))["tasks"]]
 
 
 async def run_k(

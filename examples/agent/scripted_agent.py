@@ -38,6 +38,8 @@ from blake3 import blake3
 from mcp import Client, StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
+from harn_mcp_mock.shipped import resolve_spec
+
 Style = Literal["good", "bad", "flaky", "naive"]
 STYLES: tuple[str, ...] = ("good", "bad", "flaky", "naive")
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
@@ -419,6 +421,7 @@ class Episode:
 def prepare(
     spec_path: Path, task_id: str, style: str, seed: int, run_id: str, out_dir: Path, faults: str | None
 ) -> Episode:
+    spec_path = resolve_spec(spec_path)  # a path, or a shipped world's name (`harn mcp mock world list`)
     spec = json.loads(spec_path.read_text(encoding="utf-8"))
     task = next((t for t in spec.get("tasks", []) if t["id"] == task_id), None)
     if task is None:

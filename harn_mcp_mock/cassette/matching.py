@@ -18,6 +18,7 @@ from typing import Any
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.redact import PLACEHOLDER_RE
 from harn_mcp_mock.store.canonical import canonical_bytes
+from harn_mcp_mock.textclip import clip_repr
 
 DEFAULT_IGNORE = ("/params/_meta",)
 METHOD_ONLY = frozenset({"initialize", "server/discover"})
@@ -100,14 +101,26 @@ class Matcher:
 
 
 def explain_miss(
-    got: dict[str, Any], candidates: Sequence[dict[str, Any]], matcher: Matcher, *, limit: int = 3
+    got: dict[str, Any],
+    candidates: Sequence[dict[str, Any]],
+    matcher: Matcher,
+    *,
+    limit: int = 3,
+    whole_cassette: Sequence[dict[str, Any]] | None = None,
 ) -> str:
-    """One paragraph: why ``got`` matched nothing, naming the nearest recorded candidates."""
+    """One paragraph: why ``got`` matched nothing, naming the nearest recorded candidates.
+
+    It leads with ``no tool 'x' in this cassette (it has: a, b)`` when no request in
+    ``whole_cassette`` (default: ``candidates``) names the tool, prompt or resource ``got`` asks for.
+    """
     method = got.get("method")
+    lead = unknown_target(got, candidates if whole_cassette is None else whole_cassette)
+    if lead is not None:
+        return lead
     same_method = [c for c in candidates if c.get("method") == method]
     if not same_method:
         recorded = sorted({str(c.get("method")) for c in candidates})
-        shown = ", ".join(recorded[:8]) + (" ..." if len(recorded) > 8 else "")
+        shown = ", ".join(recorded[:8]) + (f", +{len(recorded) - 8} more" if len(recorded) > 8 else "")
         return f"no recorded request has method {method!r} (recorded methods: {shown or 'none'})"
     from deepdiff import DeepDiff  # only on a miss: keeps replay start-up fast
 
@@ -123,6 +136,34 @@ def explain_miss(
         shown = "; ".join(lines[:4]) + (f"; +{len(lines) - 4} more" if len(lines) > 4 else "")
         parts.append(f"#{rank}: {shown or 'differs only in ignored or redacted fields'}")
     return " ".join(parts)
+
+
+_TARGETS = {
+    "tools/call": ("tool", "name"),
+    "prompts/get": ("prompt", "name"),
+    "resources/read": ("resource", "uri"),
+}
+
+
+def unknown_target(got: dict[str, Any], recorded: Sequence[dict[str, Any]]) -> str | None:
+    """``no tool 'x' in this cassette (it has: a, b)``, or None when a recorded request names it."""
+    method = got.get("method")
+    kind, key = _TARGETS.get(str(method), (None, ""))
+    params = got.get("params")
+    wanted = params.get(key) if kind is not None and isinstance(params, dict) else None
+    if not isinstance(wanted, str):
+        return None
+    names = sorted(
+        {
+            str(r["params"][key])
+            for r in recorded
+            if r.get("method") == method and isinstance(r.get("params"), dict) and key in r["params"]
+        }
+    )
+    if not names or wanted in names:
+        return None  # no such method at all (explain_miss says so), or the params differ
+    shown = ", ".join(names[:12]) + (f", +{len(names) - 12} more" if len(names) > 12 else "")
+    return f"no {kind} {wanted!r} in this cassette (it has: {shown})"
 
 
 def _diff_lines(diff: Any) -> list[str]:
@@ -157,5 +198,4 @@ def _path(deepdiff_path: str) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return clip_repr(value, 40)

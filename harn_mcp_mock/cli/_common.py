@@ -16,6 +16,18 @@ EXIT_INTERNAL = 70
 """An unexpected internal error (a bug): one line, and the traceback with HARN_DEBUG=1."""
 
 
+def version_line() -> str:
+    """``harn-mcp-mock X.Y.Z``: the installed distribution's version (cheap: no typer, no package import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"harn-mcp-mock {version('harn-mcp-mock')}"
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        from harn_mcp_mock import __version__
+
+        return f"harn-mcp-mock {__version__}"
+
+
 def note(prog: str, text: str) -> None:
     """A line for the human on stderr (stdout may be a protocol channel)."""
     sys.stderr.write(f"{prog}: {text}\n")

@@ -4,27 +4,21 @@ from __future__ import annotations
 
 import typer
 
-from harn_mcp_mock import __version__
 from harn_mcp_mock.cli import mock, protocol, testbench
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"harn-mcp-mock {__version__}")
-        raise typer.Exit()
+from harn_mcp_mock.cli.mock import VersionOpt
 
 
 def _root(help_text: str) -> typer.Typer:
     root = typer.Typer(
-        help=help_text, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False
+        help=help_text,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
     )
 
     @root.callback()
-    def _options(
-        version: bool = typer.Option(
-            False, "--version", callback=_version, is_eager=True, help="Print the version."
-        ),
-    ) -> None:
+    def _options(version: VersionOpt = False) -> None:
         pass
 
     return root
@@ -32,9 +26,12 @@ def _root(help_text: str) -> typer.Typer:
 
 harn = _root("Harn: deterministic MCP servers and test benches.")
 mcp_group = typer.Typer(
-    help="Model Context Protocol tools.", no_args_is_help=True, pretty_exceptions_enable=False
+    help="Model Context Protocol tools.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 mcp_group.add_typer(mock.app, name="mock")
 harn.add_typer(mcp_group, name="mcp")
-harn.add_typer(testbench.app, name="test-bench")
-harn.add_typer(protocol.app, name="protocol")
+harn.add_typer(testbench.app, name="test-bench", short_help="Run Python scripts hermetically.")
+harn.add_typer(protocol.app, name="protocol", short_help="Harn Agents Protocol v1: a mock Harness.")

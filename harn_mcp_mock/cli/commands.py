@@ -199,10 +199,13 @@ def world_main(
     with handle_errors(prog):
         import orjson
 
+        from harn_mcp_mock.shipped import resolve_spec
         from harn_mcp_mock.store.cas import atomic_write
         from harn_mcp_mock.world.run import serve_world
 
-        engine = serve_world(spec, task=task, seed=seed, run_id=run_id, faults=faults, emit_tape=emit_tape)
+        engine = serve_world(
+            resolve_spec(spec), task=task, seed=seed, run_id=run_id, faults=faults, emit_tape=emit_tape
+        )
         dump = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
         if state_out is not None:
             atomic_write(state_out, orjson.dumps(engine.state_document(), option=dump) + b"\n")
@@ -222,8 +225,9 @@ def world_check_main(spec: Path, *, as_json: bool = False) -> int:
     prog = "harn mcp mock world check"
     with handle_errors(prog):
         from harn_mcp_mock.scoring.world_check import check_world
+        from harn_mcp_mock.shipped import resolve_spec
 
-        result = check_world(spec)
+        result = check_world(resolve_spec(spec))
     if as_json:
         doc = {"spec": result.spec, "ok": result.ok, "problems": result.problems, "notes": result.notes}
         sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -254,13 +258,70 @@ def eval_main(
     with handle_errors(prog):
         from harn_mcp_mock.scoring.eval import run_eval
         from harn_mcp_mock.scoring.render import render
+        from harn_mcp_mock.shipped import resolve_spec
         from harn_mcp_mock.store.cas import atomic_write
         from harn_mcp_mock.world.spec import load_spec
 
-        result = run_eval([load_spec(p) for p in specs], states, task=task, faults=faults, max_k=k)
+        result = run_eval(
+            [load_spec(resolve_spec(p)) for p in specs], states, task=task, faults=faults, max_k=k
+        )
         text = render(result, fmt)
         if report is not None:
             atomic_write(report, text.encode())
         else:
             sys.stdout.write(text)
+    return 0
+
+
+def world_list_main(*, as_json: bool = False) -> int:
+    """`harn mcp mock world list`: the shipped worlds with their tasks (and where the agent is)."""
+    import sys
+    import textwrap
+
+    import orjson
+
+    from harn_mcp_mock.shipped import agent_example, shipped_worlds
+
+    worlds = shipped_worlds()
+    if as_json:
+        doc = {"worlds": [w.to_dict() for w in worlds], "agent_example": str(agent_example())}
+        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return 0
+    out = []
+    for w in worlds:
+        out.append(f"{w.name}  ({w.path})")
+        out += textwrap.wrap(w.description, 78, initial_indent="  ", subsequent_indent="  ")
+        out += textwrap.wrap(
+            "tasks: " + ", ".join(t["id"] for t in w.tasks),
+            78,
+            initial_indent="  ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,
+        )
+        if w.fault_profiles:
+            out.append("  fault profiles: " + ", ".join(w.fault_profiles))
+        out.append("")
+    first = worlds[0] if worlds else None
+    if first is not None:
+        out.append(f"serve one:  harn mcp mock world --spec {first.name} --task {first.tasks[0]['id']}")
+    out.append(f"agent:      python {agent_example()} --spec NAME --task TASK")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def docs_main(topic: str | None) -> int:
+    """`harn mcp mock docs [TOPIC]`: print a shipped doc, or list the topics with their titles."""
+    import sys
+
+    with handle_errors("harn mcp mock docs"):
+        from harn_mcp_mock.shipped import doc_path, doc_topics
+
+        if topic is not None:
+            sys.stdout.write(doc_path(topic).read_text(encoding="utf-8"))
+            return 0
+        lines = []
+        for name in doc_topics():
+            first = doc_path(name).read_text(encoding="utf-8").split("\n", 1)[0]
+            lines.append(f"{name:<22} {first.lstrip('# ').strip()}")
+        sys.stdout.write("\n".join(lines) + "\n\nprint one: harn mcp mock docs TOPIC\n")
     return 0

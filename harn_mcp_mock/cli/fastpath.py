@@ -89,6 +89,11 @@ def parse(argv: list[str], flags: dict[str, tuple[str, str]]) -> dict[str, Any] 
 
 def run(argv: list[str]) -> int | None:
     """The exit code if the fast path handled ``argv`` (``[command, *args]``), else None."""
+    if argv == ["--version"]:
+        from harn_mcp_mock.cli._common import version_line
+
+        print(version_line(), flush=True)
+        return 0
     if argv[:1] == ["world"]:
         return _world(argv[1:])
     if not argv or argv[0] != "replay":

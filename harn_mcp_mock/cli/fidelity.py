@@ -79,7 +79,7 @@ def register(app: typer.Typer) -> None:
 
     from harn_mcp_mock.tape.fidelity import FidelityMode
 
-    @app.command("fidelity")
+    @app.command("fidelity", short_help="Compare two event tapes.")
     def fidelity(
         a: Annotated[Path, typer.Argument(help="The reference tape (e.g. the recording).")],
         b: Annotated[Path, typer.Argument(help="The tape to check (e.g. the replay).")],

@@ -12,8 +12,8 @@ from types import ModuleType
 
 def harn_main() -> None:
     args = sys.argv[1:]
-    if args[:2] == ["mcp", "mock"]:
-        _fast(args[2:])
+    if args[:2] == ["mcp", "mock"] or args == ["--version"]:
+        _fast(args[2:] if args[:1] == ["mcp"] else args)
     _apps().harn(prog_name="harn")
 
 

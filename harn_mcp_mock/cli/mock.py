@@ -8,21 +8,40 @@ from typing import Annotated
 
 import typer
 
-from harn_mcp_mock.cli._common import handle_errors, note
+from harn_mcp_mock.cli._common import handle_errors, note, version_line
 
 app = typer.Typer(
     help="Record, replay and verify MCP servers; simulated worlds and evals.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 _SERVER_CMD = {"allow_interspersed_args": False}
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(version_line())
+        raise typer.Exit()
+
+
+VersionOpt = Annotated[
+    bool,
+    typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+]
+
+
+@app.callback()
+def _mock(version: VersionOpt = False) -> None:
+    """Record, replay and verify MCP servers; simulated worlds and evals."""
+
+
 CassetteOpt = Annotated[Path, typer.Option("--cassette", help="Cassette file (NAME.cassette.json).")]
 
 
-@app.command(context_settings=_SERVER_CMD)
+@app.command(context_settings=_SERVER_CMD, short_help="Record a server's traffic into a cassette.")
 def record(
     cassette: CassetteOpt,
     command: Annotated[list[str] | None, typer.Argument(help="The server command, after `--`.")] = None,
@@ -36,12 +55,15 @@ def record(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line on stderr.")] = False,
     emit_tape: Annotated[
         Path | None,
-        typer.Option("--emit-tape", help="Also write every exchange to an event tape (docs/tape.md)."),
+        typer.Option(
+            "--emit-tape", help="Also write every exchange to an event tape (`harn mcp mock docs tape`)."
+        ),
     ] = None,
     url: Annotated[
         str | None,
         typer.Option(
-            "--url", help="Record this Streamable HTTP server through a loopback proxy (docs/http.md)."
+            "--url",
+            help="Record this Streamable HTTP server through a loopback proxy (`harn mcp mock docs http`).",
         ),
     ] = None,
     header: Annotated[
@@ -61,8 +83,9 @@ def record(
 ) -> None:
     """Proxy a stdio MCP server transparently and record every message into a cassette.
 
-    Usage: harn mcp mock record --cassette F [--redact-policy P] -- <server command...>
-       or: harn mcp mock record --cassette F --url https://server/mcp [--header K:V ...] [--port P]
+    \b
+    Usage: harn mcp mock record --cassette F [--redact-policy P] -- SERVER...
+       or: harn mcp mock record --cassette F --url URL [--header K:V] [--port P]
 
     Exits with the server's exit code (128+N if signal N ended it); 0 for --url.
     """
@@ -108,7 +131,7 @@ def record(
     raise typer.Exit(result.exit_code)
 
 
-@app.command()
+@app.command(short_help="Finish the cassette of a killed recording.")
 def recover(cassette: CassetteOpt) -> None:
     """Turn the journal of a recording that was killed into a finished cassette."""
     prog = "harn mcp mock recover"
@@ -119,7 +142,7 @@ def recover(cassette: CassetteOpt) -> None:
         note(prog, f"wrote {cassette} ({len(recovered.messages)} messages)")
 
 
-@app.command()
+@app.command(short_help="Summarise a cassette.")
 def show(
     cassette: CassetteOpt,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable summary.")] = False,
@@ -134,7 +157,7 @@ def show(
         os.write(1, out.encode())
 
 
-@app.command(context_settings=_SERVER_CMD)
+@app.command(context_settings=_SERVER_CMD, short_help="Serve a cassette as an MCP server.")
 def replay(
     cassette: CassetteOpt,
     command: Annotated[
@@ -169,10 +192,15 @@ def replay(
     ] = None,
     emit_tape: Annotated[
         Path | None,
-        typer.Option("--emit-tape", help="Also write every exchange to an event tape (docs/tape.md)."),
+        typer.Option(
+            "--emit-tape", help="Also write every exchange to an event tape (`harn mcp mock docs tape`)."
+        ),
     ] = None,
     http: Annotated[
-        bool, typer.Option("--http", help="Serve over Streamable HTTP instead of stdio (docs/http.md).")
+        bool,
+        typer.Option(
+            "--http", help="Serve over Streamable HTTP instead of stdio (`harn mcp mock docs http`)."
+        ),
     ] = False,
     host: Annotated[
         str,
@@ -216,7 +244,7 @@ def replay(
     )
 
 
-@app.command(context_settings=_SERVER_CMD)
+@app.command(context_settings=_SERVER_CMD, short_help="Classify drift between a cassette and a candidate.")
 def verify(
     cassette: CassetteOpt,
     command: Annotated[list[str] | None, typer.Argument(help="Live server command, after `--`.")] = None,
@@ -259,7 +287,10 @@ def verify(
 ) -> None:
     """Classify schema and behaviour drift between a cassette and a candidate.
 
-    Usage: harn mcp mock verify --cassette A (--candidate B | --url U [--header K:V ...] | -- <server command...>)
+    \b
+    Usage: harn mcp mock verify --cassette A --candidate B
+       or: harn mcp mock verify --cassette A --url URL [--header K:V ...]
+       or: harn mcp mock verify --cassette A -- SERVER...
 
     Exit codes: 0 no drift at or above --fail-on; 1 drift at or above it; 2 the inputs could not
     be compared (bad file, server failed to start).
@@ -288,20 +319,24 @@ def verify(
 
 
 world_app = typer.Typer(
-    help="Serve a seeded simulated world as a stdio MCP server (`world check` checks a spec).",
+    help="Serve a seeded simulated world as a stdio MCP server; `world list` lists the shipped "
+    "worlds, `world check` checks a spec.",
+    short_help="Serve a simulated world; list or check worlds.",
     invoke_without_command=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 app.add_typer(world_app, name="world")
 
-SpecOpt = Annotated[Path, typer.Option("--spec", help="World spec (NAME.world.json).")]
+_SPEC_HELP = "World spec: a NAME.world.json file or a shipped world's name (`world list`)."
+SpecOpt = Annotated[Path, typer.Option("--spec", help=_SPEC_HELP)]
 
 
 @world_app.callback()
 def world(
     ctx: typer.Context,
-    spec: Annotated[Path | None, typer.Option("--spec", help="World spec (NAME.world.json).")] = None,
+    spec: Annotated[Path | None, typer.Option("--spec", help=_SPEC_HELP)] = None,
     task: Annotated[
         str | None, typer.Option("--task", help="Task id (default: the spec's only task).")
     ] = None,
@@ -315,7 +350,9 @@ def world(
     emit_tape: Annotated[
         Path | None,
         typer.Option(
-            "--emit-tape", "--tape", help="Also write every exchange to an event tape (docs/tape.md)."
+            "--emit-tape",
+            "--tape",
+            help="Also write every exchange to an event tape (`harn mcp mock docs tape`).",
         ),
     ] = None,
 ) -> None:
@@ -327,17 +364,34 @@ def world(
     if ctx.invoked_subcommand is not None:
         return
     if spec is None:
-        raise typer.BadParameter("--spec is required", param_hint="--spec")
+        ctx.fail("Missing option '--spec': a spec file or a shipped world's name (`world list`).")
     from harn_mcp_mock.cli.commands import world_main
 
     raise typer.Exit(
         world_main(
-            spec, task=task, seed=seed, run_id=run_id, faults=faults, state_out=state_out, report=report
+            spec,
+            task=task,
+            seed=seed,
+            run_id=run_id,
+            faults=faults,
+            state_out=state_out,
+            report=report,
+            emit_tape=emit_tape,
         )
     )
 
 
-@world_app.command("check")
+@world_app.command("list", short_help="List the shipped worlds and their tasks.")
+def world_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable list.")] = False,
+) -> None:
+    """List the shipped worlds with their tasks and fault profiles (use a name as --spec)."""
+    from harn_mcp_mock.cli.commands import world_list_main
+
+    raise typer.Exit(world_list_main(as_json=as_json))
+
+
+@world_app.command("check", short_help="Check a world spec.")
 def world_check(
     spec: SpecOpt,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable result.")] = False,
@@ -351,7 +405,7 @@ def world_check(
     raise typer.Exit(world_check_main(spec, as_json=as_json))
 
 
-@app.command("eval")
+@app.command("eval", short_help="Score final states of world runs: pass_rate, pass^k.")
 def eval_(
     spec: Annotated[
         list[Path], typer.Option("--spec", help="World spec(s) the runs belong to (repeatable).")
@@ -384,3 +438,18 @@ def eval_(
     from harn_mcp_mock.cli.commands import eval_main
 
     raise typer.Exit(eval_main(spec, state, task=task, faults=faults, k=k, fmt=fmt, report=report))
+
+
+@app.command("docs", short_help="Print a shipped doc (offline).")
+def docs(
+    topic: Annotated[
+        str | None, typer.Argument(help="A topic, e.g. quickstart (default: list the topics).")
+    ] = None,
+) -> None:
+    """Print a doc shipped with the package (`docs` alone lists the topics).
+
+    The repository's docs, shipped in the package: they work offline after `pip install`.
+    """
+    from harn_mcp_mock.cli.commands import docs_main
+
+    raise typer.Exit(docs_main(topic))

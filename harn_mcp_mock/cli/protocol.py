@@ -26,6 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
@@ -90,7 +91,7 @@ ConformLevelOpt = Annotated[
 ConformFormatOpt = Annotated[str, typer.Option("--format", help="table or json (stdout).")]
 
 
-@app.command("conform")
+@app.command("conform", short_help="Check a Harness against the spec's MUSTs.")
 def conform_cmd(
     url: Annotated[
         str | None, typer.Option("--url", help="The Harness base URL, e.g. http://127.0.0.1:8080.")

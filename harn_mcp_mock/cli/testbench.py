@@ -32,6 +32,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 ScriptArg = Annotated[Path, typer.Argument(help="The Python script to run (in-process, as __main__).")]
@@ -221,7 +222,7 @@ def run(
         raise SystemExit(_report(code, result))
 
 
-@app.command()
+@app.command(short_help="Re-run a script against a recorded process tape.")
 def replay(
     script: ScriptArg,
     process_tape: Annotated[

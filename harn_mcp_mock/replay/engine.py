@@ -26,6 +26,7 @@ from harn_mcp_mock.cassette.matching import Matcher, explain_miss
 from harn_mcp_mock.cassette.model import Cassette, Message
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.store.canonical import canonical_bytes
+from harn_mcp_mock.textclip import clip
 
 CASSETTE_MISS = -32050
 """JSON-RPC error code of a request that matches no recorded interaction (implementation-defined range)."""
@@ -348,7 +349,12 @@ class ReplayEngine:
             expected = self._ordered[self._next_in_order]
             why = (
                 f"strict order: expected {expected.method!r} (recorded seq {expected.seq}) next; "
-                + explain_miss(redacted, [expected.request], self.matcher)
+                + explain_miss(
+                    redacted,
+                    [expected.request],
+                    self.matcher,
+                    whole_cassette=[i.request for i in self.interactions],
+                )
             )
         elif self._by_key.get(self.matcher.key(redacted)):
             why = (
@@ -446,7 +452,7 @@ def _body(message: Any) -> bytes:
 
 def _summary(value: Any) -> str:
     text = orjson.dumps(value).decode() if not isinstance(value, bytes) else value.decode()
-    return text if len(text) <= 200 else text[:197] + "..."
+    return clip(text, 200)
 
 
 def _error(msg_id: Any, code: int, text: str, data: Any = None) -> dict[str, Any]:

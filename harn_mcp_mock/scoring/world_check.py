@@ -21,6 +21,7 @@ import orjson
 from harn_mcp_mock.errors import WorldSpecError
 from harn_mcp_mock.scoring.diff import diff_paths
 from harn_mcp_mock.scoring.run import score_run
+from harn_mcp_mock.textclip import clip
 from harn_mcp_mock.world.engine import WorldEngine
 from harn_mcp_mock.world.predicates import holds
 from harn_mcp_mock.world.spec import WorldSpec, compile_spec, read_spec_json
@@ -51,7 +52,7 @@ def schema_errors(doc: Any) -> list[str]:
             "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
             or "$"
         )
-        out.append(f"{where}: {error.message[:160]}")
+        out.append(f"{where}: {clip(error.message, 160)}")
     return out
 
 
@@ -128,7 +129,7 @@ def annotation_problems(spec: WorldSpec, observed: dict[str, list[Any]]) -> list
         annotations = spec.tools[name].definition.get("annotations") or {}
         hints = {k: annotations.get(k, v) for k, v in HINT_DEFAULTS.items()}
         for args, changes, again in runs:
-            call = f"tool {name!r} called with {orjson.dumps(args).decode()[:80]}"
+            call = f"tool {name!r} called with {clip(orjson.dumps(args).decode(), 80)}"
             if hints["readOnlyHint"] and changes:
                 problems.append(f"{call}: readOnlyHint is true but it changed {changes[0][0]}")
             if hints["idempotentHint"] and again:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harn_mcp_mock.tape.model import UNKNOWN_KIND, Tape, TapeRecord, is_payload_ref
+from harn_mcp_mock.textclip import clip_repr
 
 REPORT_VERSION = 1
 
@@ -174,8 +175,7 @@ def _short(value: Any) -> str:
 def _show(value: Any) -> str:
     if value is _MISSING:
         return "(absent)"
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return clip_repr(value, 80)
 
 
 def _compare_seq(

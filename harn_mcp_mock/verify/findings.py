@@ -1,8 +1,8 @@
 """The finding model shared by every verify rule and report format.
 
-Rule ids are stable once shipped (``../shared/reference/drift-rules.md``): T* tool level,
-I* inputSchema, O* outputSchema, A* annotations, B* behaviour, R* resources and resource
-templates, P* prompts, C* server capabilities.
+Rule ids are stable once shipped (docs/drift-rules.md, generated from ``verify/rules.py``):
+T* tool level, I* inputSchema, O* outputSchema, A* annotations, B* behaviour, R* resources and
+resource templates, P* prompts, C* server capabilities.
 """
 
 from __future__ import annotations

@@ -158,7 +158,10 @@ def read_spec_json(path: Path) -> Any:
     try:
         return orjson.loads(path.read_bytes())
     except FileNotFoundError:
-        raise WorldSpecError("no such world spec", path=path) from None
+        from harn_mcp_mock.shipped import world_specs
+
+        names = ", ".join(world_specs())
+        raise WorldSpecError(f"no such world spec (shipped worlds: {names})", path=path) from None
     except orjson.JSONDecodeError as exc:
         raise WorldSpecError(
             f"not valid JSON: {str(exc).split(':')[0]}", path=path, where=f"{exc.lineno}:{exc.colno}"

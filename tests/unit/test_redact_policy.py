@@ -84,17 +84,6 @@ def test_the_default_policy_names_a_rule_for_every_token_format() -> None:
     }
 
 
-def test_the_wheel_includes_the_default_policy(tmp_path: Path) -> None:
-    hatchling = pytest.importorskip("hatchling.builders.wheel")
-    root = Path(__file__).resolve().parents[2]
-    builder = hatchling.WheelBuilder(str(root))
-    [wheel] = list(builder.build(directory=str(tmp_path), versions=["standard"]))
-    import zipfile
-
-    with zipfile.ZipFile(wheel) as archive:
-        assert "harn_mcp_mock/redact/policies/default.json" in archive.namelist()
-
-
 # --- the digest and the effective policy -----------------------------------------------------------
 
 

@@ -33,6 +33,7 @@ from harn_mcp_mock.protocol.errors import ERROR_CODES, ErrorEnvelope, ProtocolEr
 from harn_mcp_mock.protocol.lifecycle import TASK_EVENT_STATES, apply_event, is_terminal
 from harn_mcp_mock.protocol.models import Event, HarnAgentCard, Receipt, Task
 from harn_mcp_mock.protocol.receipts import HASH_PREFIX, RECEIPT_SCHEMA, receipt_hash
+from harn_mcp_mock.textclip import clip
 
 __all__ = ["CHECKS"]
 
@@ -825,7 +826,7 @@ def receipts_verification(ctx: Context) -> None:
     verdict = reply.json.get("ok", reply.json.get("valid"))
     if verdict is not True:
         raise Fail(
-            f"the verification API reports {verdict!r} for a receipt the Harness issued: {reply.text[:120]}"
+            f"the verification API reports {verdict!r} for a receipt the Harness issued: {clip(reply.text, 120)}"
         )
 
 

@@ -1,0 +1,106 @@
+"""Miss explanations a new user can act on: a replay of another server's cassette names the tool
+that is not there and what the cassette has, first; and no message cuts a value mid-word."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from harn_mcp_mock.cassette.matching import Matcher, explain_miss, unknown_target
+from harn_mcp_mock.textclip import clip, clip_repr
+
+ROOT = Path(__file__).resolve().parent.parent
+TIME_CASSETTE = ROOT / "cassettes" / "time.cassette.json"
+
+
+def call(i: int, name: str, **arguments: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+RECORDED = [call(1, "get_weather", city="Paris"), call(2, "get_time"), call(3, "get_weather", city="Rome")]
+
+
+def test_a_tool_the_cassette_never_saw_leads_with_what_it_has() -> None:
+    why = explain_miss(call(9, "read_note", title="todo"), RECORDED, Matcher())
+    assert why == "no tool 'read_note' in this cassette (it has: get_time, get_weather)"
+
+
+def test_a_known_tool_with_other_arguments_still_gets_the_nearest_match() -> None:
+    why = explain_miss(call(9, "get_weather", city="Lyon"), RECORDED, Matcher())
+    assert why.startswith("no recorded 'tools/call' request has these params; nearest of 3 recorded:")
+    assert unknown_target(call(9, "get_weather"), RECORDED) is None
+
+
+def test_prompts_and_resources_lead_the_same_way() -> None:
+    recorded = [
+        {"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "greet"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "file:///a"}},
+    ]
+    prompt = {"jsonrpc": "2.0", "id": 3, "method": "prompts/get", "params": {"name": "summarise"}}
+    resource = {"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": "file:///b"}}
+    assert unknown_target(prompt, recorded) == "no prompt 'summarise' in this cassette (it has: greet)"
+    assert (
+        unknown_target(resource, recorded) == "no resource 'file:///b' in this cassette (it has: file:///a)"
+    )
+
+
+def test_strict_order_names_what_the_whole_cassette_has() -> None:
+    why = explain_miss(call(9, "read_note"), [RECORDED[0]], Matcher(), whole_cassette=RECORDED)
+    assert why == "no tool 'read_note' in this cassette (it has: get_time, get_weather)"
+
+
+def test_a_long_tool_list_is_counted_not_cut() -> None:
+    many = [call(i, f"tool_{i:02d}") for i in range(20)]
+    lead = unknown_target(call(99, "nope"), many)
+    assert lead is not None and lead.endswith("tool_11, +8 more)")
+
+
+async def test_the_sdk_client_calling_another_servers_tool_gets_the_lead_line() -> None:
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "harn_mcp_mock", "replay", "--cassette", str(TIME_CASSETTE)]
+    )
+    with anyio.fail_after(30):
+        async with Client(server, mode="auto") as client:
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("read_note", {"name": "todo"})
+    message = str(raised.value)
+    lead = "no tool 'read_note' in this cassette (it has: convert_time)"
+    assert lead in message
+    assert "nearest" not in message
+
+
+# -- never cut mid-word -------------------------------------------------------------------------
+
+
+def test_clip_keeps_short_text_and_cuts_long_text_at_a_boundary_with_the_rest_counted() -> None:
+    assert clip("short", 10) == "short"
+    text = "alpha beta gamma delta epsilon"
+    cut = clip(text, 18)
+    assert cut == "alpha beta gamma … (+14 chars)"
+    assert cut.startswith("alpha beta gamma ") and len("alpha beta gamma") + 14 == len(text)
+    payload = '{"a":"' + "x" * 10 + '","b":"' + "y" * 300 + '"}'
+    assert clip(payload, 100) == '{"a":"xxxxxxxxxx", … (+' + str(len(payload) - 18) + " chars)"
+
+
+def test_clip_never_cuts_a_value_without_a_boundary() -> None:
+    token = "z" * 500
+    assert clip(token, 80) == token
+    assert clip_repr("z" * 100, 40) == repr("z" * 100)
+
+
+def test_a_long_recorded_value_in_a_miss_is_cut_at_a_word_with_its_length() -> None:
+    recorded = [call(1, "echo", text="word " * 40)]
+    why = explain_miss(call(2, "echo", text="other"), recorded, Matcher())
+    assert re.search(r"recorded 'word( word)* … \(\+\d+ chars\), got 'other'", why), why
