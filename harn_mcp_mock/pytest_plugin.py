@@ -389,6 +389,11 @@ def describe_problems(
             f"  - in {a.get('method')} (seq {a.get('seq')}): recorded {a.get('recorded')}, got {a.get('got')}"
             for a in report.answer_mismatches
         ]
+    if report.unanswered:
+        lines.append(f"{len(report.unanswered)} request(s) were recorded without an answer:")
+        lines += [
+            f"  - {u.get('method')} (id {u.get('id')!r}): {u.get('explanation')}" for u in report.unanswered
+        ]
     if not lines:
         return ""
     hints = []
