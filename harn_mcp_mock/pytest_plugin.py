@@ -404,9 +404,8 @@ def describe_problems(
     if report.answer_mismatches and not allow_answer_mismatches:
         hints.append("allow_answer_mismatches=True")
     head = f"harn-mcp-mock: the replay of {path} did not go as recorded."
-    tail = (
-        f"Re-record with --mcp-record-mode=all (needs command=[...]), or accept this with "
-        f"@pytest.mark.{MARKER}({', '.join(hints)})."
+    tail = "Re-record with --mcp-record-mode=all (needs command=[...])" + (
+        f", or accept this with @pytest.mark.{MARKER}({', '.join(hints)})." if hints else "."
     )
     return "\n".join([head, *lines, tail])
 
