@@ -500,6 +500,8 @@ class StreamableHttpEndpoint:
         if not wants_json:
             use_sse = True
         if lone and not use_sse:
+            if session.ended:  # the recorded server exited here: its other streams end too
+                _close_streams(session)
             await _json(send, 200, orjson.dumps(outs[0].message), extra)
             return
         sink = _new_sink(key)

@@ -62,8 +62,12 @@ async def test_after_the_error_the_session_id_is_404(crash_cassette: Path, accep
                 opened = await http.post(url, json=init, headers=ACCEPT)
                 sid = opened.headers["mcp-session-id"]
                 headers = {"accept": accept, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
-                died = await http.post(url, json=crash, headers=headers)
-                assert died.status_code == 200
-                assert b'"code":-32051' in died.content
+                get_headers = {**headers, "accept": "text/event-stream"}
+                async with http.stream("GET", url, headers=get_headers) as get_stream:
+                    assert get_stream.status_code == 200
+                    died = await http.post(url, json=crash, headers=headers)
+                    assert died.status_code == 200
+                    assert b'"code":-32051' in died.content
+                    await get_stream.aread()  # the session's GET stream ends with it
                 later = await http.post(url, json={**crash, "id": 5}, headers=headers)
                 assert later.status_code == 404
