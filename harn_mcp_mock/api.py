@@ -190,6 +190,13 @@ class ReplayTransport(_SingleUse):
                 return
             if prefix < len(outs):
                 tg.start_soon(_deliver_later, to_client, outs[prefix:], anyio.current_time())
+            if any(out.close for out in outs):
+                # The recorded server exited here: end the session as it did. The client reads
+                # what was sent, then the end of the stream; its later requests fail at once.
+                await from_client.aclose()
+                if prefix == len(outs):
+                    await to_client.aclose()
+                return
 
     def _engine_failed(self, wire: Any, exc: Exception) -> list[Out]:
         text = f"harn-mcp-mock replay engine failed: {type(exc).__name__}: {exc}"
@@ -548,6 +555,7 @@ def _report_from(data: Mapping[str, Any]) -> ReplayReport:
         misses=list(data.get("misses", [])),
         answer_mismatches=list(data.get("answer_mismatches", [])),
         unused=list(data.get("unused", [])),
+        unanswered=list(data.get("unanswered", [])),
     )
 
 

@@ -389,6 +389,11 @@ def describe_problems(
             f"  - in {a.get('method')} (seq {a.get('seq')}): recorded {a.get('recorded')}, got {a.get('got')}"
             for a in report.answer_mismatches
         ]
+    if report.unanswered:
+        lines.append(f"{len(report.unanswered)} request(s) were recorded without an answer:")
+        lines += [
+            f"  - {u.get('method')} (id {u.get('id')!r}): {u.get('explanation')}" for u in report.unanswered
+        ]
     if not lines:
         return ""
     hints = []
@@ -399,9 +404,8 @@ def describe_problems(
     if report.answer_mismatches and not allow_answer_mismatches:
         hints.append("allow_answer_mismatches=True")
     head = f"harn-mcp-mock: the replay of {path} did not go as recorded."
-    tail = (
-        f"Re-record with --mcp-record-mode=all (needs command=[...]), or accept this with "
-        f"@pytest.mark.{MARKER}({', '.join(hints)})."
+    tail = "Re-record with --mcp-record-mode=all (needs command=[...])" + (
+        f", or accept this with @pytest.mark.{MARKER}({', '.join(hints)})." if hints else "."
     )
     return "\n".join([head, *lines, tail])
 

@@ -110,9 +110,12 @@ def record(
                 on_event=lambda text: note(prog, text),
             )
             if not quiet:
+                from harn_mcp_mock.cassette.unanswered import unanswered_note
+
                 note(
                     prog,
-                    f"wrote {cassette} ({len(recorded.messages)} messages, {recorded.meta['exit']['reason']})",
+                    f"wrote {cassette} ({len(recorded.messages)} messages, {recorded.meta['exit']['reason']}"
+                    f"{unanswered_note(recorded)})",
                 )
         raise typer.Exit(0)
     with handle_errors(prog):
@@ -122,11 +125,14 @@ def record(
             command or [], cassette, policy_path=redact_policy, grace=shutdown_timeout, emit_tape=emit_tape
         )
         if not quiet:
+            from harn_mcp_mock.cassette.unanswered import unanswered_note
+
             counts = result.counts
             note(
                 prog,
                 f"wrote {cassette} ({counts['client']} client, {counts['server']} server, "
-                f"{counts['invalid']} invalid messages; server exit {result.exit_code}, {result.reason})",
+                f"{counts['invalid']} invalid messages; server exit {result.exit_code}, {result.reason}"
+                f"{unanswered_note(result.cassette)})",
             )
     raise typer.Exit(result.exit_code)
 
@@ -137,9 +143,10 @@ def recover(cassette: CassetteOpt) -> None:
     prog = "harn mcp mock recover"
     with handle_errors(prog):
         from harn_mcp_mock.cassette.model import recover_journal
+        from harn_mcp_mock.cassette.unanswered import unanswered_note
 
         recovered = recover_journal(cassette)
-        note(prog, f"wrote {cassette} ({len(recovered.messages)} messages)")
+        note(prog, f"wrote {cassette} ({len(recovered.messages)} messages{unanswered_note(recovered)})")
 
 
 @app.command(short_help="Summarise a cassette.")

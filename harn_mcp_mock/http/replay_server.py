@@ -209,6 +209,14 @@ class HttpSession:
         self.streams[log.number] = log
         return log
 
+    def receive(self, message: Any) -> list[Out]:
+        """The engine's outputs for ``message``. One marked ``close`` (the recorded server exited
+        there) ends the session: its answer still goes out, later requests get 404."""
+        outs = self.engine.receive(message)
+        if any(out.close for out in outs):
+            self.ended = True
+        return outs
+
     def route(self, outs: list[Out], sink: _Sink | None) -> None:
         """Send ``outs`` to ``sink`` (or the GET stream), noting where server requests wait."""
         now = time.monotonic()
@@ -219,6 +227,10 @@ class HttpSession:
             if _is_request(out.message):
                 self.paused[_id_key(out.message["id"])] = target
             target.put(out, now)
+        if self.ended:  # the recorded server exited here: each stream ends after what it holds
+            _close_streams(self)
+            if sink is not None:
+                sink.close()
 
 
 # --- recorded HTTP statuses (the cassette's ``http`` list) -----------------------------------
@@ -472,12 +484,12 @@ class StreamableHttpEndpoint:
         requests = [item for item in items if _is_request(item)]
         if not requests:
             for item in items:
-                outs = session.engine.receive(item)
+                outs = session.receive(item)
                 sink = session.paused.pop(_id_key(item.get("id")), None) if _is_reply(item) else None
                 session.route(outs, sink)
             await _plain(send, 202, b"", extra=extra)
             return
-        outs = session.engine.receive(obj)
+        outs = session.receive(obj)
         if isinstance(obj, list):
             await self._batch(session, outs, send, extra)
             return
@@ -488,6 +500,8 @@ class StreamableHttpEndpoint:
         if not wants_json:
             use_sse = True
         if lone and not use_sse:
+            if session.ended:  # the recorded server exited here: its other streams end too
+                _close_streams(session)
             await _json(send, 200, orjson.dumps(outs[0].message), extra)
             return
         sink = _new_sink(key)

@@ -23,6 +23,7 @@ def merge_reports(engines: Sequence[ReplayEngine], cassette: str | None) -> Repl
         merged.recorded += report.recorded
         merged.misses.extend(report.misses)
         merged.answer_mismatches.extend(report.answer_mismatches)
+        merged.unanswered.extend(report.unanswered)
         mine = {int(entry["seq"]): entry for entry in report.unused}
         unused = mine if unused is None else {seq: e for seq, e in unused.items() if seq in mine}
     merged.unused = list((unused or {}).values())

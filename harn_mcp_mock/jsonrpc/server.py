@@ -28,6 +28,9 @@ class Out:
 
     message: Any
     delay_ms: float = 0.0
+    close: bool = False
+    """The session ends after this output (a replayed server that exited here): the transport
+    sends it, reads nothing more and closes, as the recorded server's end did."""
 
 
 class Engine(Protocol):
@@ -53,7 +56,8 @@ def serve_stdio(
     clock: Clock = SYSTEM_CLOCK,
     on_event: Callable[[str], None] | None = None,
 ) -> None:
-    """Answer client messages until stdin closes and every delayed output is sent."""
+    """Answer client messages until stdin closes (or an output says ``close``) and every
+    delayed output is sent."""
     splitter = LineSplitter()
     timers: list[tuple[int, int, bytes]] = []
     counter = 0
@@ -128,5 +132,9 @@ def serve_stdio(
                 }
                 emit([Out(error)], now, buffer)
                 continue
-            emit(engine.receive(frame.obj), now, buffer)
+            outs = engine.receive(frame.obj)
+            emit(outs, now, buffer)
+            if any(out.close for out in outs):
+                eof = True  # the replayed server ended here: read nothing more
+                break
         send(buffer)

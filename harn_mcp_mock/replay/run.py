@@ -31,6 +31,11 @@ class ReplayOutcome:
         return (
             f"{len(r.misses)} missed request(s), {len(r.unused)} unused recorded interaction(s), "
             f"{len(r.answer_mismatches)} client answer(s) different from the recording"
+            + (
+                f", {len(r.unanswered)} request(s) recorded without an answer (the session ended there)"
+                if r.unanswered
+                else ""
+            )
         )
 
 

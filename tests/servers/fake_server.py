@@ -5,6 +5,7 @@
 Modes:
   echo               answer every request with {"echo": params}; raw bytes of odd shape
   crash-after N      answer N requests, then exit with code 3
+  die-on N           answer N requests; on reading the next one exit with code 3, unanswered
   stubborn           ignore stdin EOF, SIGTERM and SIGINT (only SIGKILL stops it)
   graceful           on SIGTERM/SIGINT write a notification and exit 0
   big N              answer each request with a result of N bytes
@@ -53,6 +54,8 @@ def main() -> None:
             continue  # a real server would answer -32700; this one just skips it
         if "id" not in msg or "method" not in msg:
             continue
+        if mode == "die-on" and answered >= arg:
+            os._exit(3)
         if mode == "reverse" and len(held) < arg:
             held.append(msg)
             if len(held) == arg:
