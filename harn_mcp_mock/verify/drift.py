@@ -409,7 +409,12 @@ def prompt_rules(old: Surface, new: Surface) -> list[Finding]:
 
 
 def _outcome(response: dict[str, Any] | None) -> tuple[str, Any]:
-    """("missing" | "protocol-error" | "tool-error" | "success", detail)."""
+    """("missing" | "protocol-error" | "tool-error" | "input-required" | "success", detail).
+
+    "input-required" is the first round of a 2026-07-28 multi-round-trip request (the server
+    asks the client for sampling, elicitation or roots and hands it an opaque ``requestState``):
+    not a final result, so neither its missing ``structuredContent`` nor its state is judged.
+    """
     if response is None:
         return "missing", None
     if isinstance(response.get("error"), dict):
@@ -417,6 +422,8 @@ def _outcome(response: dict[str, Any] | None) -> tuple[str, Any]:
     result = response.get("result")
     if isinstance(result, dict) and result.get("isError") is True:
         return "tool-error", result
+    if isinstance(result, dict) and result.get("resultType") == "input_required":
+        return "input-required", result
     return "success", result
 
 
