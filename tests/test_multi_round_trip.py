@@ -119,9 +119,23 @@ def test_another_models_answer_is_a_differing_answer_not_a_miss(stdio_cassette: 
     assert "another model" in report.answer_mismatches[0]["got"]
 
 
+SEEN: list[tuple[str, dict[str, str]]] = []
+"""(HTTP method, request headers) of every request the upstream got, in order."""
+
+
+def capturing(app: Any) -> Any:
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            SEEN.append((scope["method"], {k.decode(): v.decode() for k, v in scope["headers"]}))
+        await app(scope, receive, send)
+
+    return wrapped
+
+
 @pytest.fixture
 def http_upstream() -> Iterator[str]:
-    with serve_app_lifespan(build().streamable_http_app(stateless_http=True)) as url:
+    SEEN.clear()
+    with serve_app_lifespan(capturing(build().streamable_http_app(stateless_http=True))) as url:
         yield url
 
 
@@ -141,8 +155,18 @@ def test_verify_url_speaks_the_2026_http_era(http_upstream: str, tmp_path: Path)
     base = load_cassette(cassette)
     assert base.server["handshake"] == "server/discover"
     saved = tmp_path / "live.cassette.json"
+    SEEN.clear()
     result = verify(cassette, url=http_upstream, save_candidate=saved)
     assert [(f.rule, f.tool, f.message) for f in result.findings] == []
+    posts = [h for method, h in SEEN if method == "POST"]
+    assert posts and all(h["mcp-protocol-version"] == "2026-07-28" and "mcp-method" in h for h in posts)
+    assert [h["mcp-name"] for h in posts if h["mcp-method"] == "tools/call"] == [
+        "summarize",
+        "summarize",
+        "add",
+        "lookup",
+    ]
+    assert [h.get("mcp-param-region") for h in posts if h.get("mcp-name") == "lookup"] == ["eu-west"]
     cand = load_cassette(saved)
     assert cand.server["handshake"] == "server/discover"  # served as 2026-07-28, not as legacy
     assert {e["status"] for e in cand.meta["http"]} == {200}
@@ -169,3 +193,26 @@ def test_a_recorded_placeholder_state_still_matches_on_replay(stdio_cassette: Pa
 
     report = anyio.run(run)
     assert report.clean, report.to_dict()
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+def test_verify_url_sends_the_negotiated_version_on_get_and_delete(tmp_path: Path) -> None:
+    """A 2025-11-25 session (``initialize``): the version goes on every POST after it, GET and DELETE."""
+    cassette = tmp_path / "legacy.cassette.json"
+    SEEN.clear()
+    with serve_app_lifespan(capturing(build().streamable_http_app())) as upstream:
+        with recording(cassette, upstream, []) as (proxy, _result):
+
+            async def run() -> None:
+                with anyio.fail_after(TIMEOUT):
+                    async with mcp.Client(proxy, mode="legacy", sampling_callback=reply("words")) as client:
+                        await client.call_tool("add", {"a": 1, "b": 2})
+
+            anyio.run(run)
+        SEEN.clear()
+        assert verify(cassette, url=upstream).findings == []
+    methods = {method for method, _ in SEEN}
+    assert {"POST", "GET", "DELETE"} <= methods
+    after_init = SEEN[1:]
+    assert all(h.get("mcp-protocol-version") == "2025-11-25" for _, h in after_init), after_init
+    assert all("mcp-method" not in h for _, h in SEEN)  # not a 2026-07-28 request
