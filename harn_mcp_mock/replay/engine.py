@@ -35,6 +35,7 @@ from harn_mcp_mock.cassette.unanswered import (
     unanswered_requests,
 )
 from harn_mcp_mock.jsonrpc.server import Out
+from harn_mcp_mock.redact.placeholders import normalize_placeholders
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
 
@@ -335,6 +336,7 @@ class ReplayEngine:
             return [Out(self._miss(message, redacted))]
         self.report.hits += 1
         inter.uses += 1
+        self._check_input_responses(redacted, inter)
         steps = list(inter.steps)
         if method == "initialize":
             steps = [self._follow_version(step, inter, message) for step in steps]
@@ -465,18 +467,35 @@ class ReplayEngine:
         if expected is not None:
             got = self.redactor.redact_message(message)
             if _body(got) != _body(expected):
-                entry = {
-                    "method": paused.interaction.method,
-                    "seq": paused.interaction.seq,
-                    "recorded": _summary(_body(expected)),
-                    "got": _summary(_body(got)),
-                }
-                self.report.answer_mismatches.append(entry)
-                if self.on_event is not None:
-                    self.on_event(
-                        f"client answer differs from the recording for {entry['method']} (seq {entry['seq']})"
-                    )
+                self._answer_mismatch(paused.interaction, _body(expected), _body(got))
         return self._run(paused.steps, paused.request_id, paused.progress_token, paused.interaction)
+
+    def _check_input_responses(self, got: dict[str, Any], inter: Interaction) -> None:
+        """A 2026-07-28 retry's ``inputResponses`` (left out of matching) that differ from the
+        recording: the client answered the server's ``inputRequests`` differently (another
+        sampling model, another user), reported as a differing answer, not a miss."""
+        params = got.get("params")
+        answers = params.get("inputResponses") if isinstance(params, dict) else None
+        if answers is None:
+            return
+        recorded = (inter.request.get("params") or {}).get("inputResponses")
+        if canonical_bytes(normalize_placeholders(answers)) != canonical_bytes(
+            normalize_placeholders(recorded)
+        ):
+            self._answer_mismatch(inter, canonical_bytes(recorded), canonical_bytes(answers))
+
+    def _answer_mismatch(self, inter: Interaction, recorded: bytes, got: bytes) -> None:
+        entry = {
+            "method": inter.method,
+            "seq": inter.seq,
+            "recorded": _summary(recorded),
+            "got": _summary(got),
+        }
+        self.report.answer_mismatches.append(entry)
+        if self.on_event is not None:
+            self.on_event(
+                f"client answer differs from the recording for {entry['method']} (seq {entry['seq']})"
+            )
 
     def _notification(self, message: dict[str, Any]) -> None:
         if message.get("method") == "notifications/cancelled":
