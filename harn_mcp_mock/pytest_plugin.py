@@ -101,20 +101,80 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
+    """A harn-mcp-mock error setting up the fixture (bad marker, no cassette) shows as its one line."""
+    try:
+        return (yield)
+    except BaseException as exc:
+        short = short_failure(item, exc)
+        if short is None:
+            raise
+        raise pytest.fail.Exception(short, pytrace=False) from None
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    """Fail a test that passed but left misses or unused interactions in a closed session."""
+    """Fail a test that passed but left misses or unused interactions in a closed session.
+
+    A test that failed on a replay miss or a harn-mcp-mock error shows the test's own line and
+    that error, not the SDK's or this plugin's source, nor the task groups' exception groups.
+    """
     mock = getattr(item, "funcargs", {}).get("mcp_mock")
     try:
         result = yield
-    except BaseException:
+    except BaseException as exc:
         if isinstance(mock, MCPMock):
             mock._test_failed = True
-        raise
+        short = short_failure(item, exc)
+        if short is None:
+            raise
+        raise pytest.fail.Exception(short, pytrace=False) from None
     if isinstance(mock, MCPMock):
         problems = mock._take_problems()
         if problems:
             pytest.fail(problems, pytrace=False)
     return result
+
+
+def short_failure(item: pytest.Item, exc: BaseException) -> str | None:
+    """The failure text for a replay miss or a harn-mcp-mock error: the test's line, then the error.
+
+    None for any other error, which pytest shows as usual.
+    """
+    from harn_mcp_mock.errors import HarnError, sole_exception
+
+    error = sole_exception(exc)
+    if isinstance(error, HarnError):
+        text = f"{type(error).__name__}: {error}"
+    elif _is_miss(error):
+        text = f"{type(error).__name__}: {error}"
+    else:
+        return None
+    where = _test_line(item, error)
+    return f"{text}\n  at {where}" if where else text
+
+
+def _is_miss(error: BaseException) -> bool:
+    """An ``MCPError`` carrying the replay's miss code (what a request no recording matches raises)."""
+    from harn_mcp_mock.replay.engine import CASSETTE_MISS
+
+    return type(error).__name__ == "MCPError" and getattr(error, "code", None) == CASSETTE_MISS
+
+
+def _test_line(item: pytest.Item, error: BaseException) -> str:
+    """``test_x.py:12: <source line>``: the innermost frame of the test's own file, if any."""
+    import linecache
+
+    test_file = os.path.normcase(os.path.abspath(item.path))
+    found = ""
+    tb = error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if os.path.normcase(os.path.abspath(filename)) == test_file:
+            line = linecache.getline(filename, tb.tb_lineno).strip()
+            found = f"{item.path.name}:{tb.tb_lineno}: {line}"
+        tb = tb.tb_next
+    return found
 
 
 # --- cassette paths --------------------------------------------------------------------------
@@ -249,6 +309,7 @@ class MCPMock:
 
     def transport(self) -> ReplayTransport | RecordTransport | EpisodesTransport:
         """An ``mcp`` transport for ``mcp.Client(mcp_mock.transport())`` (replaying or recording)."""
+        __tracebackhide__ = True
         from harn_mcp_mock.api import RecordTransport, cassette_transport
         from harn_mcp_mock.cassette.model import journal_path
         from harn_mcp_mock.replay.engine import Repeat
@@ -299,6 +360,8 @@ class MCPMock:
     ) -> AsyncIterator[ClientSession]:
         """An initialized ``mcp.ClientSession`` over this test's cassette (see ``replay_session``)."""
         from harn_mcp_mock.api import _session_over
+
+        __tracebackhide__ = True
 
         async with _session_over(
             self.transport(),
