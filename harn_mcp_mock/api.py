@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
     from mcp_types import Implementation
 
-    from harn_mcp_mock.cassette.claim import CassetteClaim
+    from harn_mcp_mock.cassette.claim import CassetteClaim, Holder
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.record.recorder import Recorder
 
@@ -617,7 +617,14 @@ def cassette_transport(
     if record_mode is RecordMode.ONCE and command:
         from harn_mcp_mock.cassette.claim import DEFAULT_WAIT, claim_once
 
-        claim = claim_once(path, timeout=DEFAULT_WAIT if claim_timeout is None else claim_timeout)
+        def waiting(holder: Holder | None) -> None:
+            if on_event is not None:
+                who = holder.describe() if holder is not None else "another process"
+                on_event(f"waiting for {who} to finish recording {path}, then replaying it")
+
+        claim = claim_once(
+            path, timeout=DEFAULT_WAIT if claim_timeout is None else claim_timeout, on_wait=waiting
+        )
     records = record_mode is RecordMode.ALL or claim is not None
     if record_mode is RecordMode.ONCE and not command and not path.exists():
         records = True  # the UsageError below says a command is needed

@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -215,16 +215,28 @@ def recording_claim(
         claim.release()
 
 
-def claim_once(cassette: str | os.PathLike[str], *, timeout: float = DEFAULT_WAIT) -> CassetteClaim | None:
+def claim_once(
+    cassette: str | os.PathLike[str],
+    *,
+    timeout: float = DEFAULT_WAIT,
+    on_wait: Callable[[Holder | None], None] | None = None,
+) -> CassetteClaim | None:
     """Record mode ``once``: None when the cassette exists (replay it), else its held claim (record it).
 
-    When another process is recording the cassette, wait up to ``timeout`` seconds for it; when
-    its recording is written, replay it (None); when it wrote none, this process records.
+    When another process is recording the cassette, wait up to ``timeout`` seconds for it
+    (``on_wait`` is told who, first); when its recording is written, replay it (None); when it
+    wrote none, this process records.
     """
     path = Path(cassette)
     if path.exists():
         return None
-    claim = CassetteClaim(path).acquire(timeout=timeout)
+    claim = CassetteClaim(path)
+    try:
+        claim.acquire()
+    except CassetteBusyError as busy:
+        if on_wait is not None:
+            on_wait(busy.holder if isinstance(busy.holder, Holder) else None)
+        claim.acquire(timeout=timeout)
     if path.exists():
         claim.release()
         return None

@@ -15,7 +15,7 @@ from harn_mcp_mock.replay.engine import Repeat, ReplayReport
 from harn_mcp_mock.store.cas import atomic_write
 
 if TYPE_CHECKING:
-    from harn_mcp_mock.cassette.claim import CassetteClaim
+    from harn_mcp_mock.cassette.claim import CassetteClaim, Holder
 
 
 @dataclass(slots=True)
@@ -61,7 +61,12 @@ def run_replay(
         # Another process recording it: wait for it, then replay what it wrote (cassette/claim.py).
         from harn_mcp_mock.cassette.claim import claim_once
 
-        claim = claim_once(cassette)
+        def waiting(holder: Holder | None) -> None:
+            if on_event is not None:
+                who = holder.describe() if holder is not None else "another process"
+                on_event(f"waiting for {who} to finish recording {cassette}, then replaying it")
+
+        claim = claim_once(cassette, on_wait=waiting)
         record_mode_now = RecordMode.NONE if claim is None else RecordMode.ALL
     elif record_mode is RecordMode.NEW_EPISODES and not cassette.exists():
         record_mode_now = RecordMode.ALL  # nothing to replay yet: every request is new
