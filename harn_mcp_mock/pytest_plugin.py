@@ -46,6 +46,8 @@ CASSETTE_DIR = "cassettes"
 SUFFIX = ".cassette.json"
 MODE_CHOICES = [m.value for m in RecordMode] + list(ALIASES)
 ALLOW_ABSOLUTE_INI = "mcp_mock_allow_absolute_paths"
+CLAIM_TIMEOUT_INI = "mcp_mock_claim_timeout"
+DEFAULT_CLAIM_TIMEOUT = "300"  # = harn_mcp_mock.cassette.claim.DEFAULT_WAIT (not imported at start-up)
 MAX_NAME = 120
 
 MARKER_OPTIONS = frozenset(
@@ -87,6 +89,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
         help="let @pytest.mark.mcp_mock name an absolute cassette path outside the test's cassettes/ folder",
+    )
+    parser.addini(
+        CLAIM_TIMEOUT_INI,
+        type="string",
+        default=DEFAULT_CLAIM_TIMEOUT,
+        help=(
+            "seconds --mcp-record-mode=once waits for another process (a pytest-xdist worker) that is "
+            f"recording the same cassette, then replays it (default {DEFAULT_CLAIM_TIMEOUT})"
+        ),
     )
 
 
@@ -301,6 +312,8 @@ class MCPMock:
     options: MockOptions = field(default_factory=MockOptions)
     display_path: str = ""
     """``path`` as failure messages show it (relative to the rootdir when inside it)."""
+    claim_timeout: float | None = None
+    """Seconds ``once`` waits for another process recording this cassette (None: the default)."""
     _uses: list[_Use] = field(default_factory=list, repr=False)
     _recorded: bool = field(default=False, repr=False)
     _test_failed: bool = field(default=False, repr=False)
@@ -338,6 +351,7 @@ class MCPMock:
             redact_policy=self.options.redact_policy,
             env=self.options.env,
             cwd=self.options.cwd,
+            claim_timeout=self.claim_timeout,
         )
         if isinstance(transport, RecordTransport):
             # One recording per test: later sessions replay what this one recorded.
@@ -497,7 +511,14 @@ def mcp_mock(request: pytest.FixtureRequest, mcp_mock_config: Mapping[str, Any])
     mode = parse_record_mode(request.config.getoption("--mcp-record-mode") or "none")
     root = request.config.rootpath
     display = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-    mock = MCPMock(path, mode, options, display)
+    raw_timeout = str(request.config.getini(CLAIM_TIMEOUT_INI) or DEFAULT_CLAIM_TIMEOUT)
+    try:
+        claim_timeout = float(raw_timeout)
+    except ValueError:
+        raise UsageError(
+            f"{CLAIM_TIMEOUT_INI} must be a number of seconds, not {raw_timeout!r}", where="pytest ini"
+        ) from None
+    mock = MCPMock(path, mode, options, display, claim_timeout)
     yield mock
     problems = mock._take_problems()
     if problems and not mock._test_failed:
