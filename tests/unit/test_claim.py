@@ -130,8 +130,9 @@ async def test_all_fails_at_once_naming_the_worker_that_records(cassette: Path, 
         ["replay", "--mode", "new_episodes"],
         ["replay", "--mode", "new_episodes", "existing"],
         ["record"],
+        ["record", "--url", "http://127.0.0.1:9/mcp"],  # refused before anything connects
     ],
-    ids=["replay-all", "replay-new_episodes-fresh", "replay-new_episodes", "record"],
+    ids=["replay-all", "replay-new_episodes-fresh", "replay-new_episodes", "record", "record-url"],
 )
 def test_the_cli_refuses_to_record_a_held_cassette_in_one_line(
     cassette: Path, args: list[str], holder: Holding
@@ -139,7 +140,8 @@ def test_the_cli_refuses_to_record_a_held_cassette_in_one_line(
     if args[-1] == "existing":
         args = args[:-1]
         cassette.write_text("{}")  # exists: new_episodes would append to it
-    done = cli(*args, "--cassette", str(cassette), "--", *FAKE)
+    command = [] if "--url" in args else ["--", *FAKE]
+    done = cli(*args, "--cassette", str(cassette), *command)
     assert done.returncode == 3, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
