@@ -234,8 +234,17 @@ def claim_once(
     try:
         claim.acquire()
     except CassetteBusyError as busy:
+        holder = busy.holder if isinstance(busy.holder, Holder) else None
+        if holder is not None and holder.pid == os.getpid() and holder.host == socket.gethostname():
+            # Waiting on ourselves would only time out: the recording cannot finish meanwhile.
+            raise CassetteBusyError(
+                "this process is recording this cassette already; open the next session after that "
+                "one has closed",
+                path=path,
+                holder=holder,
+            ) from None
         if on_wait is not None:
-            on_wait(busy.holder if isinstance(busy.holder, Holder) else None)
+            on_wait(holder)
         claim.acquire(timeout=timeout)
     if path.exists():
         claim.release()

@@ -7,6 +7,7 @@ so, and it finishes when told to.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -221,3 +222,73 @@ def test_once_records_itself_when_the_holder_wrote_nothing(cassette: Path, holde
     claim = claim_once(cassette, timeout=30)
     assert claim is not None and claim.held
     claim.release()
+
+
+def test_once_does_not_wait_for_a_recording_of_its_own_process(cassette: Path) -> None:
+    mine = CassetteClaim(cassette).acquire()
+    with pytest.raises(CassetteBusyError, match="this process is recording this cassette already"):
+        claim_once(cassette, timeout=300)
+    mine.release()
+
+
+@pytest.mark.parametrize("mode", ["none", "once"])
+def test_a_replay_that_records_nothing_never_imports_filelock(cassette: Path, mode: str) -> None:
+    from tests.test_pytest_plugin import echo_cassette
+
+    echo_cassette(cassette, "hi")
+    probe = (
+        "import sys, runpy\n"
+        f"sys.argv = ['harn-mcp-mock', 'replay', '--mode', {mode!r}, '--cassette', {str(cassette)!r}]\n"
+        "try:\n    runpy.run_module('harn_mcp_mock', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "print('filelock' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+    )
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stderr
+
+
+def test_the_cli_replay_once_waits_for_the_recording_worker_then_replays(
+    cassette: Path, holder: Holding
+) -> None:
+    replay = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harn_mcp_mock",
+            "replay",
+            "--mode",
+            "once",
+            "--cassette",
+            str(cassette),
+            "--",
+            *FAKE,
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert replay.stderr is not None
+    line = replay.stderr.readline()  # it says whom it waits for ...
+    if "waiting for" not in line:
+        replay.kill()
+        replay.communicate(timeout=30)
+    assert f"waiting for pytest-xdist worker gw7 (pid {holder.proc.pid} on " in line
+    holder.finish()  # ... which then writes the cassette
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    requests = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "hi"}},
+        },
+    ]
+    out, err = replay.communicate("".join(json.dumps(r) + "\n" for r in requests), timeout=60)
+    assert replay.returncode == 0, err
+    answers = [json.loads(x) for x in out.splitlines()]
+    assert answers[-1]["result"]["content"][0]["text"] == "hi"  # replayed from its recording
