@@ -189,13 +189,15 @@ class CassetteClaim:
         self.release()
 
 
-def check_no_journal(cassette: Path) -> None:
-    """Refuse to record over a journal; call it holding the claim, so the journal is a dead recorder's."""
+def check_no_journal(cassette: Path, dead: Holder | None = None) -> None:
+    """Refuse to record over a journal; call it holding the claim, so the journal is a dead
+    recorder's (``dead``: whose, when its claim was taken over)."""
     journal = journal_path(cassette)
     if journal.exists():
+        who = f" ({dead.describe()})" if dead is not None and dead.pid is not None else ""
         raise CassetteError(
-            "an unfinished recording of a process that has died is in the way: run `harn mcp mock "
-            f"recover --cassette {cassette}` to keep it, or delete {journal.name}",
+            f"an unfinished recording of a process that has died{who} is in the way: run `harn mcp "
+            f"mock recover --cassette {cassette}` to keep it, or delete {journal.name}",
             path=journal,
         )
 
@@ -209,7 +211,7 @@ def recording_claim(
     claim = claim if claim is not None else CassetteClaim(cassette)
     try:
         claim.acquire()
-        check_no_journal(claim.cassette)
+        check_no_journal(claim.cassette, claim.reclaimed)
         yield claim
     finally:
         claim.release()

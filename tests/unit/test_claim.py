@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -165,6 +166,10 @@ def test_a_dead_recorders_claim_is_taken_over_and_only_then_recover_is_suggested
     done = cli("record", "--cassette", str(cassette), "--", *FAKE)
     assert done.returncode == 3
     assert "process that has died" in done.stderr and "harn mcp mock recover" in done.stderr
+    killed = claim_path(cassette)
+    killed.write_text(f'{{"pid": {pid}, "host": "{socket.gethostname()}", "worker": "gw7"}}')
+    done = cli("record", "--cassette", str(cassette), "--", *FAKE)  # the dead one's own claim file
+    assert f"process that has died (pytest-xdist worker gw7 (pid {pid} on " in done.stderr
     with pytest.raises(CassetteError, match="recover"):
         async_record = cassette_transport(cassette, mode="all", command=FAKE)
         anyio.run(_enter, async_record)
