@@ -108,16 +108,13 @@ class _SingleUse:
         try:
             return await self._cm.__aexit__(exc_type, exc, tb)
         except BaseExceptionGroup as group:
-            _raise_sole(group, exc)
-            raise
-
-
-def _raise_sole(group: BaseExceptionGroup[BaseException], exc: BaseException | None) -> None:
-    """Raise the one error a task group wrapped (return when it wraps several, or only ``exc``)."""
-    __tracebackhide__ = True
-    sole = sole_exception(group)
-    if sole is not group and sole is not exc:
-        raise sole from None
+            # The transport's task group wrapped the block's error: let the error itself go on.
+            sole = sole_exception(group)
+            if sole is group:
+                raise
+            if sole is exc:
+                return False
+            raise sole from None
 
 
 class ReplayTransport(_SingleUse):
@@ -644,7 +641,12 @@ def cassette_transport(
                 f"record mode {record_mode.value} records {path}, so it needs command=[...], "
                 "the live server's argv"
             )
-        return RecordTransport(path, command, redact_policy=redact_policy, env=env, cwd=cwd, claim=claim)
+        try:
+            return RecordTransport(path, command, redact_policy=redact_policy, env=env, cwd=cwd, claim=claim)
+        except BaseException:
+            if claim is not None:
+                claim.release()
+            raise
     return ReplayTransport(
         path,
         ignore_paths=ignore_paths,
