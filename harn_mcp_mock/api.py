@@ -757,6 +757,7 @@ async def open_replay(
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
+    claim_timeout: float | None = None,
     sampling_callback: SamplingFnT | None = None,
     elicitation_callback: ElicitationFnT | None = None,
     list_roots_callback: ListRootsFnT | None = None,
@@ -778,6 +779,7 @@ async def open_replay(
         env=env,
         cwd=cwd,
         on_event=on_event,
+        claim_timeout=claim_timeout,
     )
     async with _session_over(
         transport,
@@ -806,6 +808,7 @@ async def replay_session(
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
+    claim_timeout: float | None = None,
     sampling_callback: SamplingFnT | None = None,
     elicitation_callback: ElicitationFnT | None = None,
     list_roots_callback: ListRootsFnT | None = None,
@@ -834,6 +837,7 @@ async def replay_session(
         env=env,
         cwd=cwd,
         on_event=on_event,
+        claim_timeout=claim_timeout,
         sampling_callback=sampling_callback,
         elicitation_callback=elicitation_callback,
         list_roots_callback=list_roots_callback,
