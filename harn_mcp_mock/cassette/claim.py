@@ -48,7 +48,9 @@ def claim_path(cassette: Path) -> Path:
     return cassette.with_name(cassette.name + CLAIM_SUFFIX)
 
 
-def _pid_alive(pid: int) -> bool:
+def _pid_alive(pid: int) -> bool | None:
+    if os.name == "nt":  # os.kill would end the process there; the lock says enough
+        return None
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -170,7 +172,8 @@ class CassetteClaim:
         if previous.strip():
             self.reclaimed = Holder.parse(previous) or Holder()
         os.ftruncate(fd, 0)
-        os.pwrite(fd, orjson.dumps(asdict(Holder.current())) + b"\n", 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, orjson.dumps(asdict(Holder.current())) + b"\n")
 
     def release(self) -> None:
         """Drop the claim and remove its file (removed first, while still held: waiters retry)."""
