@@ -150,17 +150,15 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
 def short_failure(item: pytest.Item, exc: BaseException) -> str | None:
     """The failure text for a replay miss or a harn-mcp-mock error: the test's line, then the error.
 
-    None for any other error, which pytest shows as usual.
+    None for any other error, which pytest shows as usual, and in an ``xfail`` test (whose
+    ``raises=`` must still see the error's own type).
     """
     from harn_mcp_mock.errors import HarnError, sole_exception
 
     error = sole_exception(exc)
-    if isinstance(error, HarnError):
-        text = f"{type(error).__name__}: {error}"
-    elif _is_miss(error):
-        text = f"{type(error).__name__}: {error}"
-    else:
+    if not (isinstance(error, HarnError) or _is_miss(error)) or item.get_closest_marker("xfail"):
         return None
+    text = f"{type(error).__name__}: {error}"
     where = _test_line(item, error)
     return f"{text}\n  at {where}" if where else text
 

@@ -511,3 +511,20 @@ async def test_an_async_fixture(greeting):
     result = pytester.runpytest_subprocess(*PLUGIN, "-W", "error", "-p", "no:cacheprovider", timeout=120)
     result.assert_outcomes(passed=2)
     assert "Warning" not in result.stdout.str() + result.stderr.str()
+
+
+def test_an_xfail_test_still_sees_the_miss_as_its_own_type(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_miss.cassette.json", "hi")
+    project.makepyfile(
+        test_echo="""
+        import pytest
+        from mcp.shared.exceptions import MCPError
+
+        @pytest.mark.xfail(raises=MCPError, strict=True)
+        @pytest.mark.mcp_mock(allow_misses=True, allow_unused=True)
+        async def test_miss(mcp_mock):
+            async with mcp_mock.session() as session:
+                await session.call_tool("echo", {"text": "nope"})
+        """
+    )
+    run(project).assert_outcomes(xfailed=1)
