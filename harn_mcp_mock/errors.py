@@ -9,7 +9,8 @@ line or field at fault (never a secret, never a traceback)::
     ├── CassetteError                 exit 3  a cassette could not be read or written
     │   ├── CassetteFormatError               not JSON, or not the shape the schema says
     │   ├── CassetteVersionError              written by a newer format version
-    │   └── CassetteIntegrityError            a CAS blob is missing or altered
+    │   ├── CassetteIntegrityError            a CAS blob is missing or altered
+    │   └── CassetteBusyError                 another live process is recording the cassette
     ├── TapeError                     exit 3  an event tape could not be read or written
     │   ├── TapeFormatError                   not NDJSON, or not the shape docs/tape.md describes
     │   ├── TapeVersionError                  written by a newer tape format version
@@ -77,6 +78,17 @@ class CassetteVersionError(CassetteError):
 
 class CassetteIntegrityError(CassetteError):
     pass
+
+
+class CassetteBusyError(CassetteError):
+    """Another live process holds the cassette's recording claim; ``holder`` names it when known."""
+
+    def __init__(
+        self, message: str, *, path: str | Path | None = None, where: str | None = None, holder: object = None
+    ) -> None:
+        super().__init__(message, path=path, where=where)
+        self.holder = holder
+        """The :class:`~harn_mcp_mock.cassette.claim.Holder` of the claim (None when unreadable)."""
 
 
 class TapeError(HarnError):
@@ -158,3 +170,17 @@ class NetworkDeniedError(HarnError, ConnectionRefusedError):
 
     def __str__(self) -> str:
         return self.message
+
+
+def sole_exception(exc: BaseException) -> BaseException:
+    """The one error inside nested exception groups (anyio task groups wrap what their tasks
+    raise), so a user sees it and can catch it; ``exc`` itself when it is no group or holds several."""
+    leaves: list[BaseException] = []
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(reversed(current.exceptions))
+        else:
+            leaves.append(current)
+    return leaves[0] if len(leaves) == 1 else exc

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from harn_mcp_mock.errors import CassetteError, UsageError
+from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.replay_server import (
     HttpServer,
     Receive,
@@ -391,17 +391,12 @@ def open_recorder(
     env: Mapping[str, str] | None = None,
 ) -> tuple[Recorder, Any, dict[str, str]]:
     """(recorder, redactor, parsed headers) for recording ``upstream`` into ``cassette``."""
-    from harn_mcp_mock.cassette.model import journal_path
+    from harn_mcp_mock.cassette.claim import check_no_journal
     from harn_mcp_mock.record.recorder import Recorder
     from harn_mcp_mock.record.session import load_policy
 
     cassette = Path(cassette)
-    if journal_path(cassette).exists():
-        raise CassetteError(
-            "an unfinished recording is in the way: run `harn mcp mock recover --cassette "
-            f"{cassette}` to keep it, or delete {journal_path(cassette).name}",
-            path=journal_path(cassette),
-        )
+    check_no_journal(cassette)
     parsed = dict(parse_header_option(h) for h in headers)
     argv = ["--url", upstream, *(f"{k}:{v}" for k, v in parsed.items()), *parsed.values()]
     policy = load_policy(policy_path)
@@ -433,7 +428,42 @@ def record_http(
     on_event: Callable[[str], None] | None = None,
     on_server: Callable[[HttpServer], None] | None = None,
 ) -> tuple[Cassette, RecordProxy]:
-    """Run the recording proxy until interrupted (or ``server.stop()``); write the cassette."""
+    """Run the recording proxy until interrupted (or ``server.stop()``); write the cassette.
+
+    Holds the cassette's recording claim throughout (:mod:`harn_mcp_mock.cassette.claim`)."""
+    from harn_mcp_mock.cassette.claim import recording_claim
+
+    with recording_claim(cassette):
+        return _record_http(
+            cassette,
+            upstream,
+            headers,
+            policy_path,
+            host,
+            port,
+            path,
+            allow_remote,
+            verify,
+            on_ready,
+            on_event,
+            on_server,
+        )
+
+
+def _record_http(
+    cassette: str | Path,
+    upstream: str,
+    headers: Sequence[str],
+    policy_path: str | Path | None,
+    host: str,
+    port: int,
+    path: str,
+    allow_remote: bool,
+    verify: bool | str,
+    on_ready: Callable[[str], None] | None,
+    on_event: Callable[[str], None] | None,
+    on_server: Callable[[HttpServer], None] | None,
+) -> tuple[Cassette, RecordProxy]:
     recorder, redactor, parsed = open_recorder(cassette, upstream, headers, policy_path=policy_path)
     try:
         proxy = RecordProxy(

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harn_mcp_mock.cassette.model import journal_path
+from harn_mcp_mock.cassette.claim import CassetteClaim, recording_claim
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
-from harn_mcp_mock.errors import CassetteError, UsageError
+from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.record.proxy import RecordResult, record_stdio
 from harn_mcp_mock.redact import RedactionPolicy
 
@@ -29,20 +29,32 @@ def record_command(
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     emit_tape: str | Path | None = None,
+    claim: CassetteClaim | None = None,
 ) -> RecordResult:
     """Record ``command`` (a stdio MCP server) into ``cassette`` while proxying our stdio to it.
 
     ``emit_tape`` also writes every exchange, redacted, as ``mcp_json_rpc`` records of an event tape.
+    ``claim`` is the cassette's recording claim when the caller holds it already (record mode once).
     """
     if not command:
         raise UsageError("no server command: put it after `--`, e.g. `-- mcp-server-time`")
-    cassette = Path(cassette)
-    if journal_path(cassette).exists():
-        raise CassetteError(
-            "an unfinished recording is in the way: run `harn mcp mock recover --cassette "
-            f"{cassette}` to keep it, or delete {journal_path(cassette).name}",
-            path=journal_path(cassette),
+    with recording_claim(cassette, claim):  # one recorder per cassette; see cassette/claim.py
+        return _record_claimed(
+            command, Path(cassette), policy_path, env, clock, grace, stdin_fd, stdout_fd, emit_tape
         )
+
+
+def _record_claimed(
+    command: Sequence[str],
+    cassette: Path,
+    policy_path: str | Path | None,
+    env: Mapping[str, str] | None,
+    clock: Clock,
+    grace: float,
+    stdin_fd: int,
+    stdout_fd: int,
+    emit_tape: str | Path | None,
+) -> RecordResult:
     policy = load_policy(policy_path)
     server_env = dict(os.environ if env is None else env)
     redactor = policy.redactor(argv=list(command), env=server_env)
