@@ -58,13 +58,24 @@ def record(
     allow_remote: Annotated[
         bool, typer.Option("--allow-remote", help="With --url: allow a non-loopback --host.")
     ] = False,
+    allow_empty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-empty",
+            help="Write the cassette even if the client sent no message (by default an existing "
+            "cassette is kept and nothing is written, exit 5).",
+        ),
+    ] = False,
 ) -> None:
     """Proxy a stdio MCP server transparently and record every message into a cassette.
 
     Usage: harn mcp mock record --cassette F [--redact-policy P] -- <server command...>
        or: harn mcp mock record --cassette F --url https://server/mcp [--header K:V ...] [--port P]
 
-    Exits with the server's exit code (128+N if signal N ended it); 0 for --url.
+    Exits with the server's exit code (128+N if signal N ended it); 0 for --url; 5 when the
+    client sent no message (nothing written, an existing cassette kept). Ctrl-C (or SIGTERM,
+    SIGHUP) stops the recording: the server's stdin is closed and it gets --shutdown-timeout
+    seconds to exit; a second Ctrl-C kills it. The cassette keeps what was recorded.
     """
     prog = "harn mcp mock record"
     if url is not None:
@@ -85,6 +96,7 @@ def record(
                 port=port,
                 allow_remote=allow_remote,
                 on_event=lambda text: note(prog, text),
+                allow_empty=allow_empty,
             )
             if not quiet:
                 note(
@@ -96,7 +108,13 @@ def record(
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
-            command or [], cassette, policy_path=redact_policy, grace=shutdown_timeout, emit_tape=emit_tape
+            command or [],
+            cassette,
+            policy_path=redact_policy,
+            grace=shutdown_timeout,
+            emit_tape=emit_tape,
+            on_event=lambda text: note(prog, text),
+            allow_empty=allow_empty,
         )
         if not quiet:
             counts = result.counts
@@ -332,7 +350,14 @@ def world(
 
     raise typer.Exit(
         world_main(
-            spec, task=task, seed=seed, run_id=run_id, faults=faults, state_out=state_out, report=report
+            spec,
+            task=task,
+            seed=seed,
+            run_id=run_id,
+            faults=faults,
+            state_out=state_out,
+            report=report,
+            emit_tape=emit_tape,
         )
     )
 

@@ -6,12 +6,13 @@ Modes:
   echo               answer every request with {"echo": params}; raw bytes of odd shape
   crash-after N      answer N requests, then exit with code 3
   stubborn           ignore stdin EOF, SIGTERM and SIGINT (only SIGKILL stops it)
-  graceful           on SIGTERM/SIGINT write a notification and exit 0
+  graceful           on SIGTERM/SIGINT or stdin EOF write a notification ("bye N", "bye eof"), exit 0
   big N              answer each request with a result of N bytes
   reverse N          read N requests, answer them in reverse order, then echo
   secrets            answer with the env var FAKE_TOKEN's value and its arguments
   garbage            write a non-JSON line before each answer
-Writes its pid to the file named by $FAKE_PID_FILE when set.
+Writes its pid to the file named by $FAKE_PID_FILE when set, and with $FAKE_ANNOUNCE set first
+sends a ``notifications/message`` "ready" (an event a test can wait for before any client message).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def main() -> None:
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if os.environ.get("FAKE_ANNOUNCE"):
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "ready"}})
     if mode == "graceful":
 
         def bye(signum: int, _frame: object) -> None:
@@ -93,6 +96,8 @@ def main() -> None:
             os._exit(3)
     if mode == "stubborn":
         signal.pause()  # wait until killed
+    if mode == "graceful":
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "bye eof"}})
 
 
 if __name__ == "__main__":
