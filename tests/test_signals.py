@@ -152,3 +152,31 @@ async def test_an_sdk_host_that_closes_stdin_then_sends_sigterm_loses_nothing(
     assert orjson.loads(state.read_bytes())["world"] == "notes"
     assert "task" in orjson.loads(report.read_bytes())
     assert [r.kind for r in load_tape(tape)].count("mcp_json_rpc") >= 2  # initialize, tools/list
+
+
+def test_a_stop_signal_in_new_episodes_still_appends_what_was_recorded(
+    tmp_path: Path, notes_cassette: Path
+) -> None:
+    cassette = tmp_path / "ep.cassette.json"
+    cassette.write_bytes(notes_cassette.read_bytes())
+    report = tmp_path / "report.json"
+    args = ["replay", "--mode", "new_episodes", "--cassette", str(cassette), "--report", str(report)]
+    proc = subprocess.Popen(
+        [*HARN, *args, "--", sys.executable, str(NOTES)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    proc.stdin.write(INIT + msg(5, "tools/call", name="read_note", arguments={"name": "welcome"}))
+    proc.stdin.flush()
+    answers = [orjson.loads(proc.stdout.readline()) for _ in range(2)]
+    assert [a["id"] for a in answers] == [0, 5]  # a hit, then a miss answered by the live server
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=WAIT) == 143
+    stderr = proc.stderr.read().decode()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        pipe.close()
+    assert "Traceback" not in stderr and "appended 2 new messages" in stderr
+    assert orjson.loads(report.read_bytes())["recorded"] == 1
+    assert not (tmp_path / "ep.new-episodes.cassette.json.journal").exists()

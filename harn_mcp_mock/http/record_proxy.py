@@ -461,7 +461,7 @@ def record_http(
     try:
         server.run(on_ready)
     except BaseException:
-        recorder.abandon()  # the journal stays for `harn mcp mock recover`
+        recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
         raise
     stopped = server.stopped_by
     reason = "proxy-stopped" if stopped is None else f"signal:{signal.Signals(stopped).name}"

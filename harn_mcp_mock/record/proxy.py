@@ -169,12 +169,11 @@ class StdioProxy:
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
         proc = self._proc
-        if proc is None:
-            return
         self._signals += 1
         if self._signals > 1:
-            self._say("killing the server (SIGKILL); the cassette keeps what was recorded")
-            signal_group(proc, signal.SIGKILL)  # a second signal: stop now
+            if proc is not None:
+                self._say("killing the server (SIGKILL); the cassette keeps what was recorded")
+                signal_group(proc, signal.SIGKILL)  # a second signal: stop now
             return
         again = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
         self._say(
@@ -193,12 +192,17 @@ class StdioProxy:
             self.on_event(text)
 
     def run(self) -> RecordResult:
-        proc = spawn_server(self.command, env=self.env, cwd=self.cwd, display=self.display_command)
-        self._proc = proc
         previous: dict[int, Any] = {}
-        if self.handle_signals:
+        if self.handle_signals:  # before the spawn: a signal from now on is a stop, never a traceback
             for sig in STOP_SIGNALS:
                 previous[sig] = signal.signal(sig, self._on_signal)
+        try:
+            proc = spawn_server(self.command, env=self.env, cwd=self.cwd, display=self.display_command)
+        except BaseException:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            raise
+        self._proc = proc
         try:
             if self.on_started is not None:
                 self.on_started(proc)
@@ -292,5 +296,5 @@ def record_stdio(
         recorder.discard()  # nothing was recorded: leave no journal behind
         raise
     except BaseException:
-        recorder.abandon()  # the journal stays for `harn mcp mock recover`
+        recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
         raise

@@ -277,6 +277,14 @@ class Recorder:
         if self._cas_is_new and self._cas.root.is_dir():
             shutil.rmtree(self._cas.root, ignore_errors=True)
 
+    def broke_off(self) -> None:
+        """The session ended without :meth:`finish` (an exception, a kill): keep the journal for
+        ``harn mcp mock recover`` if the client sent anything, else remove it (no stale journal)."""
+        if self.counts[CLIENT]:
+            self.abandon()
+        else:
+            self.discard()
+
     def abandon(self) -> None:
         """Close the journal without finishing (it stays on disk for recovery)."""
         with self._lock:
