@@ -196,6 +196,33 @@ def test_a_second_ctrl_c_kills_a_server_that_will_not_stop_and_keeps_what_was_re
     assert not journal_path(cassette).exists()
 
 
+def test_sigterm_after_the_client_closed_stdin_stops_the_server_at_once(tmp_path: Path) -> None:
+    """What MCP hosts do: close the server's stdin, then SIGTERM it. The recorder does not make
+    the host wait out --shutdown-timeout (here 600 s): the server gets SIGTERM now."""
+    cassette = tmp_path / "a.cassette.json"
+    proc = subprocess.Popen(
+        record_cmd(cassette, "linger", grace="600"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    proc.stdin.write(req(1))
+    proc.stdin.close()
+    assert proc.stdout.readline().startswith(b'{"result"')
+    assert b'"eof"' in proc.stdout.readline()  # the server saw its stdin close: the proxy is waiting
+    proc.send_signal(signal.SIGTERM)
+    assert "sending it SIGTERM" in proc.stderr.readline().decode()
+    assert proc.wait(timeout=WAIT) == 0  # the server's own SIGTERM handler exits 0
+    stderr = proc.stderr.read().decode()
+    proc.stdout.close()
+    proc.stderr.close()
+    assert "Traceback" not in stderr
+    loaded = load_cassette(cassette)
+    assert loaded.meta["exit"] == {"code": 0, "signal": None, "reason": "client-eof"}
+    assert loaded.messages[-1].message["params"] == {"data": "bye 15"}
+
+
 # --- record never clobbers a good cassette ------------------------------------------------------
 
 

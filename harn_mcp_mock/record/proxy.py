@@ -20,7 +20,8 @@ How a session ends:
   its input). One line on stderr says so at once; the client's input is no longer forwarded,
   the server's stdin is closed and it gets ``grace`` seconds to exit (answering what it still
   owes), then SIGTERM, then SIGKILL. A second signal kills the server's process group at once.
-  Either way the cassette is finished with what was recorded.
+  A signal that comes while the server already has its input closed (an MCP host closes stdin,
+  then sends SIGTERM) sends it SIGTERM at once. Either way the cassette is finished.
 
 A session in which the client sent no message at all leaves the cassette as it was (see
 :meth:`Recorder.finish`'s ``allow_empty``).
@@ -138,9 +139,9 @@ class StdioProxy:
                         server_alive = False  # the server is gone; its pump ends the session
         finally:
             self.recorder.end_of_stream(CLIENT)
+            self._end("client-eof")  # first: once the server sees EOF, the session is ending
             with contextlib.suppress(OSError):
                 proc.stdin.close()
-            self._end("client-eof")
 
     def _server_to_client(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
@@ -176,6 +177,14 @@ class StdioProxy:
                 signal_group(proc, signal.SIGKILL)  # a second signal: stop now
             return
         again = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        if self._reason is not None and proc is not None:
+            # Already stopping (the client closed its input): whoever signals us now (an MCP host
+            # does, shortly after closing stdin) will not wait out the grace period.
+            self._say(
+                f"stopping: the server's input is closed; sending it SIGTERM ({again} again to kill it)"
+            )
+            signal_group(proc, signal.SIGTERM)
+            return
         self._say(
             f"stopping: waiting up to {self.grace:g} s for the server to exit ({again} again to kill it)"
         )

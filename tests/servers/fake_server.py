@@ -7,6 +7,7 @@ Modes:
   crash-after N      answer N requests, then exit with code 3
   stubborn           ignore stdin EOF, SIGTERM and SIGINT (only SIGKILL stops it)
   graceful           on SIGTERM/SIGINT or stdin EOF write a notification ("bye N", "bye eof"), exit 0
+  linger             like graceful, but at stdin EOF write "eof" and wait for a signal
   big N              answer each request with a result of N bytes
   reverse N          read N requests, answer them in reverse order, then echo
   secrets            answer with the env var FAKE_TOKEN's value and its arguments
@@ -39,7 +40,7 @@ def main() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     if os.environ.get("FAKE_ANNOUNCE"):
         send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "ready"}})
-    if mode == "graceful":
+    if mode in ("graceful", "linger"):
 
         def bye(signum: int, _frame: object) -> None:
             send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": f"bye {signum}"}})
@@ -98,6 +99,9 @@ def main() -> None:
         signal.pause()  # wait until killed
     if mode == "graceful":
         send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "bye eof"}})
+    if mode == "linger":
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "eof"}})
+        signal.pause()
 
 
 if __name__ == "__main__":
