@@ -14,6 +14,7 @@ import anyio
 import orjson
 import pytest
 
+from harn_mcp_mock.cassette.model import journal_path, load_cassette
 from harn_mcp_mock.tape import load_tape
 
 REPO = Path(__file__).resolve().parents[1]
@@ -180,3 +181,35 @@ def test_a_stop_signal_in_new_episodes_still_appends_what_was_recorded(
     assert "Traceback" not in stderr and "appended 2 new messages" in stderr
     assert orjson.loads(report.read_bytes())["recorded"] == 1
     assert not (tmp_path / "ep.new-episodes.cassette.json.journal").exists()
+
+
+async def test_an_sdk_host_stopping_record_gets_a_finished_cassette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK closes the recorder's stdin and SIGTERMs it at once (no grace), then SIGKILLs it
+    two seconds later: the recorder must have finished the cassette by then, journal gone."""
+    import mcp.client.stdio as sdk_stdio
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    monkeypatch.setattr(sdk_stdio, "PROCESS_TERMINATION_TIMEOUT", 0.0)
+    cassette = tmp_path / "time.cassette.json"
+    server = str(Path(sys.executable).parent / "mcp-server-time")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "harn_mcp_mock", "record", "--cassette", str(cassette), "--", server],
+    )
+    errlog = (tmp_path / "stderr.txt").open("w")
+    with anyio.fail_after(WAIT):
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            assert (await session.list_tools()).tools
+    errlog.close()
+    stderr = (tmp_path / "stderr.txt").read_text()
+    assert "Traceback" not in stderr and f"wrote {cassette}" in stderr
+    methods = [m.method for m in load_cassette(cassette).messages if m.direction == "client" and m.method]
+    assert methods[:3] == ["initialize", "notifications/initialized", "tools/list"]
+    assert not journal_path(cassette).exists()
