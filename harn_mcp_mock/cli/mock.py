@@ -72,10 +72,12 @@ def record(
     Usage: harn mcp mock record --cassette F [--redact-policy P] -- <server command...>
        or: harn mcp mock record --cassette F --url https://server/mcp [--header K:V ...] [--port P]
 
-    Exits with the server's exit code (128+N if signal N ended it); 0 for --url; 5 when the
-    client sent no message (nothing written, an existing cassette kept). Ctrl-C (or SIGTERM,
-    SIGHUP) stops the recording: the server's stdin is closed and it gets --shutdown-timeout
-    seconds to exit; a second Ctrl-C kills it. The cassette keeps what was recorded.
+    Exits with the server's exit code (128+N if signal N ended it); 0 for --url.
+    Exit 5: the client sent no message (nothing written, an old cassette kept).
+
+    Ctrl-C (SIGTERM, SIGHUP) stops: the server's stdin is closed and it gets
+    --shutdown-timeout seconds to exit; a second Ctrl-C kills it. The cassette
+    keeps what was recorded.
     """
     prog = "harn mcp mock record"
     if url is not None:
@@ -210,6 +212,8 @@ def replay(
 
     Exit codes: 0 served; 1 with --strict when a request missed or a recorded interaction went
     unused; 2 bad arguments; 3 the cassette could not be read.
+    Exit 5: a mode that records saw no client message (the cassette is kept).
+    Exit 130 / 143 / 129: stopped by SIGINT / SIGTERM / SIGHUP (files written).
     """
     from harn_mcp_mock.cli.commands import replay_main
 
@@ -338,6 +342,8 @@ def world(
     ] = None,
 ) -> None:
     """Serve a world on stdio; when stdin closes, write the final state and the report.
+
+    SIGINT, SIGTERM and SIGHUP end it the same way (the files are written), exiting 130, 143, 129.
 
     Usage: harn mcp mock world --spec W [--task T] [--seed N] [--run-id R] [--faults P]
     --state-out S --report R
