@@ -25,6 +25,8 @@ line or field at fault (never a secret, never a traceback)::
     ├── HarnessStoreError             exit 3  the mock Harness's SQLite file cannot be opened or used
     ├── ServerError                   exit 4  the MCP server could not be started or failed
     │   └── ServerStartError                  the command could not be spawned
+    ├── NothingRecordedError          exit 5  a recording saw no client message: the cassette
+    │                                         was left as it was (``record --allow-empty``)
     ├── TestbenchError                exit 2  the testbench was misused (nested, contradictory flags)
     ├── LlmFixtureError               exit 1  an LLM call had no fixture left, or diverged
     ├── ProcessTapeDivergenceError    exit 1  a subprocess call differs from the replayed tape
@@ -138,6 +140,13 @@ class ServerError(HarnError):
 
 class ServerStartError(ServerError):
     pass
+
+
+class NothingRecordedError(HarnError):
+    """The client sent no message while recording (stdin from /dev/null, a client that never
+    spoke, Ctrl-C before it did): an existing cassette is kept unchanged and no new one is written."""
+
+    exit_code = 5
 
 
 class TestbenchError(HarnError):

@@ -80,6 +80,14 @@ def record(
     allow_remote: Annotated[
         bool, typer.Option("--allow-remote", help="With --url: allow a non-loopback --host.")
     ] = False,
+    allow_empty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-empty",
+            help="Write the cassette even if the client sent no message (by default an existing "
+            "cassette is kept and nothing is written, exit 5).",
+        ),
+    ] = False,
 ) -> None:
     """Proxy a stdio MCP server transparently and record every message into a cassette.
 
@@ -88,6 +96,11 @@ def record(
        or: harn mcp mock record --cassette F --url URL [--header K:V] [--port P]
 
     Exits with the server's exit code (128+N if signal N ended it); 0 for --url.
+    Exit 5: the client sent no message (nothing written, an old cassette kept).
+
+    Ctrl-C (SIGTERM, SIGHUP) stops: the server's stdin is closed and it gets
+    --shutdown-timeout seconds to exit; a second Ctrl-C kills it. The cassette
+    keeps what was recorded.
     """
     prog = "harn mcp mock record"
     if url is not None:
@@ -108,6 +121,7 @@ def record(
                 port=port,
                 allow_remote=allow_remote,
                 on_event=lambda text: note(prog, text),
+                allow_empty=allow_empty,
             )
             if not quiet:
                 from harn_mcp_mock.cassette.unanswered import unanswered_note
@@ -122,7 +136,13 @@ def record(
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
-            command or [], cassette, policy_path=redact_policy, grace=shutdown_timeout, emit_tape=emit_tape
+            command or [],
+            cassette,
+            policy_path=redact_policy,
+            grace=shutdown_timeout,
+            emit_tape=emit_tape,
+            on_event=lambda text: note(prog, text),
+            allow_empty=allow_empty,
         )
         if not quiet:
             from harn_mcp_mock.cassette.unanswered import unanswered_note
@@ -227,6 +247,8 @@ def replay(
 
     Exit codes: 0 served; 1 with --strict when a request missed or a recorded interaction went
     unused; 2 bad arguments; 3 the cassette could not be read.
+    Exit 5: a mode that records saw no client message (the cassette is kept).
+    Exit 130 / 143 / 129: stopped by SIGINT / SIGTERM / SIGHUP (files written).
     """
     from harn_mcp_mock.cli.commands import replay_main
 
@@ -364,6 +386,8 @@ def world(
     ] = None,
 ) -> None:
     """Serve a world on stdio; when stdin closes, write the final state and the report.
+
+    SIGINT, SIGTERM and SIGHUP end it the same way (the files are written), exiting 130, 143, 129.
 
     Usage: harn mcp mock world --spec W [--task T] [--seed N] [--run-id R] [--faults P]
     --state-out S --report R

@@ -22,6 +22,7 @@ is then closed too) and when the proxy shuts down (:meth:`RecordProxy.close`).
 from __future__ import annotations
 
 import os
+import signal
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -427,8 +428,12 @@ def record_http(
     on_ready: Callable[[str], None] | None = _print_url,
     on_event: Callable[[str], None] | None = None,
     on_server: Callable[[HttpServer], None] | None = None,
+    allow_empty: bool = False,
 ) -> tuple[Cassette, RecordProxy]:
-    """Run the recording proxy until interrupted (or ``server.stop()``); write the cassette.
+    """Run the recording proxy until a stop signal (SIGINT, SIGTERM, SIGHUP) or ``server.stop()``;
+    write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). Without a single
+    client message, nothing is written and :class:`~harn_mcp_mock.errors.NothingRecordedError`
+    is raised, unless ``allow_empty``.
 
     Holds the cassette's recording claim throughout (:mod:`harn_mcp_mock.cassette.claim`)."""
     from harn_mcp_mock.cassette.claim import recording_claim
@@ -447,6 +452,7 @@ def record_http(
             on_ready,
             on_event,
             on_server,
+            allow_empty,
         )
 
 
@@ -463,6 +469,7 @@ def _record_http(
     on_ready: Callable[[str], None] | None,
     on_event: Callable[[str], None] | None,
     on_server: Callable[[HttpServer], None] | None,
+    allow_empty: bool,
 ) -> tuple[Cassette, RecordProxy]:
     recorder, redactor, parsed = open_recorder(cassette, upstream, headers, policy_path=policy_path)
     try:
@@ -483,11 +490,14 @@ def _record_http(
         raise
     if on_server is not None:
         on_server(server)
-    reason = "proxy-stopped"
     try:
         server.run(on_ready)
-    except KeyboardInterrupt:
-        reason = "interrupted"
+    except BaseException:
+        recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
+        raise
+    stopped = server.stopped_by
+    reason = "proxy-stopped" if stopped is None else f"signal:{signal.Signals(stopped).name}"
     entries = proxy.http_entries()
     extra = {"http": entries} if entries else None
-    return recorder.finish({"code": None, "signal": None, "reason": reason}, extra=extra), proxy
+    exit_info = {"code": None, "signal": None, "reason": reason}
+    return recorder.finish(exit_info, extra=extra, allow_empty=allow_empty), proxy

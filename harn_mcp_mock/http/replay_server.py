@@ -33,23 +33,26 @@ are held back on their stream, and later outputs of the same stream never overta
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import signal
 import socket
 import sys
-import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.server import Engine, Out
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.shutdown import StopSignals
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -831,10 +834,6 @@ def build_app(
 # --- running it ----------------------------------------------------------------------------
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def _print_url(url: str) -> None:
     sys.stdout.write(url + "\n")
     sys.stdout.flush()
@@ -882,16 +881,25 @@ class HttpServer:
         self.url = f"http://{shown}:{bound_port}{path}"
         self._server: Any = None
         self._stop_requested = False
+        self.stopped_by: int | None = None
+        """The stop signal (SIGINT, SIGTERM, SIGHUP) that ended :meth:`run`, if one did."""
 
-    def run(self, on_ready: Callable[[str], None] | None = _print_url) -> None:
-        """Serve until :meth:`stop` (or a signal, in the main thread). ``on_ready(url)`` first.
+    def run(
+        self, on_ready: Callable[[str], None] | None = _print_url, *, stop: StopSignals | None = None
+    ) -> None:
+        """Serve until :meth:`stop` or a stop signal (in the main thread). ``on_ready(url)`` first.
 
         The socket is already listening, so a client that connects right after ``on_ready``
-        waits in the backlog rather than being refused.
+        waits in the backlog rather than being refused. A stop signal (caught by ``stop``, or by
+        a :class:`~harn_mcp_mock.shutdown.StopSignals` of its own) ends the serving gracefully and
+        returns (see :attr:`stopped_by`); a second SIGINT cuts the graceful wait short. Nothing
+        is raised and no signal is re-raised: the caller writes its report or cassette.
         """
         import asyncio
 
         import uvicorn
+
+        from harn_mcp_mock.shutdown import StopSignals
 
         config = uvicorn.Config(
             self.app,
@@ -909,22 +917,31 @@ class HttpServer:
                     on_shutdown()
                 await super().shutdown(sockets)
 
-        self._server = Server(config)
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield  # the stop signals are StopSignals' (uvicorn's would re-raise them at exit)
+
+        server = self._server = Server(config)
         if self._stop_requested:
-            self._server.should_exit = True
-        if on_ready is not None:
-            on_ready(self.url)
-        previous = None
-        if threading.current_thread() is threading.main_thread():
-            # uvicorn re-raises the signal that stopped it; make SIGTERM end like Ctrl-C so the
-            # caller still writes its cassette or report.
-            previous = signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            asyncio.run(self._server.serve(sockets=[self.socket]))
-        finally:
-            self.socket.close()
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            server.should_exit = True
+
+        def on_signal(signum: int) -> None:
+            if server.should_exit and signum == signal.SIGINT:
+                server.force_exit = True  # a second Ctrl-C: do not wait for open requests
+            server.should_exit = True
+
+        with contextlib.ExitStack() as stack:
+            stopper = stop if stop is not None else stack.enter_context(StopSignals())
+            stopper.on_signal(on_signal)
+            if stopper.signum is not None:
+                server.should_exit = True  # it came while we were starting
+            if on_ready is not None:
+                on_ready(self.url)
+            try:
+                asyncio.run(server.serve(sockets=[self.socket]))
+            finally:
+                self.socket.close()
+                self.stopped_by = stopper.signum
 
     def stop(self) -> None:
         self._stop_requested = True

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from harn_mcp_mock.http.replay_server import HttpServer, SseMode, _print_url, build_app, redirect_paths
 from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.shutdown import StopSignals
 
 
 def merge_reports(engines: Sequence[ReplayEngine], cassette: str | None) -> ReplayReport:
@@ -46,8 +50,10 @@ def run_replay_http(
     on_event: Callable[[str], None] | None = None,
     on_ready: Callable[[str], None] | None = _print_url,
     on_server: Callable[[HttpServer], None] | None = None,
+    stop: StopSignals | None = None,
 ) -> ReplayReport:
-    """Serve ``cassette`` over Streamable HTTP until interrupted; the merged report of all sessions."""
+    """Serve ``cassette`` over Streamable HTTP until ``server.stop()`` or a stop signal (caught by
+    ``stop``, see :meth:`HttpServer.run`); write ``report_path``; the merged report of all sessions."""
     from harn_mcp_mock.replay.session import open_engine
     from harn_mcp_mock.store.cas import atomic_write
 
@@ -74,10 +80,7 @@ def run_replay_http(
     server = HttpServer(app, host=host, port=port, allow_remote=allow_remote, on_shutdown=endpoint.close)
     if on_server is not None:
         on_server(server)
-    try:
-        server.run(on_ready)
-    except KeyboardInterrupt:
-        pass
+    server.run(on_ready, stop=stop)
     report = merge_reports(engines or [first], str(cassette))
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from harn_mcp_mock.cassette.claim import CassetteClaim, recording_claim
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
@@ -30,17 +29,32 @@ def record_command(
     stdout_fd: int = 1,
     emit_tape: str | Path | None = None,
     claim: CassetteClaim | None = None,
+    on_event: Callable[[str], None] | None = None,
+    allow_empty: bool = False,
 ) -> RecordResult:
     """Record ``command`` (a stdio MCP server) into ``cassette`` while proxying our stdio to it.
 
     ``emit_tape`` also writes every exchange, redacted, as ``mcp_json_rpc`` records of an event tape.
     ``claim`` is the cassette's recording claim when the caller holds it already (record mode once).
+    A session in which the client sent no message raises
+    :class:`~harn_mcp_mock.errors.NothingRecordedError` and leaves ``cassette`` as it was, unless
+    ``allow_empty``. ``on_event`` gets the lines for the human (what a stop signal does).
     """
     if not command:
         raise UsageError("no server command: put it after `--`, e.g. `-- mcp-server-time`")
     with recording_claim(cassette, claim):  # one recorder per cassette; see cassette/claim.py
         return _record_claimed(
-            command, Path(cassette), policy_path, env, clock, grace, stdin_fd, stdout_fd, emit_tape
+            command,
+            Path(cassette),
+            policy_path,
+            env,
+            clock,
+            grace,
+            stdin_fd,
+            stdout_fd,
+            emit_tape,
+            on_event,
+            allow_empty,
         )
 
 
@@ -54,6 +68,8 @@ def _record_claimed(
     stdin_fd: int,
     stdout_fd: int,
     emit_tape: str | Path | None,
+    on_event: Callable[[str], None] | None,
+    allow_empty: bool,
 ) -> RecordResult:
     policy = load_policy(policy_path)
     server_env = dict(os.environ if env is None else env)
@@ -67,37 +83,22 @@ def _record_claimed(
         writer = TapeWriter(emit_tape, clock=clock, script_path=shown[0], argv=shown[1:])
         observer = McpTapeObserver(writer, Path(shown[0]).name)
     try:
-        return _record(
-            command, cassette, redactor, policy, server_env, clock, stdin_fd, stdout_fd, grace, observer
+        return record_stdio(
+            command,
+            cassette,
+            redactor,
+            redacted_command=redactor.redact_argv(list(command)),
+            policy_name=policy.name,
+            policy_digest=policy.digest,
+            env=server_env,
+            clock=clock,
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+            grace=grace,
+            observer=observer,
+            on_event=on_event,
+            allow_empty=allow_empty,
         )
     finally:
         if writer is not None:
             writer.close()
-
-
-def _record(
-    command: Sequence[str],
-    cassette: Path,
-    redactor: Any,
-    policy: RedactionPolicy,
-    server_env: dict[str, str],
-    clock: Clock,
-    stdin_fd: int,
-    stdout_fd: int,
-    grace: float,
-    observer: Any,
-) -> RecordResult:
-    return record_stdio(
-        command,
-        cassette,
-        redactor,
-        redacted_command=redactor.redact_argv(list(command)),
-        policy_name=policy.name,
-        policy_digest=policy.digest,
-        env=server_env,
-        clock=clock,
-        stdin_fd=stdin_fd,
-        stdout_fd=stdout_fd,
-        grace=grace,
-        observer=observer,
-    )

@@ -58,7 +58,10 @@ def run_replay(
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     emit_tape: str | Path | None = None,
+    stop_fd: int | None = None,
 ) -> ReplayOutcome:
+    """Replay (or record, as ``mode`` says) until the client disconnects or ``stop_fd`` turns
+    readable (a stop signal: :mod:`harn_mcp_mock.shutdown`); then write ``report_path``."""
     record_mode = parse_record_mode(mode)
     cassette = Path(cassette)
     claim: CassetteClaim | None = None
@@ -85,7 +88,13 @@ def run_replay(
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
-            command, cassette, policy_path=policy_path, stdin_fd=stdin_fd, stdout_fd=stdout_fd, claim=claim
+            command,
+            cassette,
+            policy_path=policy_path,
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+            on_event=on_event,
+            claim=claim,
         )
         return ReplayOutcome(record_mode, None, result.exit_code)
     if record_mode_now is RecordMode.NEW_EPISODES:
@@ -105,6 +114,7 @@ def run_replay(
                 on_event=on_event,
                 stdin_fd=stdin_fd,
                 stdout_fd=stdout_fd,
+                stop_fd=stop_fd,
             )
     else:
         if command and record_mode is RecordMode.NONE:
@@ -131,9 +141,9 @@ def run_replay(
             server = str((engine.cassette.server.get("serverInfo") or {}).get("name") or cassette.name)
             with TapeWriter(emit_tape, script_path=str(cassette), argv=["replay"]) as writer:
                 taped = TapedEngine(engine, McpTapeObserver(writer, server), engine.redactor.redact_message)
-                serve_stdio(taped, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+                serve_stdio(taped, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd)
         else:
-            serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+            serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd)
         report = engine.finish()
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
