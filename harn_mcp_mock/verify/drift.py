@@ -19,6 +19,7 @@ import orjson
 from harn_mcp_mock.cassette.matching import Matcher, drop_path, parse_pointer
 from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.store.canonical import canonical_bytes
+from harn_mcp_mock.textclip import clip
 from harn_mcp_mock.verify.findings import Finding, Severity
 from harn_mcp_mock.verify.schema_diff import diff_input_schema, diff_output_schema
 from harn_mcp_mock.verify.surface import Exchange, Surface, surface_of
@@ -65,7 +66,7 @@ def effective_hints(tool: dict[str, Any]) -> dict[str, bool]:
 
 def _short(value: Any) -> str:
     text = orjson.dumps(value).decode() if value is not None else "none"
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clip(text, 60)
 
 
 def compare(
@@ -468,7 +469,7 @@ class _Validators:
         if errors:
             first = errors[0]
             where = "/" + "/".join(str(p) for p in first.absolute_path)
-            message = f"{where}: {first.message[:120]}"
+            message = f"{where}: {clip(first.message, 120)}"
         self._results[ikey] = message
         return message
 

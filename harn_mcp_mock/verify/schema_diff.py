@@ -98,6 +98,7 @@ from urllib.parse import unquote
 import orjson
 
 from harn_mcp_mock.store.canonical import canonical_bytes
+from harn_mcp_mock.textclip import clip
 from harn_mcp_mock.verify.findings import Finding, Severity
 
 __all__ = ["diff_input_schema", "diff_output_schema"]
@@ -366,7 +367,7 @@ def _short(value: Any, width: int = _EVIDENCE_WIDTH) -> str:
         text = orjson.dumps(value).decode()
     except TypeError:
         text = repr(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(text, width)
 
 
 def _is_validating(key: str) -> bool:
