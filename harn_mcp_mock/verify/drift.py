@@ -1,4 +1,4 @@
-"""Classify drift between a baseline cassette and a candidate (``../shared/reference/drift-rules.md``).
+"""Classify drift between a baseline cassette and a candidate (``docs/drift-rules.md``, generated from ``verify/rules.py``).
 
 Surface rules compare what each session listed (tools T*, schemas I*/O* via
 :mod:`~harn_mcp_mock.verify.schema_diff`, annotations A* on their effective values after MCP's

@@ -1,6 +1,6 @@
 """Breaking-change rules for a tool's ``inputSchema`` (I1..I19) and ``outputSchema`` (O1..O11).
 
-The rule table is ``../shared/reference/drift-rules.md`` (sections 3.2 and 3.3). The direction
+The rule table is ``docs/drift-rules.md`` (from ``harn_mcp_mock/verify/rules.py``; ``harn mcp mock docs drift-rules``). The direction
 principle decides everything: an input schema is a request body, so a change breaks when an
 argument object that used to be valid becomes invalid (narrowing breaks); an output schema is a
 response, so a change breaks when the new server may emit a value the old schema rejected
