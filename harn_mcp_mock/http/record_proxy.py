@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from harn_mcp_mock.errors import CassetteError, UsageError
+from harn_mcp_mock.http.guard import GuardSettings, guard_middleware
 from harn_mcp_mock.http.replay_server import (
     HttpServer,
     Receive,
@@ -367,7 +368,7 @@ def _describe(exc: Exception) -> str:
     return f"{kind}: {'; '.join(parts) or 'no detail'}"
 
 
-def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp") -> Any:
+def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp", guard: GuardSettings | None = None) -> Any:
     from starlette.applications import Starlette
     from starlette.routing import Route
 
@@ -379,6 +380,7 @@ def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp") -> Any:
             Route("/{rest:path}", endpoint=proxy, methods=methods),
         ],
         lifespan=proxy.lifespan,
+        middleware=guard_middleware(guard),
     )
 
 
@@ -432,15 +434,17 @@ def record_http(
     on_ready: Callable[[str], None] | None = _print_url,
     on_event: Callable[[str], None] | None = None,
     on_server: Callable[[HttpServer], None] | None = None,
+    guard: GuardSettings | None = None,
 ) -> tuple[Cassette, RecordProxy]:
-    """Run the recording proxy until interrupted (or ``server.stop()``); write the cassette."""
+    """Run the recording proxy until interrupted (or ``server.stop()``); write the cassette.
+    ``guard``: the Origin/Host/body-size checks (defaults for ``host``)."""
     recorder, redactor, parsed = open_recorder(cassette, upstream, headers, policy_path=policy_path)
     try:
         proxy = RecordProxy(
             upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path
         )
         server = HttpServer(
-            build_proxy_app(proxy, path=path),
+            build_proxy_app(proxy, path=path, guard=guard or GuardSettings.for_host(host)),
             host=host,
             port=port,
             path=path,
