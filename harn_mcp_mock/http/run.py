@@ -70,23 +70,26 @@ def run_replay_http(
 ) -> ReplayReport:
     """Serve ``cassette`` over Streamable HTTP until interrupted; the merged report of all sessions.
     ``guard``: the Origin/Host/body-size checks and session limits (defaults for ``host``)."""
-    from harn_mcp_mock.replay.session import open_engine
+    from harn_mcp_mock.replay.session import engine_factory
     from harn_mcp_mock.store.cas import atomic_write
 
     ignore = list(ignore_paths)
-    repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in open_engine
+    repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in engine_factory
     engines: list[ReplayEngine] = []
 
+    # Fails now (bad cassette, bad flags), before printing a URL; sessions share the parsed cassette.
+    make = engine_factory(
+        cassette,
+        policy_path=policy_path,
+        ignore_paths=ignore,
+        repeat=repeat_mode,
+        strict_order=strict_order,
+        latency=latency,
+        on_event=on_event,
+    )
+
     def factory() -> ReplayEngine:
-        engine = open_engine(
-            cassette,
-            policy_path=policy_path,
-            ignore_paths=ignore,
-            repeat=repeat_mode,
-            strict_order=strict_order,
-            latency=latency,
-            on_event=on_event,
-        )
+        engine = make()
         engines.append(engine)
         return engine
 
@@ -96,7 +99,7 @@ def run_replay_http(
         engines.remove(engine)  # type: ignore[arg-type]
         merger.add(engine)  # type: ignore[arg-type]
 
-    first = factory()  # fail now (bad cassette, bad flags), before printing a URL
+    first = factory()
     engines.clear()
     guard = guard or GuardSettings.for_host(host)
     app, endpoint = build_app(factory, sse=sse, on_event=on_event, also=redirect_paths(first), guard=guard)

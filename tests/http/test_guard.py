@@ -25,6 +25,7 @@ from harn_mcp_mock.http.guard import BodyTooLarge, GuardSettings, HttpGuard, Ses
 from harn_mcp_mock.http.record_proxy import record_http
 from harn_mcp_mock.http.replay_server import HttpServer, build_app
 from harn_mcp_mock.http.run import ReportMerger
+from harn_mcp_mock.jsonrpc.server import Engine
 from harn_mcp_mock.replay.engine import ReplayEngine
 from harn_mcp_mock.replay.session import open_engine
 from tests.protocol.harness_client import KEYS, PERMISSIONS
@@ -211,12 +212,16 @@ def test_the_record_proxy_refuses_foreign_origins_and_big_bodies(tmp_path: Path)
     ready = threading.Event()
     guard = GuardSettings.for_host("127.0.0.1", max_body_bytes=2048)
 
+    def on_ready(url: str) -> None:
+        urls.append(url)
+        ready.set()
+
     def run() -> None:
         record_http(
             cassette,
             "http://127.0.0.1:9/mcp",  # never reached: every request here is refused first
             guard=guard,
-            on_ready=lambda url: (urls.append(url), ready.set()),
+            on_ready=on_ready,
             on_server=servers.append,
         )
 
@@ -322,7 +327,12 @@ def test_sessions_expire_when_idle_and_the_count_is_capped(notes_cassette: Path)
     guard = GuardSettings(session_idle_timeout=60, max_sessions=3)
     app, endpoint = build_app(factory, guard=guard, clock=clock)
     merger = ReportMerger(str(notes_cassette))
-    endpoint.on_retire = merger.add
+
+    def retire(engine: Engine) -> None:
+        assert isinstance(engine, ReplayEngine)
+        merger.add(engine)
+
+    endpoint.on_retire = retire
     events: list[str] = []
     endpoint.on_event = events.append
     with serve_app(app) as url, httpx2.Client(timeout=10) as http:
