@@ -42,7 +42,9 @@ async def open_sessions(url: str, count: int, connections: int) -> int:
     """``count`` initialize POSTs over ``connections`` keep-alive connections; how many failed."""
     import httpx2
 
-    body = orjson.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init_params("2025-06-18")})
+    body = orjson.dumps(
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init_params("2025-06-18")}
+    )
     limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
     failed = 0
     left = count
@@ -82,7 +84,9 @@ def show(title: str, rows: list[tuple[int, int, int]]) -> None:
     for sessions, rss, failed in rows:
         per = f"{(rss - base) / sessions:7.1f} KiB/session" if sessions else "   (idle baseline)  "
         note = f", {failed} failed" if failed else ""
-        print(f"    {sessions:>7,} sessions: RSS {rss / 1024:7.1f} MiB (+{(rss - base) / 1024:6.1f}) {per}{note}")
+        print(
+            f"    {sessions:>7,} sessions: RSS {rss / 1024:7.1f} MiB (+{(rss - base) / 1024:6.1f}) {per}{note}"
+        )
 
 
 def main() -> int:
@@ -104,7 +108,9 @@ def main() -> int:
         unbounded = (
             None
             if args.no_unbounded
-            else run([*argv, "--max-sessions", "0", "--session-idle-timeout", "0"], checkpoints, args.connections)
+            else run(
+                [*argv, "--max-sessions", "0", "--session-idle-timeout", "0"], checkpoints, args.connections
+            )
         )
     print(
         f"replay --http memory after N initialize calls ({args.interactions}-interaction cassette, "

@@ -20,9 +20,9 @@ def canonical_bytes(value: Any) -> bytes:
 
     orjson's result keeps its whole output buffer (at least 4 KiB, however short the JSON), and
     canonical bytes are often kept (match keys: one per recorded request in every replay
-    session's engine). The copy costs under 1 us and makes a 100-byte key hold 130 bytes.
+    session's engine). The exact-size copy costs ~65 ns; a 100-byte key then holds 130 bytes.
     """
-    return bytes(memoryview(orjson.dumps(value, option=_OPTS)))
+    return b"%b" % (orjson.dumps(value, option=_OPTS),)
 
 
 def digest(data: bytes) -> str:

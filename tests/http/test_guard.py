@@ -392,3 +392,26 @@ def test_the_replay_answers_503_when_every_session_is_streaming(notes_cassette: 
 
 def test_body_too_large_names_its_limit() -> None:
     assert str(BodyTooLarge(10)) == "the request body exceeds the limit of 10 bytes"
+
+
+def test_record_takes_the_guard_flags_with_url_only(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from harn_mcp_mock.cli import apps
+
+    cassette = str(tmp_path / "r.cassette.json")
+    argv = ["record", "--cassette", cassette, "--allow-origin", "https://ui.example", "--", "true"]
+    result = CliRunner().invoke(apps.mock.app, argv)
+    assert result.exit_code == 2
+    assert "--allow-origin applies to --url only" in result.output
+    bad = [
+        "record",
+        "--cassette",
+        cassette,
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--allow-origin",
+        "ui.example",
+    ]
+    result = CliRunner().invoke(apps.mock.app, bad)
+    assert result.exit_code == 2 and "bad origin 'ui.example'" in result.output
