@@ -1,7 +1,8 @@
 """The checks every HTTP surface runs before its app sees a request (``replay --http``,
 ``record --url``, ``protocol serve``), and the bounded session table of ``replay --http``.
 
-* **Origin** (DNS-rebinding protection, as the MCP Streamable HTTP transport asks): a request
+* **Origin** (DNS-rebinding protection: the MCP Streamable HTTP transport says servers MUST
+  validate ``Origin`` and answer an invalid one with 403 and a JSON-RPC error): a request
   with an ``Origin`` header that is not a loopback origin (``http(s)://localhost:*``,
   ``127.0.0.1``, ``[::1]``) nor in ``allow_origins`` gets 403. No ``Origin`` (a non-browser
   client: the SDKs, curl) passes. ``*`` in ``allow_origins`` allows every origin (unsafe).
