@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from harn_mcp_mock.cli._common import handle_errors, note
 
 if TYPE_CHECKING:
+    from harn_mcp_mock.http.guard import GuardSettings
     from harn_mcp_mock.replay.run import ReplayOutcome
 
 
@@ -28,10 +29,33 @@ def replay_main(
     host: str = "127.0.0.1",
     port: int = 0,
     allow_remote: bool = False,
+    allow_origin: list[str] | None = None,
+    allow_host: list[str] | None = None,
+    max_body_bytes: int | None = None,
+    session_idle_timeout: int | None = None,
+    max_sessions: int | None = None,
 ) -> int:
     """`harn mcp mock replay`; returns the exit code."""
     prog = "harn mcp mock replay"
+    http_only = {
+        "--allow-origin": allow_origin,
+        "--allow-host": allow_host,
+        "--max-body-bytes": max_body_bytes,
+        "--session-idle-timeout": session_idle_timeout,
+        "--max-sessions": max_sessions,
+    }
     if http:
+        from harn_mcp_mock.http.guard import GuardSettings
+
+        with handle_errors(prog):
+            guard = GuardSettings.for_host(
+                host,
+                allow_origins=allow_origin or [],
+                allow_hosts=allow_host or [],
+                max_body_bytes=max_body_bytes,
+                session_idle_timeout=session_idle_timeout,
+                max_sessions=max_sessions,
+            )
         return _replay_http_main(
             prog,
             cassette,
@@ -48,10 +72,16 @@ def replay_main(
             host=host,
             port=port,
             allow_remote=allow_remote,
+            guard=guard,
         )
     from harn_mcp_mock.shutdown import StopSignals
 
     with StopSignals() as stop, handle_errors(prog):
+        given = [flag for flag, value in http_only.items() if value is not None]
+        if given:
+            from harn_mcp_mock.errors import UsageError
+
+            raise UsageError(f"{given[0]} applies to --http only", where=given[0])
         from harn_mcp_mock.replay.run import run_replay
 
         outcome = run_replay(
@@ -96,6 +126,7 @@ def _replay_http_main(
     host: str,
     port: int,
     allow_remote: bool,
+    guard: GuardSettings,
 ) -> int:
     """`harn mcp mock replay --http`: the cassette over Streamable HTTP (docs/http.md)."""
     from harn_mcp_mock.errors import UsageError
@@ -115,6 +146,7 @@ def _replay_http_main(
             host=host,
             port=port,
             allow_remote=allow_remote,
+            guard=guard,
             report_path=report,
             latency=latency,
             ignore_paths=ignore_path or [],

@@ -9,6 +9,13 @@ from typing import Annotated
 import typer
 
 from harn_mcp_mock.cli._common import handle_errors, note, version_line
+from harn_mcp_mock.cli._http_opts import (
+    AllowHostOpt,
+    AllowOriginOpt,
+    IdleTimeoutOpt,
+    MaxBodyOpt,
+    MaxSessionsOpt,
+)
 
 app = typer.Typer(
     help="Record, replay and verify MCP servers; simulated worlds and evals.",
@@ -88,6 +95,9 @@ def record(
             "cassette is kept and nothing is written, exit 5).",
         ),
     ] = False,
+    allow_origin: AllowOriginOpt = None,
+    allow_host: AllowHostOpt = None,
+    max_body_bytes: MaxBodyOpt = None,
 ) -> None:
     """Proxy a stdio MCP server transparently and record every message into a cassette.
 
@@ -112,6 +122,14 @@ def record(
                 raise UsageError("--url records an HTTP server: drop the command after `--`", where="--url")
             if emit_tape is not None:
                 raise UsageError("--emit-tape is not supported with --url yet", where="--emit-tape")
+            from harn_mcp_mock.http.guard import GuardSettings
+
+            guard = GuardSettings.for_host(
+                host,
+                allow_origins=allow_origin or [],
+                allow_hosts=allow_host or [],
+                max_body_bytes=max_body_bytes,
+            )
             recorded, _proxy = record_http(
                 cassette,
                 url,
@@ -120,6 +138,7 @@ def record(
                 host=host,
                 port=port,
                 allow_remote=allow_remote,
+                guard=guard,
                 on_event=lambda text: note(prog, text),
                 allow_empty=allow_empty,
             )
@@ -133,6 +152,16 @@ def record(
                 )
         raise typer.Exit(0)
     with handle_errors(prog):
+        http_only = {
+            "--allow-origin": allow_origin,
+            "--allow-host": allow_host,
+            "--max-body-bytes": max_body_bytes,
+        }
+        given = [flag for flag, value in http_only.items() if value]
+        if given:
+            from harn_mcp_mock.errors import UsageError
+
+            raise UsageError(f"{given[0]} applies to --url only", where=given[0])
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
@@ -242,6 +271,11 @@ def replay(
     allow_remote: Annotated[
         bool, typer.Option("--allow-remote", help="With --http: allow a non-loopback --host.")
     ] = False,
+    allow_origin: AllowOriginOpt = None,
+    allow_host: AllowHostOpt = None,
+    max_body_bytes: MaxBodyOpt = None,
+    session_idle_timeout: IdleTimeoutOpt = None,
+    max_sessions: MaxSessionsOpt = None,
 ) -> None:
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
 
@@ -269,6 +303,11 @@ def replay(
             host=host,
             port=port,
             allow_remote=allow_remote,
+            allow_origin=allow_origin,
+            allow_host=allow_host,
+            max_body_bytes=max_body_bytes,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
         )
     )
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.http.guard import GuardSettings, guard_middleware
 from harn_mcp_mock.http.replay_server import (
     HttpServer,
     Receive,
@@ -368,7 +369,7 @@ def _describe(exc: Exception) -> str:
     return f"{kind}: {'; '.join(parts) or 'no detail'}"
 
 
-def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp") -> Any:
+def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp", guard: GuardSettings | None = None) -> Any:
     from starlette.applications import Starlette
     from starlette.routing import Route
 
@@ -380,6 +381,7 @@ def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp") -> Any:
             Route("/{rest:path}", endpoint=proxy, methods=methods),
         ],
         lifespan=proxy.lifespan,
+        middleware=guard_middleware(guard),
     )
 
 
@@ -429,11 +431,13 @@ def record_http(
     on_event: Callable[[str], None] | None = None,
     on_server: Callable[[HttpServer], None] | None = None,
     allow_empty: bool = False,
+    guard: GuardSettings | None = None,
 ) -> tuple[Cassette, RecordProxy]:
     """Run the recording proxy until a stop signal (SIGINT, SIGTERM, SIGHUP) or ``server.stop()``;
     write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). Without a single
     client message, nothing is written and :class:`~harn_mcp_mock.errors.NothingRecordedError`
-    is raised, unless ``allow_empty``.
+    is raised, unless ``allow_empty``. ``guard``: the Origin/Host/body-size checks (defaults for
+    ``host``).
 
     Holds the cassette's recording claim throughout (:mod:`harn_mcp_mock.cassette.claim`)."""
     from harn_mcp_mock.cassette.claim import recording_claim
@@ -453,6 +457,7 @@ def record_http(
             on_event,
             on_server,
             allow_empty,
+            guard,
         )
 
 
@@ -470,6 +475,7 @@ def _record_http(
     on_event: Callable[[str], None] | None,
     on_server: Callable[[HttpServer], None] | None,
     allow_empty: bool,
+    guard: GuardSettings | None,
 ) -> tuple[Cassette, RecordProxy]:
     recorder, redactor, parsed = open_recorder(cassette, upstream, headers, policy_path=policy_path)
     try:
@@ -477,7 +483,7 @@ def _record_http(
             upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path
         )
         server = HttpServer(
-            build_proxy_app(proxy, path=path),
+            build_proxy_app(proxy, path=path, guard=guard or GuardSettings.for_host(host)),
             host=host,
             port=port,
             path=path,

@@ -34,7 +34,6 @@ are held back on their stream, and later outputs of the same stream never overta
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import signal
 import socket
 import sys
@@ -47,7 +46,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.http.guard import GuardSettings, SessionTable, guard_middleware, is_loopback
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.server import Engine, Out
 
@@ -100,16 +101,6 @@ def _is_request(obj: Any) -> bool:
 
 def _is_reply(obj: Any) -> bool:
     return isinstance(obj, dict) and "method" not in obj and ("result" in obj or "error" in obj)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names the loopback interface only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 # --- streams of engine output ----------------------------------------------------------------
@@ -369,15 +360,28 @@ class StreamableHttpEndpoint:
         *,
         sse: SseMode = "auto",
         on_event: Callable[[str], None] | None = None,
+        guard: GuardSettings | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if sse not in ("auto", "always", "never"):
             raise UsageError(f"bad sse mode {sse!r}: use auto, always or never")
         self.engine_factory = engine_factory
         self.sse: SseMode = sse
         self.on_event = on_event
-        self.sessions: dict[str, HttpSession] = {}
+        limits = guard or GuardSettings()
+        self.sessions: SessionTable[HttpSession] = SessionTable(
+            idle_timeout=limits.session_idle_timeout,
+            max_sessions=limits.max_sessions,
+            clock=clock,
+            busy=_busy,
+            on_evict=self._end_session,
+        )
+        """Open sessions, bounded by idle time and count (docs/http.md)."""
         self.engines: list[Engine] = []
-        """Every engine made so far, in order (the CLI merges their reports)."""
+        """The engines of the open sessions, in order (the CLI merges their reports)."""
+        self.on_retire: Callable[[Engine], None] | None = None
+        """Called with the engine of a session that ended (DELETE, idle expiry, eviction),
+        which is then forgotten here: fold its report in now."""
         self._sessionless: HttpSession | None = None
         self.faults: HttpFaultPlan | None = None
 
@@ -388,6 +392,20 @@ class StreamableHttpEndpoint:
             self.faults = HttpFaultPlan(engine)
         self.faults.mark([engine])
         return engine
+
+    def _end_session(self, session: HttpSession, why: str) -> None:
+        """End ``session`` (deleted, expired or evicted) and retire its engine."""
+        session.ended = True
+        _close_streams(session)
+        session.paused.clear()
+        if why != "deleted":
+            self._event(f"session {session.id} {why} (see --session-idle-timeout, --max-sessions)")
+        if self.faults is not None:
+            self.faults.mark([session.engine])
+        if session.engine in self.engines:
+            self.engines.remove(session.engine)
+            if self.on_retire is not None:
+                self.on_retire(session.engine)
 
     def _fault(self, message: Any) -> HttpFault | None:
         if self.faults is None or not self.faults.outcomes or isinstance(message, list):
@@ -482,7 +500,10 @@ class StreamableHttpEndpoint:
             return
         if is_init:
             assert session.id is not None
-            self.sessions[session.id] = session
+            if not self.sessions.add(session.id, session):
+                self._end_session(session, "refused")
+                await _error(send, 503, frame.id, -32603, "Service Unavailable: every session is busy")
+                return
         extra = [(SESSION_HEADER, session.id.encode())] if session.id else []
         requests = [item for item in items if _is_request(item)]
         if not requests:
@@ -740,10 +761,13 @@ class StreamableHttpEndpoint:
         if session is None:
             await _error(send, 404, None, INVALID_REQUEST, "Not Found: unknown or ended session ID")
             return
-        session.ended = True
-        _close_streams(session)
-        session.paused.clear()
+        self._end_session(session, "deleted")
         await _plain(send, 200, b"")
+
+
+def _busy(session: HttpSession) -> bool:
+    """A session with a stream open on a connection is in use (never expired nor evicted)."""
+    return any(log.attached for log in session.streams.values())
 
 
 def _close_streams(session: HttpSession) -> None:
@@ -819,15 +843,19 @@ def build_app(
     sse: SseMode = "auto",
     on_event: Callable[[str], None] | None = None,
     also: Iterable[str] = (),
+    guard: GuardSettings | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> tuple[Any, StreamableHttpEndpoint]:
-    """(Starlette app, endpoint) serving ``engine_factory``'s engines at ``path`` (and ``also``)."""
+    """(Starlette app, endpoint) serving ``engine_factory``'s engines at ``path`` (and ``also``),
+    behind the Origin/Host/body-size checks and session limits of ``guard`` (defaults: None)."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    endpoint = StreamableHttpEndpoint(engine_factory, sse=sse, on_event=on_event)
+    endpoint = StreamableHttpEndpoint(engine_factory, sse=sse, on_event=on_event, guard=guard, clock=clock)
     paths = [path, *(p for p in also if p != path)]
     methods = ["GET", "POST", "DELETE"]
-    app = Starlette(routes=[Route(p, endpoint=endpoint, methods=methods) for p in paths])
+    routes = [Route(p, endpoint=endpoint, methods=methods) for p in paths]
+    app = Starlette(routes=routes, middleware=guard_middleware(guard))
     return app, endpoint
 
 
@@ -965,7 +993,8 @@ def serve_http(
     ``on_ready(url)`` is called once the socket listens; by default it prints the URL as one
     line on stdout (the first line, for scripts).
     """
-    app, endpoint = build_app(engine_factory, path=path, sse=sse, on_event=on_event)
+    guard = GuardSettings.for_host(host)
+    app, endpoint = build_app(engine_factory, path=path, sse=sse, on_event=on_event, guard=guard)
     server = HttpServer(
         app, host=host, port=port, path=path, allow_remote=allow_remote, on_shutdown=endpoint.close
     )
