@@ -41,8 +41,11 @@ def open_engine(
     latency: str = "none",
     env: dict[str, str] | None = None,
     on_event: Callable[[str], None] | None = None,
+    raw_lines: bool = False,
 ) -> ReplayEngine:
-    """Load ``cassette`` and build an engine that redacts incoming requests with its policy."""
+    """Load ``cassette`` and build an engine that redacts incoming requests with its policy.
+
+    ``raw_lines``: re-emit the recorded server's non-JSON stdout lines (stdio transports only)."""
     if repeat not in ("last", "cycle", "error"):
         raise UsageError(f"bad repeat {repeat!r}: use last, cycle or error", where="--repeat")
     loaded = load_cassette(cassette)
@@ -62,4 +65,5 @@ def open_engine(
         strict_order=strict_order,
         latency_scale=parse_latency(latency),
         on_event=on_event,
+        raw_lines=raw_lines,
     )
