@@ -43,8 +43,8 @@ from harn_mcp_mock.cassette.unanswered import (
     unanswered_requests,
 )
 from harn_mcp_mock.jsonrpc.server import Out
-from harn_mcp_mock.replay.handshake import initialize_from_discover
 from harn_mcp_mock.redact.placeholders import normalize_placeholders
+from harn_mcp_mock.replay.handshake import initialize_from_discover
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
 
