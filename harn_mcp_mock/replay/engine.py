@@ -326,8 +326,8 @@ class ReplayEngine:
         key = self.matcher.key(self.redactor.redact_message(message))
         if self._pick(key, str(method), consume=False) is not None:
             return True
-        if method == "initialize":  # answered from a recorded server/discover, if any
-            return bool(self._by_key.get(self.matcher.key({"method": "server/discover"})))
+        if method == "initialize":  # answered from a recorded server/discover result, if any
+            return self._from_discover(message) is not None
         return method == "ping" and key not in self._by_key  # answered with {} as in _request
 
     def finish(self) -> ReplayReport:
@@ -370,21 +370,30 @@ class ReplayEngine:
     def _translated_initialize(self, message: dict[str, Any]) -> list[Out]:
         """An ``initialize`` against a cassette recorded in the ``server/discover`` era: the
         answer is made from the recorded discover result (see :mod:`.handshake`)."""
+        found = self._from_discover(message)
+        if found is None:
+            return [Out(self._miss(message, self.redactor.redact_message(message)))]
+        inter, steps = found
+        self.report.hits += 1
+        inter.uses += 1
+        if self._preamble:
+            steps = [*self._preamble, *steps]
+            self._preamble = []
+        return self._run(steps, message["id"], None, inter)
+
+    def _from_discover(self, message: dict[str, Any]) -> tuple[Interaction, list[Step]] | None:
+        """The recorded discover interaction and its script with the answer turned into an
+        ``initialize`` answer for ``message``; None when the cassette has no discover result."""
         for inter in self._by_key.get(self.matcher.key({"method": "server/discover"}), []):
-            respond = next((s for s in inter.steps if s.kind == "respond"), None)
-            if respond is None:
-                continue
-            result = initialize_from_discover(respond.message, message.get("params"), self.cassette.server)
-            if result is None:
-                continue
-            self.report.hits += 1
-            inter.uses += 1
-            steps = [Step("respond", _with(respond.message, result=result), latency_ms=respond.latency_ms)]
-            if self._preamble:
-                steps = [*self._preamble, *steps]
-                self._preamble = []
-            return self._run(steps, message["id"], None, inter)
-        return [Out(self._miss(message, self.redactor.redact_message(message)))]
+            for index, step in enumerate(inter.steps):
+                if step.kind != "respond":
+                    continue
+                result = initialize_from_discover(step.message, message.get("params"), self.cassette.server)
+                if result is None:
+                    break
+                answer = Step("respond", _with(step.message, result=result), latency_ms=step.latency_ms)
+                return inter, [*inter.steps[:index], answer, *inter.steps[index + 1 :]]
+        return None
 
     def _pick(self, key: bytes, method: str, *, consume: bool = True) -> Interaction | None:
         """The interaction that answers ``key`` (the one decision replay and new_episodes share);

@@ -71,6 +71,20 @@ def test_an_initialize_against_a_cassette_without_either_handshake_is_a_miss() -
     assert answer["error"]["code"] == CASSETTE_MISS
     assert not engine.has_match(req("a", "initialize", CLASSIC_INIT))
     assert discover_tape().engine().has_match(req("a", "initialize", CLASSIC_INIT))
+    refused = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}
+    engine = Tape().client(req(1, "server/discover")).server(refused).engine()
+    assert not engine.has_match(req("a", "initialize", CLASSIC_INIT))
+    [answer] = messages(engine.receive(req("a", "initialize", CLASSIC_INIT)))
+    assert answer["error"]["code"] == CASSETTE_MISS
+
+
+def test_what_the_server_sent_with_its_discover_answer_comes_with_the_initialize_answer() -> None:
+    tape = Tape().client(req(1, "server/discover", **MODERN))
+    tape.server(note("notifications/message", {"level": "info", "data": "hello"}))
+    engine = tape.server(res(1, DISCOVER_RESULT)).engine()
+    log, answer = messages(engine.receive(req("a", "initialize", CLASSIC_INIT)))
+    assert log["method"] == "notifications/message"
+    assert answer["result"]["serverInfo"] == {"name": "clock", "version": "2"}
 
 
 def test_empty_params_match_absent_params() -> None:
