@@ -133,8 +133,8 @@ def run_replay(
             strict_order=strict_order,
             latency=latency,
             on_event=on_event,
-            raw_lines=True,  # stdio: the recorded server's non-JSON lines go out where it printed them
         )
+        engine.raw_lines = True  # stdio: the recorded server's non-JSON lines go out where it printed them
         if emit_tape is not None:
             from harn_mcp_mock.tape import TapeWriter
             from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine

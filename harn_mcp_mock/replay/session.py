@@ -41,11 +41,8 @@ def open_engine(
     latency: str = "none",
     env: dict[str, str] | None = None,
     on_event: Callable[[str], None] | None = None,
-    raw_lines: bool = False,
 ) -> ReplayEngine:
-    """Load ``cassette`` and build an engine that redacts incoming requests with its policy.
-
-    ``raw_lines``: re-emit the recorded server's non-JSON stdout lines (stdio transports only)."""
+    """Load ``cassette`` and build an engine that redacts incoming requests with its policy."""
     if repeat not in ("last", "cycle", "error"):
         raise UsageError(f"bad repeat {repeat!r}: use last, cycle or error", where="--repeat")
     loaded = load_cassette(cassette)
@@ -65,5 +62,4 @@ def open_engine(
         strict_order=strict_order,
         latency_scale=parse_latency(latency),
         on_event=on_event,
-        raw_lines=raw_lines,
     )
