@@ -3,7 +3,7 @@
 A request's key is the canonical JSON of its method and params after (1) the same redaction
 the cassette was recorded with, (2) dropping volatile paths (everything under ``params._meta``
 by default: progressToken, clientInfo, trace context, which the 2026-07-28 protocol stamps on
-every request, plus user-given JSON pointers) and (3) replacing numbered redaction placeholders
+every request, plus user-given JSON pointers; params left empty then count as absent) and (3) replacing numbered redaction placeholders
 with a number-free one. The JSON-RPC ``id`` is never part of the key. Handshake methods match on
 the method alone. Lookups are dict lookups: O(1) in the size of the cassette.
 
@@ -98,6 +98,10 @@ class Matcher:
             view["params"] = _without_round_trip_values(view["params"])
         for path in self.ignore:
             view = drop_path(view, path)
+        if isinstance(view, dict) and view.get("params") == {}:
+            # Empty params are no params: a 2026-07-28 client's ``{"_meta": ...}`` alone (its
+            # _meta ignored) and a classic client's request without params ask the same.
+            del view["params"]
         return view  # type: ignore[no-any-return]
 
     def key(self, message: dict[str, Any]) -> bytes:

@@ -31,6 +31,9 @@ class Out:
     close: bool = False
     """The session ends after this output (a replayed server that exited here): the transport
     sends it, reads nothing more and closes, as the recorded server's end did."""
+    raw: bytes | None = None
+    """A line that is not JSON-RPC (a replayed server's stdout noise), written as it is followed
+    by a newline instead of ``message``; only stdio sends it."""
 
 
 class Engine(Protocol):
@@ -72,7 +75,7 @@ def serve_stdio(
         nonlocal counter
         due = now
         for out in outs:
-            data = orjson.dumps(out.message) + b"\n"
+            data = (out.raw if out.raw is not None else orjson.dumps(out.message)) + b"\n"
             due = max(due, now + int(out.delay_ms * 1_000_000))
             if due > now:
                 counter += 1

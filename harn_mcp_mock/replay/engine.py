@@ -16,6 +16,14 @@ re-issued with a fresh id, and the rest of the script waits for the client's ans
 A request the recorded server never answered (it exited first) is answered as that end: a
 JSON-RPC error (:data:`RECORDED_UNANSWERED`) whose output is marked ``close``, so the transport
 ends the session there, as the server did.
+
+A line the recorded server printed on stdout that was not JSON-RPC (a banner, a debug print) is a
+``raw`` step at its recorded place; with ``raw_lines`` (stdio replay) it is re-emitted byte for
+byte, elsewhere (HTTP, in-process) it is left out. Server messages recorded before the first
+client message (the preamble) are sent before the first answer, where the client saw them.
+
+The two handshakes translate (:mod:`harn_mcp_mock.replay.handshake`): an ``initialize`` against a
+cassette that holds only a ``server/discover`` answer is answered from that one.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from harn_mcp_mock.cassette.unanswered import (
 )
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.redact.placeholders import normalize_placeholders
+from harn_mcp_mock.replay.handshake import initialize_from_discover
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
 
@@ -48,8 +57,9 @@ Repeat = Literal["last", "cycle", "error"]
 
 @dataclass(slots=True)
 class Step:
-    kind: Literal["notify", "request", "respond"]
+    kind: Literal["notify", "request", "respond", "raw"]
     message: dict[str, Any]
+    """For a ``raw`` step: ``{"raw": text}``, a recorded line that was not JSON-RPC."""
     answer: Any = None
     """For a server-to-client request: the client's recorded answer (compared, never required)."""
     latency_ms: float | None = None
@@ -161,6 +171,10 @@ def build_interactions(cassette: Cassette, matcher: Matcher) -> tuple[list[Inter
     last: Interaction | None = None
     for pos, msg in enumerate(messages):
         if msg.invalid is not None:
+            if msg.direction == "server":  # the client saw this line here: keep its place
+                raw = Step("raw", {"raw": msg.raw or ""})
+                owner = _owner({}, pending, closes_at, pos)
+                (owner or last or _Preamble(preamble)).steps.append(raw)
             continue
         items = msg.message if isinstance(msg.message, list) else [msg.message]
         if msg.direction == "client":
@@ -191,13 +205,13 @@ def build_interactions(cassette: Cassette, matcher: Matcher) -> tuple[list[Inter
             answer = client_answers.get((msg.seq, _id_key(item.get("id")))) if kind == "request" else None
             step = Step(kind, item, answer)
             owner = _owner(item, pending, closes_at, pos)
-            if owner is not None:
-                owner.steps.append(step)
-            elif last is not None:
-                last.steps.append(step)
-            else:
-                preamble.append(step)
+            (owner or last or _Preamble(preamble)).steps.append(step)
     return interactions, preamble
+
+
+@dataclass(slots=True)
+class _Preamble:
+    steps: list[Step]
 
 
 def _replies(msg: Message) -> Iterable[tuple[int, dict[str, Any]]]:
@@ -247,8 +261,12 @@ class ReplayEngine:
         strict_order: bool = False,
         latency_scale: float | None = None,
         on_event: Callable[[str], None] | None = None,
+        raw_lines: bool = False,
     ) -> None:
+        """``raw_lines``: re-emit the non-JSON lines the recorded server printed (``Out.raw``);
+        only a line-based transport (stdio) can, so it is off by default."""
         self.cassette = cassette
+        self.raw_lines = raw_lines
         self.matcher = matcher or Matcher()
         self.redactor = redactor or RequestRedactor()
         self.repeat = repeat
@@ -308,6 +326,8 @@ class ReplayEngine:
         key = self.matcher.key(self.redactor.redact_message(message))
         if self._pick(key, str(method), consume=False) is not None:
             return True
+        if method == "initialize":  # answered from a recorded server/discover result, if any
+            return self._from_discover(message) is not None
         return method == "ping" and key not in self._by_key  # answered with {} as in _request
 
     def finish(self) -> ReplayReport:
@@ -327,6 +347,8 @@ class ReplayEngine:
         redacted = self.redactor.redact_message(message)
         key = self.matcher.key(redacted)
         inter = self._pick(key, method)
+        if inter is None and method == "initialize":
+            return self._translated_initialize(message)
         if inter is None:
             if method == "server/discover":
                 return [Out(_error(message["id"], METHOD_NOT_FOUND, "Method not found"))]
@@ -341,9 +363,37 @@ class ReplayEngine:
         if method == "initialize":
             steps = [self._follow_version(step, inter, message) for step in steps]
         if self._preamble:
-            steps = [*steps, *self._preamble]
+            steps = [*self._preamble, *steps]
             self._preamble = []
         return self._run(steps, message["id"], _progress_token(message), inter)
+
+    def _translated_initialize(self, message: dict[str, Any]) -> list[Out]:
+        """An ``initialize`` against a cassette recorded in the ``server/discover`` era: the
+        answer is made from the recorded discover result (see :mod:`.handshake`)."""
+        found = self._from_discover(message)
+        if found is None:
+            return [Out(self._miss(message, self.redactor.redact_message(message)))]
+        inter, steps = found
+        self.report.hits += 1
+        inter.uses += 1
+        if self._preamble:
+            steps = [*self._preamble, *steps]
+            self._preamble = []
+        return self._run(steps, message["id"], None, inter)
+
+    def _from_discover(self, message: dict[str, Any]) -> tuple[Interaction, list[Step]] | None:
+        """The recorded discover interaction and its script with the answer turned into an
+        ``initialize`` answer for ``message``; None when the cassette has no discover result."""
+        for inter in self._by_key.get(self.matcher.key({"method": "server/discover"}), []):
+            for index, step in enumerate(inter.steps):
+                if step.kind != "respond":
+                    continue
+                result = initialize_from_discover(step.message, message.get("params"), self.cassette.server)
+                if result is None:
+                    break
+                answer = Step("respond", _with(step.message, result=result), latency_ms=step.latency_ms)
+                return inter, [*inter.steps[:index], answer, *inter.steps[index + 1 :]]
+        return None
 
     def _pick(self, key: bytes, method: str, *, consume: bool = True) -> Interaction | None:
         """The interaction that answers ``key`` (the one decision replay and new_episodes share);
@@ -419,6 +469,10 @@ class ReplayEngine:
         outs: list[Out] = []
         for index, step in enumerate(steps):
             message = step.message
+            if step.kind == "raw":
+                if self.raw_lines:
+                    outs.append(Out(None, raw=str(message.get("raw", "")).encode()))
+                continue
             if step.kind == "respond":
                 delay = (step.latency_ms or 0.0) * self.latency_scale if self.latency_scale else 0.0
                 outs.append(Out(_with(message, id=request_id), delay))

@@ -134,6 +134,7 @@ def run_replay(
             latency=latency,
             on_event=on_event,
         )
+        engine.raw_lines = True  # stdio: the recorded server's non-JSON lines go out where it printed them
         if emit_tape is not None:
             from harn_mcp_mock.tape import TapeWriter
             from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine

@@ -166,7 +166,8 @@ class TapedEngine:
         self.observer.on_message("client", shown)
         outs = self.engine.receive(message)
         for out in outs:
-            self.observer.on_message("server", out.message)
+            if getattr(out, "raw", None) is None:  # a non-JSON line is no MCP message
+                self.observer.on_message("server", out.message)
         return list(outs)
 
 
