@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 def merge_reports(engines: Sequence[ReplayEngine], cassette: str | None) -> ReplayReport:
     """One report for every session's engine: counts and misses add up; an interaction is
-    unused only if no session used it."""
+    unused only if no session used it (sessions of one replay share their interactions, see
+    :meth:`ReplayEngine.continue_from`, so that is one judgement over all of them)."""
     merged = ReplayReport(cassette)
     unused: dict[int, dict[str, object]] | None = None
     for engine in engines:
@@ -71,6 +72,8 @@ def run_replay_http(
             latency=latency,
             on_event=on_event,
         )
+        if engines:  # a later session (a reconnecting client) goes on with the recorded sequence
+            engine.continue_from(engines[0])
         engines.append(engine)
         return engine
 
