@@ -95,22 +95,48 @@ def parse_header_option(text: str) -> tuple[str, str]:
 
 
 class SseSplitter:
-    """Incremental SSE parser: feed bytes, get the ``data`` of each complete event."""
+    """Incremental SSE parser: feed bytes, get the ``data`` of each complete event.
+
+    Linear in what it is fed: a chunk is scanned once, from where the last scan ended, and the
+    pieces of an unfinished event are joined once, when it ends (a 20 MB answer arrives in
+    hundreds of chunks; concatenating and re-scanning the buffer on each was quadratic).
+    """
 
     def __init__(self) -> None:
-        self._buffer = b""
+        self._parts: list[bytes] = []
+        """The current, unfinished event's bytes so far (line ends already ``\n``)."""
+        self._cr = False
+        """The last chunk ended with ``\r`` (held back: a ``\r\n`` may be cut in two)."""
 
     def feed(self, chunk: bytes) -> list[bytes]:
-        self._buffer += chunk.replace(b"\r\n", b"\n")
+        if self._cr:
+            chunk, self._cr = b"\r" + chunk, False
+        if chunk.endswith(b"\r"):
+            chunk, self._cr = chunk[:-1], True
+        chunk = chunk.replace(b"\r\n", b"\n")
         events: list[bytes] = []
+        start = 0
+        if chunk.startswith(b"\n") and self._parts and self._parts[-1].endswith(b"\n"):
+            self._parts[-1] = self._parts[-1][:-1]  # the blank line was cut between two chunks
+            self._emit(events)
+            start = 1
         while True:
-            end = self._buffer.find(b"\n\n")
+            end = chunk.find(b"\n\n", start)
             if end < 0:
-                return events
-            block, self._buffer = self._buffer[:end], self._buffer[end + 2 :]
-            data = [line[5:].removeprefix(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
-            if data:
-                events.append(b"\n".join(data))
+                break
+            self._parts.append(chunk[start:end])
+            self._emit(events)
+            start = end + 2
+        if start < len(chunk):
+            self._parts.append(chunk[start:])
+        return events
+
+    def _emit(self, events: list[bytes]) -> None:
+        block = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
+        self._parts = []
+        data = [line[5:].removeprefix(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
+        if data:
+            events.append(b"\n".join(data))
 
 
 class RecordProxy:
