@@ -7,8 +7,9 @@ event by event, as they arrive. Each JSON-RPC message seen in either direction g
 the :class:`~harn_mcp_mock.record.recorder.Recorder` (redacted there, as over stdio). The
 HTTP-level facts (method, status, content type, redacted headers) of every exchange are kept
 in :attr:`RecordProxy.exchanges`; the cassette's optional ``http`` list keeps, per exchange, the
-seq of the client message it carried, the method, the status, the content type and the
-response headers worth replaying (:meth:`RecordProxy.http_entries`).
+seq of the client message it carried, the method, the status, the content type, the
+response headers worth replaying and, for a GET, the seqs of the messages that came on its
+SSE stream (:meth:`RecordProxy.http_entries`; replay sends those on its GET stream again).
 
 An upstream that cannot be reached (refused connection, bad TLS, timeout) is answered with
 ``502`` and a JSON-RPC error naming the upstream and the cause, so the client fails clearly.
@@ -181,15 +182,16 @@ class RecordProxy:
             if "status" not in exchange or exchange["method"] not in ("POST", "GET", "DELETE"):
                 continue
             headers = exchange.get("response_headers") or {}
-            entries.append(
-                {
-                    "seq": exchange.get("seq"),
-                    "method": exchange["method"],
-                    "status": exchange["status"],
-                    "content_type": exchange.get("content_type"),
-                    "headers": {k: str(headers[k]) for k in REPLAYED_HEADERS if k in headers},
-                }
-            )
+            entry = {
+                "seq": exchange.get("seq"),
+                "method": exchange["method"],
+                "status": exchange["status"],
+                "content_type": exchange.get("content_type"),
+                "headers": {k: str(headers[k]) for k in REPLAYED_HEADERS if k in headers},
+            }
+            if exchange.get("events"):
+                entry["events"] = list(exchange["events"])
+            entries.append(entry)
         return entries
 
     @asynccontextmanager
@@ -366,6 +368,8 @@ class RecordProxy:
                     async for chunk in response.aiter_raw():
                         for data in splitter.feed(chunk):
                             server_ids.extend(self._record(parse_frame(data, SERVER)))
+                            if exchange["method"] == "GET" and self._last_seq is not None:
+                                exchange.setdefault("events", []).append(self._last_seq)
                         await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 except httpx2.HTTPError as exc:  # cut off, or quiet past the read timeout
                     # End the client's stream too (it may resume it with Last-Event-ID).

@@ -391,6 +391,7 @@ def test_a_malformed_http_list_is_a_clear_format_error(tmp_path: Path) -> None:
         ({"seq": 0, "method": "PUT", "status": 401}, "http[0].method"),
         ({"seq": "0", "method": "POST", "status": 401}, "http[0].seq"),
         ({"seq": 0, "method": "POST", "status": 401, "extra": 1}, "http[0].extra"),
+        ({"seq": None, "method": "GET", "status": 200, "events": ["7"]}, "http[0].events"),
     ):
         path = save_cassette(Cassette([], {"http": [bad]}), tmp_path / "bad.cassette.json")
         with pytest.raises(CassetteFormatError) as caught:
