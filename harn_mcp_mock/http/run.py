@@ -61,6 +61,8 @@ def run_replay_http(
     ignore = list(ignore_paths)
     repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in open_engine
     engines: list[ReplayEngine] = []
+    origin: list[ReplayEngine] = []
+    # The first engine made (the check below): every session's engine shares its interactions.
 
     def factory() -> ReplayEngine:
         engine = open_engine(
@@ -72,8 +74,10 @@ def run_replay_http(
             latency=latency,
             on_event=on_event,
         )
-        if engines:  # a later session (a reconnecting client) goes on with the recorded sequence
-            engine.continue_from(engines[0])
+        if origin:  # every session goes on with the one recorded sequence (a reconnecting client)
+            engine.continue_from(origin[0])
+        else:
+            origin.append(engine)
         engines.append(engine)
         return engine
 
