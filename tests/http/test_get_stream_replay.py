@@ -103,3 +103,29 @@ async def test_replay_sends_it_on_the_get_stream(touched: Path) -> None:
     assert on_get["method"] == CHANGED
     report = [e for e in engines if e.report.hits][-1].finish()
     assert report.clean, report.to_dict()
+
+
+def test_a_message_recorded_after_the_answer_is_not_lost(tmp_path: Path) -> None:
+    """Recorded over stdio: the answer to ``touch``, then a list_changed. The request's SSE stream
+    ends with the answer; the list_changed used to be dropped, it now goes on the GET stream."""
+    from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
+
+    result = {"content": [{"type": "text", "text": "touched"}], "isError": False}
+    init_result = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "serverInfo": {"name": "s", "version": "1"},
+    }
+    messages = [
+        Message(0, "client", INIT),
+        Message(1, "server", {"jsonrpc": "2.0", "id": 1, "result": init_result}, reply_to=0),
+        Message(2, "client", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Message(3, "client", TOUCH),
+        Message(4, "server", {"jsonrpc": "2.0", "id": 2, "result": result}, reply_to=3),
+        Message(5, "server", {"jsonrpc": "2.0", "method": CHANGED}),
+    ]
+    cassette = save_cassette(Cassette(messages, {"transport": "stdio"}), tmp_path / "after.cassette.json")
+    with serve_cassette(cassette, sse="always") as (url, _engines):
+        called, on_get = anyio.run(touch_with_a_get_stream, url)
+    assert [m.get("method") for m in called] == [None]
+    assert on_get["method"] == CHANGED
