@@ -20,7 +20,9 @@ Format version 1 (``docs/cassette-format.md``, schema in ``schema.json``)::
                 "capabilities": {...}},
      "exit": {"code": 0, "signal": null, "reason": "client-eof"},
      "http": [{"seq": 0, "method": "POST", "status": 401, "content_type": null,
-               "headers": {"www-authenticate": "Bearer"}}],   # Streamable HTTP only, optional
+               "headers": {"www-authenticate": "Bearer"}},
+              {"seq": null, "method": "GET", "status": 200, "content_type": "text/event-stream",
+               "headers": {}, "events": [7]}],   # Streamable HTTP only, optional
      "messages": [
        {"seq": 0, "dir": "client", "message": {...}},
        {"seq": 1, "dir": "server", "reply_to": 0, "latency_ms": 1.25, "message": {...}},
@@ -50,7 +52,7 @@ from harn_mcp_mock.store.cas import INLINE_THRESHOLD, CasStore, atomic_write
 
 _META_KEYS = ("recorder", "recorded_at", "transport", "command", "redaction", "server", "exit", "http")
 _HTTP_METHODS = ("POST", "GET", "DELETE")
-_HTTP_KEYS = frozenset({"seq", "method", "status", "content_type", "headers"})
+_HTTP_KEYS = frozenset({"seq", "method", "status", "content_type", "headers", "events"})
 _DIRECTIONS = ("client", "server")
 
 
@@ -332,6 +334,11 @@ def _check_http(entries: Any, path: Path) -> None:
         headers = entry.get("headers", {})
         if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
             raise _fail(path, f"{where}.headers", "expected an object of strings")
+        events = entry.get("events", [])
+        if not isinstance(events, list) or not all(
+            isinstance(e, int) and not isinstance(e, bool) for e in events
+        ):
+            raise _fail(path, f"{where}.events", "expected a list of message seqs")
 
 
 def _check_seqs(messages: list[Message], path: Path) -> None:

@@ -7,8 +7,9 @@ event by event, as they arrive. Each JSON-RPC message seen in either direction g
 the :class:`~harn_mcp_mock.record.recorder.Recorder` (redacted there, as over stdio). The
 HTTP-level facts (method, status, content type, redacted headers) of every exchange are kept
 in :attr:`RecordProxy.exchanges`; the cassette's optional ``http`` list keeps, per exchange, the
-seq of the client message it carried, the method, the status, the content type and the
-response headers worth replaying (:meth:`RecordProxy.http_entries`).
+seq of the client message it carried, the method, the status, the content type, the
+response headers worth replaying and, for a GET, the seqs of the messages that came on its
+SSE stream (:meth:`RecordProxy.http_entries`; replay sends those on its GET stream again).
 
 An upstream that cannot be reached (refused connection, bad TLS, timeout) is answered with
 ``502`` and a JSON-RPC error naming the upstream and the cause, so the client fails clearly.
@@ -96,22 +97,48 @@ def parse_header_option(text: str) -> tuple[str, str]:
 
 
 class SseSplitter:
-    """Incremental SSE parser: feed bytes, get the ``data`` of each complete event."""
+    """Incremental SSE parser: feed bytes, get the ``data`` of each complete event.
+
+    Linear in what it is fed: a chunk is scanned once, from where the last scan ended, and the
+    pieces of an unfinished event are joined once, when it ends (a 20 MB answer arrives in
+    hundreds of chunks; concatenating and re-scanning the buffer on each was quadratic).
+    """
 
     def __init__(self) -> None:
-        self._buffer = b""
+        self._parts: list[bytes] = []
+        """The current, unfinished event's bytes so far (line ends already ``\n``)."""
+        self._cr = False
+        """The last chunk ended with ``\r`` (held back: a ``\r\n`` may be cut in two)."""
 
     def feed(self, chunk: bytes) -> list[bytes]:
-        self._buffer += chunk.replace(b"\r\n", b"\n")
+        if self._cr:
+            chunk, self._cr = b"\r" + chunk, False
+        if chunk.endswith(b"\r"):
+            chunk, self._cr = chunk[:-1], True
+        chunk = chunk.replace(b"\r\n", b"\n")
         events: list[bytes] = []
+        start = 0
+        if chunk.startswith(b"\n") and self._parts and self._parts[-1].endswith(b"\n"):
+            self._parts[-1] = self._parts[-1][:-1]  # the blank line was cut between two chunks
+            self._emit(events)
+            start = 1
         while True:
-            end = self._buffer.find(b"\n\n")
+            end = chunk.find(b"\n\n", start)
             if end < 0:
-                return events
-            block, self._buffer = self._buffer[:end], self._buffer[end + 2 :]
-            data = [line[5:].removeprefix(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
-            if data:
-                events.append(b"\n".join(data))
+                break
+            self._parts.append(chunk[start:end])
+            self._emit(events)
+            start = end + 2
+        if start < len(chunk):
+            self._parts.append(chunk[start:])
+        return events
+
+    def _emit(self, events: list[bytes]) -> None:
+        block = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
+        self._parts = []
+        data = [line[5:].removeprefix(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
+        if data:
+            events.append(b"\n".join(data))
 
 
 class RecordProxy:
@@ -156,15 +183,16 @@ class RecordProxy:
             if "status" not in exchange or exchange["method"] not in ("POST", "GET", "DELETE"):
                 continue
             headers = exchange.get("response_headers") or {}
-            entries.append(
-                {
-                    "seq": exchange.get("seq"),
-                    "method": exchange["method"],
-                    "status": exchange["status"],
-                    "content_type": exchange.get("content_type"),
-                    "headers": {k: str(headers[k]) for k in REPLAYED_HEADERS if k in headers},
-                }
-            )
+            entry = {
+                "seq": exchange.get("seq"),
+                "method": exchange["method"],
+                "status": exchange["status"],
+                "content_type": exchange.get("content_type"),
+                "headers": {k: str(headers[k]) for k in REPLAYED_HEADERS if k in headers},
+            }
+            if exchange.get("events"):
+                entry["events"] = list(exchange["events"])
+            entries.append(entry)
         return entries
 
     @asynccontextmanager
@@ -341,6 +369,8 @@ class RecordProxy:
                     async for chunk in response.aiter_raw():
                         for data in splitter.feed(chunk):
                             server_ids.extend(self._record(parse_frame(data, SERVER)))
+                            if exchange["method"] == "GET" and self._last_seq is not None:
+                                exchange.setdefault("events", []).append(self._last_seq)
                         await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 except httpx2.HTTPError as exc:  # cut off, or quiet past the read timeout
                     # End the client's stream too (it may resume it with Last-Event-ID).

@@ -269,6 +269,27 @@ def recorded_sse(entries: Any) -> bool | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
+def stream_key(message: Any) -> bytes | None:
+    """What identifies a server message across recording and replay (its id left out: replay
+    gives a server request a fresh one); None for a response."""
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    return orjson.dumps({k: v for k, v in message.items() if k != "id"})
+
+
+def recorded_on_get(entries: Any, cassette: Any) -> frozenset[bytes]:
+    """The server messages that came on a recorded GET stream (the ``events`` of the cassette's
+    ``http`` GET entries), as :func:`stream_key`."""
+    seqs: set[int] = set()
+    for entry in entries if isinstance(entries, list) else ():
+        if isinstance(entry, dict) and entry.get("method") == "GET":
+            seqs.update(e for e in entry.get("events") or () if isinstance(e, int))
+    if not seqs or cassette is None:
+        return frozenset()
+    keys = (stream_key(m.message) for m in cassette.messages if m.seq in seqs and m.direction == "server")
+    return frozenset(k for k in keys if k is not None)
+
+
 class HttpFaultPlan:
     """What the cassette's ``http`` list says to reproduce, shared by every session of a server.
 
@@ -291,6 +312,8 @@ class HttpFaultPlan:
         entries = meta.get("http") if isinstance(meta, dict) else None
         self.recorded_sse = recorded_sse(entries)
         """True when every recorded POST answer with a body was an SSE stream (False: JSON)."""
+        self.on_get = recorded_on_get(entries, cassette)
+        """The server messages (as :func:`stream_key`) that came on a recorded GET stream."""
         matcher, redactor = getattr(engine, "matcher", None), getattr(engine, "redactor", None)
         if not isinstance(entries, list) or not entries or matcher is None or cassette is None:
             return
@@ -420,6 +443,27 @@ class StreamableHttpEndpoint:
         if self.on_event is not None:
             self.on_event(text)
 
+    def _divert(self, session: HttpSession, outs: list[Out], waiting_for: bytes | None) -> list[Out]:
+        """Send to the session's GET stream, in order, the outputs that belong there: those
+        recorded on a GET stream (a list_changed or log message sent outside any request), and
+        those after the answer to ``waiting_for`` (its stream ends with that answer, so they
+        would be lost); the rest, for the request's own stream. Without an open GET stream (or
+        once the session ended) nothing moves."""
+        if session.get_stream is None or session.ended:
+            return outs
+        on_get = self.faults.on_get if self.faults is not None else frozenset()
+        kept: list[Out] = []
+        answered = False
+        for out in outs:
+            message = out.message
+            if answered or (on_get and stream_key(message) in on_get):
+                session.route([out], None)
+                continue
+            kept.append(out)
+            if waiting_for is not None and _is_reply(message) and _id_key(message.get("id")) == waiting_for:
+                answered = True
+        return kept
+
     def close(self) -> None:
         """End every open stream (the server is shutting down); call it on the server's loop."""
         for session in [*self.sessions.values(), *([self._sessionless] if self._sessionless else [])]:
@@ -510,6 +554,8 @@ class StreamableHttpEndpoint:
             for item in items:
                 outs = session.receive(item)
                 sink = session.paused.pop(_id_key(item.get("id")), None) if _is_reply(item) else None
+                if sink is not None:
+                    outs = self._divert(session, outs, sink.waiting_for)
                 session.route(outs, sink)
             await _plain(send, 202, b"", extra=extra)
             return
@@ -518,6 +564,7 @@ class StreamableHttpEndpoint:
             await self._batch(session, outs, send, extra)
             return
         key = _id_key(frame.id)
+        outs = self._divert(session, outs, key)
         lone = len(outs) == 1 and outs[0].delay_ms <= 0 and _is_reply(outs[0].message)
         streamed = self.faults is not None and self.faults.recorded_sse is True  # as recorded
         use_sse = wants_sse and (self.sse == "always" or (self.sse == "auto" and (streamed or not lone)))

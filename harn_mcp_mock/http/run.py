@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 class ReportMerger:
     """Folds the reports of sessions' engines into one, an engine at a time (an ended session's
     engine is folded in and then freed): counts and misses add up; an interaction is unused
-    only if no session used it."""
+    only if no session used it (sessions of one replay share their interactions, see
+    :meth:`ReplayEngine.continue_from`, so that is one judgement over all of them)."""
 
     def __init__(self, cassette: str | None) -> None:
         self.merged = ReplayReport(cassette)
@@ -82,6 +83,8 @@ def run_replay_http(
     ignore = list(ignore_paths)
     repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in engine_factory
     engines: list[ReplayEngine] = []
+    origin: list[ReplayEngine] = []
+    # The first engine made (the check below): every session's engine shares its interactions.
 
     # Fails now (bad cassette, bad flags), before printing a URL; sessions share the parsed cassette.
     make = engine_factory(
@@ -96,6 +99,10 @@ def run_replay_http(
 
     def factory() -> ReplayEngine:
         engine = make()
+        if origin:  # every session goes on with the one recorded sequence (a reconnecting client)
+            engine.continue_from(origin[0])
+        else:
+            origin.append(engine)
         engines.append(engine)
         return engine
 

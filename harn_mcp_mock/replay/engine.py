@@ -81,6 +81,12 @@ class Interaction:
 
 
 @dataclass(slots=True)
+class _OrderCursor:
+    next: int = 0
+    """Index in the strict order of the next interaction expected."""
+
+
+@dataclass(slots=True)
 class _Paused:
     steps: list[Step]
     request_id: Any
@@ -281,7 +287,7 @@ class ReplayEngine:
         for inter in self.interactions:
             self._by_key.setdefault(inter.key, []).append(inter)
         self._ordered = [i for i in self.interactions if i.method not in ("server/discover", "ping")]
-        self._next_in_order = 0
+        self._order = _OrderCursor()
         self._paused: dict[bytes, _Paused] = {}
         self._next_server_id = 0
         self.report = ReplayReport(str(cassette.path) if cassette.path else None)
@@ -317,6 +323,17 @@ class ReplayEngine:
         if "id" in message and ("result" in message or "error" in message):
             return self._answer(message)
         return [Out(_error(message.get("id"), -32600, "Invalid Request"))]
+
+    def continue_from(self, other: ReplayEngine) -> None:
+        """Serve a later session of the same replay: share ``other``'s recorded interactions
+        (their uses) and its strict-order cursor, so this session goes on with the recorded
+        sequence where the earlier sessions left it instead of starting over (HTTP replay makes
+        one engine per session; a reconnecting client's second ``increment`` gets the second
+        recorded answer). Both engines' reports then judge the same interactions."""
+        self.interactions = other.interactions
+        self._by_key = other._by_key
+        self._ordered = other._ordered
+        self._order = other._order
 
     def has_match(self, message: dict[str, Any]) -> bool:
         """Whether a request would be answered from the cassette (no side effects)."""
@@ -399,10 +416,10 @@ class ReplayEngine:
         """The interaction that answers ``key`` (the one decision replay and new_episodes share);
         ``consume=False`` only looks (no strict-order step)."""
         if self.strict_order and method not in ("server/discover", "ping"):
-            if self._next_in_order < len(self._ordered) and self._ordered[self._next_in_order].key == key:
-                inter = self._ordered[self._next_in_order]
+            if self._order.next < len(self._ordered) and self._ordered[self._order.next].key == key:
+                inter = self._ordered[self._order.next]
                 if consume:
-                    self._next_in_order += 1
+                    self._order.next += 1
                 return inter
             return None
         candidates = self._by_key.get(key)
@@ -419,8 +436,8 @@ class ReplayEngine:
 
     def _miss(self, message: dict[str, Any], redacted: dict[str, Any]) -> dict[str, Any]:
         method = message["method"]
-        if self.strict_order and self._next_in_order < len(self._ordered):
-            expected = self._ordered[self._next_in_order]
+        if self.strict_order and self._order.next < len(self._ordered):
+            expected = self._ordered[self._order.next]
             why = (
                 f"strict order: expected {expected.method!r} (recorded seq {expected.seq}) next; "
                 + explain_miss(

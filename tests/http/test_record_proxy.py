@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import socket
 import sys
 import threading
@@ -259,6 +260,25 @@ def test_sse_splitter_and_header_option() -> None:
         parse_header_option("nocolon")
 
 
+def test_sse_splitter_gives_the_same_events_however_the_stream_is_cut() -> None:
+    stream = (
+        b'event: message\r\nid: 1\r\ndata: {"a":1}\r\n\r\n: comment\n\ndata:\n\n'
+        b"data: x\ndata: y\n\nid: 2\r\ndata: " + b"z" * 5000 + b"\r\n\r\n\n\ndata: end\n\n"
+    )
+    whole = [b'{"a":1}', b"", b"x\ny", b"z" * 5000, b"end"]
+    assert SseSplitter().feed(stream) == whole
+    cuts = random.Random(12)
+    for _ in range(200):  # cut anywhere: inside "\r\n", between the two line ends of a blank line...
+        splitter, events, at = SseSplitter(), [], 0
+        while at < len(stream):
+            step = cuts.choice([1, 2, 3, cuts.randrange(1, 64), cuts.randrange(1, 6000)])
+            events += splitter.feed(stream[at : at + step])
+            at += step
+        assert events == whole
+    one_byte = SseSplitter()
+    assert [e for i in range(len(stream)) for e in one_byte.feed(stream[i : i + 1])] == whole
+
+
 async def _sdk_error(url: str) -> BaseException:
     try:
         with anyio.fail_after(30):
@@ -371,6 +391,7 @@ def test_a_malformed_http_list_is_a_clear_format_error(tmp_path: Path) -> None:
         ({"seq": 0, "method": "PUT", "status": 401}, "http[0].method"),
         ({"seq": "0", "method": "POST", "status": 401}, "http[0].seq"),
         ({"seq": 0, "method": "POST", "status": 401, "extra": 1}, "http[0].extra"),
+        ({"seq": None, "method": "GET", "status": 200, "events": ["7"]}, "http[0].events"),
     ):
         path = save_cassette(Cassette([], {"http": [bad]}), tmp_path / "bad.cassette.json")
         with pytest.raises(CassetteFormatError) as caught:
