@@ -300,8 +300,8 @@ class Redactor:
         for key in d:
             if key in harmless:
                 continue
-            if key.__class__ is not str:
-                return False
+            if key.__class__ is not str or key == _BLOB_KEY:
+                return False  # a resource blob is decoded and looked into by pass 2
             flags = self._key_flags(key)
             if flags & _DIRTY_KEY or flags & (K_SECRET | K_ALLOW) == K_SECRET:
                 return False
@@ -400,7 +400,10 @@ class Redactor:
             else:
                 child = state.step(key if is_str else str(key))
                 child_mode = self._child_mode(mode, flags, child)
-            new_value = self._red(value, child_mode, child)
+            if key == _BLOB_KEY and value.__class__ is str and not child_mode & (_SECRET | _ALLOW):
+                new_value = self._red_blob(value, d.get("mimeType"), child_mode)
+            else:
+                new_value = self._red(value, child_mode, child)
             new_key = self._red_text(key, not child_mode & _NO_ENTROPY) if flags & _DIRTY_KEY else key
             if out is None:
                 if new_value is value and new_key is key:
@@ -421,6 +424,17 @@ class Redactor:
                 out = list(items[:i])
             out.append(new_value)
         return items if out is None else out
+
+    def _red_blob(self, blob: str, mime: Any, mode: int) -> str:
+        """A base64 resource blob: when it holds text (by its ``mimeType``, or sniffed), the text
+        redacted and encoded again; binary media is left alone."""
+        text = blob_text(blob, mime if isinstance(mime, str) else None)
+        if text is None:  # binary: still searched as it is (token formats, base64 forms of literals)
+            return self._red_str(blob, mode)
+        redacted = self._red_text(text, False)
+        if redacted is text:
+            return blob
+        return base64.b64encode(redacted.encode("utf-8", "surrogatepass")).decode("ascii")
 
     def _red_number(self, value: int | float, mode: int) -> Any:
         text = str(value)
@@ -478,6 +492,40 @@ class Redactor:
             number = self._numbers[secret] = len(self._numbers) + 1
         self._findings[rule] = self._findings.get(rule, 0) + 1
         return placeholder(number)
+
+
+_BLOB_KEY = "blob"
+_BINARY_MIME = ("image/", "audio/", "video/", "font/", "model/")
+_TEXT_MIME = re.compile(
+    r"text/|application/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|toml|javascript|ecmascript|x-sh|"
+    r"x-www-form-urlencoded|sql|graphql|x-ndjson|ld\+json|x-ipynb\+json|x-httpd-php|x-python)\b",
+    re.IGNORECASE,
+)
+_SNIFF_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def blob_text(blob: str, mime: str | None) -> str | None:
+    """The text a base64 resource blob holds, or None for binary data (or not base64).
+
+    ``image/*``, ``audio/*``, ``video/*``, ``font/*`` and ``model/*`` are binary whatever they
+    hold. Otherwise the blob is decoded and kept as text when it is UTF-8 without control
+    characters (besides tab, newline, carriage return and form feed); a ``text/*`` or JSON-like
+    ``mimeType`` only lets a few stray control characters through as well.
+    """
+    if mime is not None and mime.lower().startswith(_BINARY_MIME):
+        return None
+    try:
+        raw = base64.b64decode(blob, altchars=b"-_" if "-" in blob or "_" in blob else None, validate=True)
+    except ValueError:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    controls = len(_SNIFF_CONTROL.findall(text))
+    if controls == 0 or (mime is not None and _TEXT_MIME.match(mime) and controls * 100 <= len(text)):
+        return text
+    return None
 
 
 def _encoded_forms(secret: str) -> list[str]:

@@ -140,7 +140,7 @@ _NAME_CHARS = "A-Za-z0-9_.-"
 _BEFORE_SEPARATOR_REVERSED = re.compile(rf"""[ \t]*["']?\\?([{_NAME_CHARS}]+)""")
 _SCHEME = r"(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"
 _VALUE = re.compile(
-    rf"""[ \t]*(?:\\?["']{_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])]+))"""
+    rf"""[ \t]*(?:\\?["']{_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])<>]+))"""
 )
 _NAME_WINDOW = 64
 _SEPARATOR_COST = 600  # one separator looked at costs about as much as a needle searched in 600 characters
