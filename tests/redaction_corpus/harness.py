@@ -173,7 +173,7 @@ def record(
         plant = free or s.tell == "format"
         for direction, message in channel_messages(s, free=plant, seq=i + 1):
             recorder.feed(direction, orjson.dumps(message) + b"\n")
-        http.append({"method": "POST", "status": 200, "request_headers": redactor.redact_message(headers_for(s, free=plant))})
+        http.append({"method": "POST", "status": 200, "headers": redactor.redact_message(headers_for(s, free=plant))})
     recorder.finish(EXIT, {"http": http})
     # What `record --url` would have kept of the headers, also as a file of its own.
     (folder / f"{name}.headers.json").write_bytes(orjson.dumps(http))
