@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import re
+import string
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
@@ -83,7 +84,13 @@ class Redactor:
         self._short_set = frozenset(short)
         # The composed scanner: token formats and user patterns, the server's literal secrets,
         # secret assignments in text, and entropy (where it is on).
-        self._scanner = Scanner([*compiled.patterns, *literal_rules(literals), assignment], compiled.entropy)
+        literal = literal_rules(literals)
+        self._scanner = Scanner([*compiled.patterns, *literal, assignment], compiled.entropy)
+        # Binary data in base64 (images, audio) can only hold a secret as the base64 form of a
+        # literal secret: token formats found in it would be chance.
+        # Base64 token formats with a long fixed prefix (AWS session tokens) are looked for too.
+        prefixed = [p for p in compiled.patterns if p.contained and max(map(len, p.needles), default=0) >= 8]
+        self._binary_scanner = Scanner([*prefixed, *literal], None) if literal or prefixed else None
         self._text_min = self._scanner.min_len
         self._root = compiled.pointers.root
         self._track = compiled.has_redact_pointers
@@ -342,6 +349,14 @@ class Redactor:
             if not fresh:
                 return True
         scanner = self._scanner
+        if max(map(len, fresh)) >= _BINARY_MIN:
+            binary = {b for b in fresh if len(b) >= _BINARY_MIN and binary_base64(b)}
+            if binary:
+                if any(self._binary_hits(b) for b in binary):
+                    return False
+                fresh -= binary
+                if not fresh:
+                    return True
         if scanner.any(Text("\n".join(fresh))) or scanner.any_separately(list(fresh)):
             return False
         if len(clean) + len(fresh) > _CACHE_MAX:
@@ -458,12 +473,19 @@ class Redactor:
             return self._whole(s, self._short[s])
         if len(s) < self._text_min or s in self._clean:
             return s
-        hits = self._scanner.hits(Text(s), entropy=entropy)
+        if len(s) >= _BINARY_MIN and binary_base64(s):
+            hits = self._binary_hits(s)
+        else:
+            hits = self._scanner.hits(Text(s), entropy=entropy)
         if not hits:
             if entropy and len(s) <= _CLEAN_STRING_MAX:
                 self._remember_clean(s)
             return s
         return self._apply(s, hits)
+
+    def _binary_hits(self, s: str) -> list[Hit]:
+        scanner = self._binary_scanner
+        return scanner.hits(Text(s), entropy=False) if scanner is not None else []
 
     def _remember_clean(self, s: str) -> None:
         if len(self._clean) >= _CACHE_MAX:
@@ -502,6 +524,28 @@ _TEXT_MIME = re.compile(
     re.IGNORECASE,
 )
 _SNIFF_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+_BINARY_MIN = 256  # shorter base64 strings are scanned like any text
+
+
+def binary_base64(s: str) -> bool:
+    """Whether ``s`` is standard base64 (padded) of bytes that are not UTF-8 text: binary data."""
+    if len(s) % 4 or not s.isascii():
+        return False
+    body = s.rstrip("=").encode("ascii")
+    if len(s) - len(body) > 2 or body.translate(None, _ALPHABET_B64):
+        return False
+    try:
+        base64.b64decode(s, validate=True).decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    except ValueError:
+        return False
+    return False
+
+
+_ALPHABET_B64 = (string.ascii_letters + string.digits + "+/").encode("ascii")
 
 
 def blob_text(blob: str, mime: str | None) -> str | None:

@@ -53,6 +53,11 @@ class PatternRule:
         return self._facts.run
 
     @property
+    def needles(self) -> tuple[str, ...]:
+        """Substrings every match contains."""
+        return self._facts.needles
+
+    @property
     def contained(self) -> bool:
         """Whether the rule may be run on each run of token characters alone (see gates.Facts)."""
         return self._facts.contained
