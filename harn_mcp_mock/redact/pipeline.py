@@ -21,6 +21,7 @@ everywhere. A top-level list is a batch: pointers apply to each of its messages.
 from __future__ import annotations
 
 import base64
+import os
 import re
 import string
 import urllib.parse
@@ -32,7 +33,15 @@ from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact.gates import Text
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.policy import K_ALLOW, K_SECRET
-from harn_mcp_mock.redact.rules import AssignmentRule, Hit, literal_rules, merge_hits
+from harn_mcp_mock.redact.rules import (
+    FINGERPRINT_SCHEME,
+    AssignmentRule,
+    FingerprintRule,
+    Hit,
+    fingerprint,
+    literal_rules,
+    merge_hits,
+)
 from harn_mcp_mock.redact.scanner import Scanner
 
 if TYPE_CHECKING:
@@ -68,6 +77,7 @@ class Redactor:
         *,
         argv: Sequence[str] | None = None,
         env: Mapping[str, str] | None = None,
+        fingerprints: Any = None,
     ) -> None:
         compiled = policy.compiled()
         self.policy = policy
@@ -85,7 +95,10 @@ class Redactor:
         # The composed scanner: token formats and user patterns, the server's literal secrets,
         # secret assignments in text, and entropy (where it is on).
         literal = literal_rules(literals)
-        self._scanner = Scanner([*compiled.patterns, *literal, assignment], compiled.entropy)
+        self._originals = sorted(self._origin_values)
+        known = FingerprintRule.from_meta(fingerprints)
+        extra = [known] if known is not None else []
+        self._scanner = Scanner([*compiled.patterns, *literal, assignment, *extra], compiled.entropy)
         # Binary data in base64 (images, audio) can only hold a secret as the base64 form of a
         # literal secret: token formats found in it would be chance.
         # Base64 token formats with a long fixed prefix (AWS session tokens) are looked for too.
@@ -124,6 +137,17 @@ class Redactor:
                 out.append(new)
             return obj if out is None else out
         return self._red(obj, self._child_mode(0, 0, root), root)
+
+    def fingerprints(self) -> dict[str, Any] | None:
+        """Keyed BLAKE3 fingerprints of the literal secrets of the server's argv and env, for the
+        cassette's redaction metadata (``None`` when there are none): a replay that never saw
+        that env can still recognise those values in live traffic. A fresh random key per
+        call; never the values."""
+        if not self._originals:
+            return None
+        key = os.urandom(32)
+        values = sorted({fingerprint(key, v) for v in self._originals})
+        return {"scheme": FINGERPRINT_SCHEME, "key": key.hex(), "values": values}
 
     def redact_text(self, s: str) -> str:
         """A line of free text (a non-JSON line, stderr, an error message) with its secrets replaced."""
@@ -183,6 +207,7 @@ class Redactor:
                     add(secret, "env", short_ok=False)
         for secret, whole in self._argv_secrets(argv, detectors):
             add(secret, "argv", short_ok=whole)
+        self._origin_values = frozenset(literals)
         for secret, origin in list(literals.items()):
             for form in _encoded_forms(secret):
                 literals.setdefault(form, origin)

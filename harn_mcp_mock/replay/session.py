@@ -53,7 +53,11 @@ def open_engine(
             f"the cassette was recorded with redaction policy {recorded[:20]}..., not {policy.digest[:20]}... "
             "(pass the same --redact-policy as when recording, or requests with secrets may not match)"
         )
-    redactor = policy.redactor(argv=[], env=dict(os.environ if env is None else env))
+    redactor = policy.redactor(
+        argv=[],
+        env=dict(os.environ if env is None else env),
+        fingerprints=(loaded.meta.get("redaction") or {}).get("fingerprints"),
+    )
     return ReplayEngine(
         loaded,
         redactor=redactor,

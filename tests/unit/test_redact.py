@@ -628,3 +628,27 @@ def test_the_python_example_in_the_redaction_docs_runs() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "redaction.md").read_text(encoding="utf-8")
     code = doc.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "docs/redaction.md", "exec"), {})
+
+
+def test_the_env_secrets_are_kept_as_keyed_fingerprints_never_as_values() -> None:
+    value = "hunter2-" + varied(12, 5)
+    recording = redactor(env={"DB_PASSWORD": value, "HOME": "/home/ada"})
+    known = recording.fingerprints()
+    assert known is not None and value not in orjson.dumps(known).decode()
+    assert known["scheme"] == "blake3-keyed-128" and len(known["values"]) == 1
+    assert redactor(env={"HOME": "/home/ada"}).fingerprints() is None
+    replaying = redactor(env={}, fingerprints=known)
+    for text in (value, f"login with {value} now", f"postgres://ada:{value}@db/x", f"pw={value}"):
+        assert value not in replaying.redact_text(text), text
+    message = call({"q": f"note for {value}"})
+    assert replaying.redact_message(message)["params"]["arguments"]["q"] == "note for [REDACTED:1]"
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [None, "x", {}, {"scheme": "other"}, {"scheme": "blake3-keyed-128", "key": "zz", "values": ["a"]},
+     {"scheme": "blake3-keyed-128", "key": "00" * 32, "values": "a"}],
+)
+def test_malformed_fingerprints_are_ignored(meta: Any) -> None:
+    message = call({"q": "hello"})
+    assert redactor(fingerprints=meta).redact_message(message) is message
