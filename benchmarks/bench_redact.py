@@ -37,7 +37,7 @@ import orjson
 from harn_mcp_mock.redact import RedactionPolicy
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
-from tests.redaction_corpus import corpus, harness  # noqa: E402
+from tests.redaction_corpus import corpus, harness
 
 
 def small_call(i: int) -> dict[str, Any]:
@@ -165,7 +165,11 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
     print(f"{'corpus messages':46} {'count':>6} {'redact us':>10} {'baseline us':>12} {'ratio':>6}")
     for label, items, env in (
         ("harmless values, every channel", clean, harness.SERVER_ENV),
-        ("credentials, every channel, env known", dirty, {**harness.SERVER_ENV, **{s.env: s.value for s in secrets}}),
+        (
+            "credentials, every channel, env known",
+            dirty,
+            {**harness.SERVER_ENV, **{s.env: s.value for s in secrets}},
+        ),
     ):
         ours = per_call(lambda env=env: policy.redactor(argv=["srv"], env=env).redact_message, items, repeat)
         base = per_call(lambda: roundtrip, items, repeat)

@@ -35,7 +35,9 @@ def msg(i: Any, method: str, **params: Any) -> bytes:
     return orjson.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + b"\n"
 
 
-INIT = msg(0, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={"name": "t", "version": "1"})
+INIT = msg(
+    0, "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={"name": "t", "version": "1"}
+)
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
 SESSION = INIT + INITIALIZED + msg(1, "tools/call", name="read_note", arguments={"name": "welcome"})
 LEAKY = msg(2, "tools/call", name="read_note", arguments={"name": f"note for {SECRET}"})
@@ -64,13 +66,19 @@ def cassette(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_secret_of_the_recordings_env_never_comes_out_of_a_stdio_replay(cassette: Path, tmp_path: Path) -> None:
+def test_a_secret_of_the_recordings_env_never_comes_out_of_a_stdio_replay(
+    cassette: Path, tmp_path: Path
+) -> None:
     report = tmp_path / "report.json"
-    result = run(["replay", "--cassette", str(cassette), "--strict", "--report", str(report)], SESSION + LEAKY, clean_env())
+    result = run(
+        ["replay", "--cassette", str(cassette), "--strict", "--report", str(report)],
+        SESSION + LEAKY,
+        clean_env(),
+    )
     assert result.returncode == 1
     everything = result.stdout + result.stderr + report.read_bytes()
     assert SECRET.encode() not in everything
-    error = [m for m in map(orjson.loads, result.stdout.splitlines()) if m.get("id") == 2][0]["error"]
+    error = next(m for m in map(orjson.loads, result.stdout.splitlines()) if m.get("id") == 2)["error"]
     assert "[REDACTED:" in error["message"]
     assert b"miss: tools/call" in result.stderr
 

@@ -338,7 +338,10 @@ class RedactionPolicy:
         return copy
 
     def redactor(
-        self, argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None, fingerprints: Any = None
+        self,
+        argv: Sequence[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        fingerprints: Any = None,
     ) -> Redactor:
         """A fresh :class:`~harn_mcp_mock.redact.Redactor` for the server started with ``argv``
         and ``env`` (their secrets become literal secrets); ``fingerprints`` (a cassette's

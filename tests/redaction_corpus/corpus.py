@@ -119,21 +119,31 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("gcp-service-account-key", lambda: g.pem("PRIVATE KEY", 900), "GCP_SA_PRIVATE_KEY", F),
         (
             "azure-storage-connection-string",
-            lambda: "DefaultEndpointsProtocol=https;AccountName=harnacct;AccountKey="
-            + g.b64(64)
-            + ";EndpointSuffix=core.windows.net",
+            lambda: (
+                "DefaultEndpointsProtocol=https;AccountName=harnacct;AccountKey="
+                + g.b64(64)
+                + ";EndpointSuffix=core.windows.net"
+            ),
             "AZURE_STORAGE_CONNECTION_STRING",
             F,
         ),
         ("azure-storage-account-key", lambda: g.b64(64), "AZURE_STORAGE_KEY", C),
         (
             "azure-sas-url",
-            lambda: "https://harnacct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
-            "&se=2030-01-01T00:00:00Z&sig=" + g.b64(32).replace("+", "%2B").replace("/", "%2F").replace("=", "%3D"),
+            lambda: (
+                "https://harnacct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
+                "&se=2030-01-01T00:00:00Z&sig="
+                + g.b64(32).replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")
+            ),
             "AZURE_SAS_URL_SECRET",
             F,
         ),
-        ("azure-ad-client-secret", lambda: r(ALNUM, 3) + r(DIG, 1) + "Q~" + r(ALNUM + "_~.-", 34), "AZURE_CLIENT_SECRET", F),
+        (
+            "azure-ad-client-secret",
+            lambda: r(ALNUM, 3) + r(DIG, 1) + "Q~" + r(ALNUM + "_~.-", 34),
+            "AZURE_CLIENT_SECRET",
+            F,
+        ),
         ("azure-devops-pat", lambda: r(LO + DIG, 52), "AZURE_DEVOPS_PAT_TOKEN", C),
         ("digitalocean-pat", lambda: "dop_v1_" + r(HEX, 64), "DIGITALOCEAN_TOKEN", F),
         ("digitalocean-oauth", lambda: "doo_v1_" + r(HEX, 64), "DO_OAUTH_TOKEN", F),
@@ -152,7 +162,12 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("vercel-token", lambda: r(ALNUM, 24), "VERCEL_TOKEN", C),
         ("netlify-token", lambda: "nfp_" + r(ALNUM, 36), "NETLIFY_AUTH_TOKEN", F),
         ("supabase-token", lambda: "sbp_" + r(HEX, 40), "SUPABASE_ACCESS_TOKEN", F),
-        ("supabase-service-role-jwt", lambda: g.jwt({"iss": "supabase", "role": "service_role"}), "SUPABASE_SERVICE_ROLE_KEY", F),
+        (
+            "supabase-service-role-jwt",
+            lambda: g.jwt({"iss": "supabase", "role": "service_role"}),
+            "SUPABASE_SERVICE_ROLE_KEY",
+            F,
+        ),
         ("planetscale-token", lambda: "pscale_tkn_" + r(B64URL, 43), "PLANETSCALE_TOKEN", F),
         ("planetscale-password", lambda: "pscale_pw_" + r(B64URL, 43), "PLANETSCALE_PASSWORD", F),
         ("doppler-token", lambda: "dp.pt." + r(ALNUM, 43), "DOPPLER_TOKEN", F),
@@ -164,14 +179,27 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("snowflake-password", lambda: m(20), "SNOWFLAKE_PASSWORD", C),
         ("tailscale-auth-key", lambda: "tskey-auth-" + r(ALNUM, 17) + "-" + r(ALNUM, 33), "TS_AUTHKEY", F),
         ("onepassword-service-account", lambda: "ops_eyJ" + r(B64URL, 250), "OP_SERVICE_ACCOUNT_TOKEN", F),
-        ("age-secret-key", lambda: "AGE-SECRET-KEY-1" + r(UP.replace("B", "").replace("I", "").replace("O", "") + "023456789", 58), "AGE_SECRET_KEY", F),
+        (
+            "age-secret-key",
+            lambda: (
+                "AGE-SECRET-KEY-1"
+                + r(UP.replace("B", "").replace("I", "").replace("O", "") + "023456789", 58)
+            ),
+            "AGE_SECRET_KEY",
+            F,
+        ),
         # --- CI/CD, VCS and package registries ---
         ("github-pat-classic", lambda: "ghp_" + r(ALNUM, 36), "GITHUB_TOKEN", F),
         ("github-oauth", lambda: "gho_" + r(ALNUM, 36), "GITHUB_OAUTH_TOKEN", F),
         ("github-app-installation", lambda: "ghs_" + r(ALNUM, 36), "GH_APP_TOKEN", F),
         ("github-user-to-server", lambda: "ghu_" + r(ALNUM, 36), "GH_USER_TOKEN", F),
         ("github-refresh", lambda: "ghr_" + r(ALNUM, 76), "GH_REFRESH_TOKEN", F),
-        ("github-fine-grained-pat", lambda: "github_pat_" + r(ALNUM, 22) + "_" + r(ALNUM, 59), "GH_PAT_TOKEN", F),
+        (
+            "github-fine-grained-pat",
+            lambda: "github_pat_" + r(ALNUM, 22) + "_" + r(ALNUM, 59),
+            "GH_PAT_TOKEN",
+            F,
+        ),
         ("gitlab-pat", lambda: "glpat-" + r(B64URL, 20), "GITLAB_TOKEN", F),
         ("gitlab-runner-token", lambda: "glrt-" + r(B64URL, 20), "GITLAB_RUNNER_TOKEN", F),
         ("gitlab-deploy-token", lambda: "gldt-" + r(B64URL, 20), "GITLAB_DEPLOY_TOKEN", F),
@@ -180,7 +208,12 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("gitlab-runner-registration", lambda: "GR1348941" + r(B64URL, 20), "RUNNER_REGISTRATION_TOKEN", F),
         ("gitlab-oauth-app-secret", lambda: "gloas-" + r(HEX, 64), "GITLAB_OAUTH_SECRET", F),
         ("bitbucket-app-password", lambda: "ATBB" + r(ALNUM, 32), "BITBUCKET_APP_PASSWORD", F),
-        ("atlassian-api-token", lambda: "ATATT3xFfGF0" + r(B64URL, 170) + "=" + r(HEXU, 8), "ATLASSIAN_API_TOKEN", F),
+        (
+            "atlassian-api-token",
+            lambda: "ATATT3xFfGF0" + r(B64URL, 170) + "=" + r(HEXU, 8),
+            "ATLASSIAN_API_TOKEN",
+            F,
+        ),
         ("npm-token", lambda: "npm_" + r(ALNUM, 36), "NPM_TOKEN", F),
         ("pypi-token", lambda: "pypi-AgEIcHlwaS5vcmc" + r(B64URL, 70), "PYPI_TOKEN", F),
         ("docker-hub-pat", lambda: "dckr_pat_" + r(B64URL, 27), "DOCKER_TOKEN", F),
@@ -212,8 +245,18 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("new-relic-insert-key", lambda: "NRII-" + r(B64URL, 32), "NEW_RELIC_INSERT_KEY", F),
         ("new-relic-browser-key", lambda: "NRJS-" + r(HEX, 19), "NEW_RELIC_BROWSER_KEY", F),
         ("new-relic-license-key", lambda: r(HEX, 36) + "NRAL", "NEW_RELIC_LICENSE_KEY", F),
-        ("sentry-dsn", lambda: f"https://{r(HEX, 32)}@o{r(DIG, 6)}.ingest.sentry.io/{r(DIG, 7)}", "SENTRY_DSN", F),
-        ("sentry-org-token", lambda: "sntrys_eyJ" + r(B64URL, 120) + "_" + r(B64URL, 43), "SENTRY_AUTH_TOKEN", F),
+        (
+            "sentry-dsn",
+            lambda: f"https://{r(HEX, 32)}@o{r(DIG, 6)}.ingest.sentry.io/{r(DIG, 7)}",
+            "SENTRY_DSN",
+            F,
+        ),
+        (
+            "sentry-org-token",
+            lambda: "sntrys_eyJ" + r(B64URL, 120) + "_" + r(B64URL, 43),
+            "SENTRY_AUTH_TOKEN",
+            F,
+        ),
         ("sentry-user-token", lambda: "sntryu_" + r(HEX, 64), "SENTRY_USER_TOKEN", F),
         ("grafana-cloud-token", lambda: "glc_" + r(B64, 120), "GRAFANA_CLOUD_TOKEN", F),
         ("grafana-service-account", lambda: "glsa_" + r(ALNUM, 32) + "_" + r(HEX, 8), "GRAFANA_SA_TOKEN", F),
@@ -262,8 +305,18 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("duffel-token", lambda: "duffel_live_" + r(B64URL, 43), "DUFFEL_ACCESS_TOKEN", F),
         # --- chat, mail and messaging ---
         ("slack-bot-token", lambda: f"xoxb-{r(DIG, 12)}-{r(DIG, 13)}-{r(ALNUM, 24)}", "SLACK_BOT_TOKEN", F),
-        ("slack-user-token", lambda: f"xoxp-{r(DIG, 12)}-{r(DIG, 12)}-{r(DIG, 13)}-{r(HEX, 32)}", "SLACK_USER_TOKEN", F),
-        ("slack-app-token", lambda: f"xapp-1-A{r(UP + DIG, 10)}-{r(DIG, 13)}-{r(HEX, 64)}", "SLACK_APP_TOKEN", F),
+        (
+            "slack-user-token",
+            lambda: f"xoxp-{r(DIG, 12)}-{r(DIG, 12)}-{r(DIG, 13)}-{r(HEX, 32)}",
+            "SLACK_USER_TOKEN",
+            F,
+        ),
+        (
+            "slack-app-token",
+            lambda: f"xapp-1-A{r(UP + DIG, 10)}-{r(DIG, 13)}-{r(HEX, 64)}",
+            "SLACK_APP_TOKEN",
+            F,
+        ),
         ("slack-config-token", lambda: f"xoxe.xoxp-1-{r(ALNUM, 160)}", "SLACK_CONFIG_TOKEN", F),
         (
             "slack-webhook",
@@ -277,7 +330,12 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
             "DISCORD_WEBHOOK_URL",
             F,
         ),
-        ("discord-bot-token", lambda: f"M{r(ALNUM, 25)}.{r(B64URL, 6)}.{r(B64URL, 38)}", "DISCORD_BOT_TOKEN", F),
+        (
+            "discord-bot-token",
+            lambda: f"M{r(ALNUM, 25)}.{r(B64URL, 6)}.{r(B64URL, 38)}",
+            "DISCORD_BOT_TOKEN",
+            F,
+        ),
         ("discord-client-secret", lambda: r(B64URL, 32), "DISCORD_CLIENT_SECRET", C),
         ("telegram-bot-token", lambda: f"{r(DIG, 10)}:AA{r(B64URL, 33)}", "TELEGRAM_BOT_TOKEN", F),
         ("twilio-api-key", lambda: "SK" + r(HEX, 32), "TWILIO_API_KEY", F),
@@ -285,13 +343,20 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("twilio-auth-token", lambda: r(HEX, 32), "TWILIO_AUTH_TOKEN", C),
         ("sendgrid-api-key", lambda: f"SG.{r(B64URL, 22)}.{r(B64URL, 43)}", "SENDGRID_API_KEY", F),
         ("mailgun-api-key", lambda: "key-" + r(HEX, 32), "MAILGUN_API_KEY", F),
-        ("mailgun-signing-key", lambda: r(HEX, 32) + "-" + r(HEX, 8) + "-" + r(HEX, 8), "MAILGUN_WEBHOOK_SIGNING_KEY", C),
+        (
+            "mailgun-signing-key",
+            lambda: r(HEX, 32) + "-" + r(HEX, 8) + "-" + r(HEX, 8),
+            "MAILGUN_WEBHOOK_SIGNING_KEY",
+            C,
+        ),
         ("mailchimp-api-key", lambda: r(HEX, 32) + "-us" + r(DIG, 2), "MAILCHIMP_API_KEY", F),
         ("postmark-server-token", u, "POSTMARK_SERVER_TOKEN", C),
         ("mattermost-token", lambda: r(LO + DIG, 26), "MATTERMOST_TOKEN", C),
         (
             "teams-webhook",
-            lambda: f"https://harnco.webhook.office.com/webhookb2/{u()}@{u()}/IncomingWebhook/{r(HEX, 32)}/{u()}",
+            lambda: (
+                f"https://harnco.webhook.office.com/webhookb2/{u()}@{u()}/IncomingWebhook/{r(HEX, 32)}/{u()}"
+            ),
             "TEAMS_WEBHOOK_URL",
             F,
         ),
@@ -299,7 +364,12 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("intercom-token", lambda: "dG9rOj" + r(B64, 54) + "=", "INTERCOM_ACCESS_TOKEN", C),
         ("hubspot-private-app", lambda: "pat-na1-" + u(), "HUBSPOT_ACCESS_TOKEN", F),
         ("facebook-access-token", lambda: "EAACEdEose0cBA" + r(ALNUM, 100), "FACEBOOK_ACCESS_TOKEN", F),
-        ("twitter-bearer-token", lambda: "AAAAAAAAAAAAAAAAAAAAA" + r(ALNUM + "%", 80), "TWITTER_BEARER_TOKEN", F),
+        (
+            "twitter-bearer-token",
+            lambda: "AAAAAAAAAAAAAAAAAAAAA" + r(ALNUM + "%", 80),
+            "TWITTER_BEARER_TOKEN",
+            F,
+        ),
         ("twitch-token", lambda: r(LO + DIG, 30), "TWITCH_ACCESS_TOKEN", C),
         # --- SaaS ---
         ("atlassian-jira-token", lambda: r(ALNUM, 24), "JIRA_API_TOKEN", C),
@@ -313,9 +383,19 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("notion-legacy-secret", lambda: "secret_" + r(ALNUM, 43), "NOTION_API_KEY", F),
         ("airtable-pat", lambda: "pat" + r(ALNUM, 14) + "." + r(HEX, 64), "AIRTABLE_TOKEN", F),
         ("dropbox-token", lambda: "sl." + r(B64URL, 135), "DROPBOX_ACCESS_TOKEN", F),
-        ("mapbox-secret-token", lambda: "sk.eyJ1Ijoi" + r(B64URL, 60) + "." + r(B64URL, 22), "MAPBOX_SECRET_TOKEN", F),
+        (
+            "mapbox-secret-token",
+            lambda: "sk.eyJ1Ijoi" + r(B64URL, 60) + "." + r(B64URL, 22),
+            "MAPBOX_SECRET_TOKEN",
+            F,
+        ),
         ("typeform-token", lambda: "tfp_" + r(B64URL, 44) + "_" + r(B64URL, 14), "TYPEFORM_TOKEN", F),
-        ("asana-pat", lambda: "2/" + r(DIG, 16) + "/" + r(DIG, 16) + ":" + r(HEX, 32), "ASANA_ACCESS_TOKEN", F),
+        (
+            "asana-pat",
+            lambda: "2/" + r(DIG, 16) + "/" + r(DIG, 16) + ":" + r(HEX, 32),
+            "ASANA_ACCESS_TOKEN",
+            F,
+        ),
         ("frameio-token", lambda: "fio-u-" + r(B64URL, 64), "FRAMEIO_TOKEN", F),
         ("ngrok-authtoken", lambda: r(DIG, 1) + r(ALNUM, 26) + "_" + r(ALNUM, 21), "NGROK_AUTHTOKEN", C),
         ("pinecone-api-key", lambda: "pcsk_" + r(ALNUM, 6) + "_" + r(ALNUM, 63), "PINECONE_API_KEY", F),
@@ -341,15 +421,40 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("postgres-dsn", lambda: f"postgres://app:{m(20)}@db.internal:5432/app", "DATABASE_URL", F),
         ("postgresql-dsn", lambda: f"postgresql://app:{m(18)}@10.0.0.5/app?sslmode=require", "PG_DSN", F),
         ("mysql-dsn", lambda: f"mysql://root:{m(16)}@mysql.internal:3306/shop", "MYSQL_URL", F),
-        ("mongodb-srv-dsn", lambda: f"mongodb+srv://admin:{m(24)}@cluster0.ab1cd.mongodb.net/db", "MONGODB_URI", F),
-        ("mongodb-dsn", lambda: f"mongodb://svc:{m(16)}@mongo-0:27017,mongo-1:27017/?replicaSet=rs0", "MONGO_URL", F),
+        (
+            "mongodb-srv-dsn",
+            lambda: f"mongodb+srv://admin:{m(24)}@cluster0.ab1cd.mongodb.net/db",
+            "MONGODB_URI",
+            F,
+        ),
+        (
+            "mongodb-dsn",
+            lambda: f"mongodb://svc:{m(16)}@mongo-0:27017,mongo-1:27017/?replicaSet=rs0",
+            "MONGO_URL",
+            F,
+        ),
         ("redis-dsn", lambda: f"redis://:{m(32)}@redis.internal:6379/0", "REDIS_URL", F),
         ("rediss-dsn", lambda: f"rediss://default:{m(32)}@cache.example.com:6380", "REDIS_TLS_URL", F),
         ("amqp-dsn", lambda: f"amqp://guest:{m(16)}@rabbit:5672/vhost", "AMQP_URL", F),
-        ("mssql-connection-string", lambda: f"Server=tcp:sql.example.com,1433;Database=app;User ID=sa;Password={m(18)};", "MSSQL_CONNECTION", F),
+        (
+            "mssql-connection-string",
+            lambda: f"Server=tcp:sql.example.com,1433;Database=app;User ID=sa;Password={m(18)};",
+            "MSSQL_CONNECTION",
+            F,
+        ),
         ("jdbc-password", lambda: f"jdbc:mysql://db:3306/app?user=app&password={m(18)}", "JDBC_URL", F),
-        ("clickhouse-dsn", lambda: f"clickhouse://default:{m(20)}@ch.internal:9000/default", "CLICKHOUSE_DSN", F),
-        ("https-basic-in-url", lambda: f"https://deploy:{m(22)}@git.example.com/org/repo.git", "GIT_REMOTE", F),
+        (
+            "clickhouse-dsn",
+            lambda: f"clickhouse://default:{m(20)}@ch.internal:9000/default",
+            "CLICKHOUSE_DSN",
+            F,
+        ),
+        (
+            "https-basic-in-url",
+            lambda: f"https://deploy:{m(22)}@git.example.com/org/repo.git",
+            "GIT_REMOTE",
+            F,
+        ),
         ("db-password", lambda: m(18), "DB_PASSWORD", C),
         ("redis-password", lambda: r(HEX, 32), "REDIS_PASSWORD", C),
         # --- private keys ---
@@ -361,20 +466,31 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("openssh-private-key", lambda: g.pem("OPENSSH PRIVATE KEY", 300), "SSH_PRIVATE_KEY", F),
         (
             "rsa-private-key-encrypted-pem",
-            lambda: g.pem("RSA PRIVATE KEY", 900, "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC," + r(HEXU, 32) + "\n\n"),
+            lambda: g.pem(
+                "RSA PRIVATE KEY",
+                900,
+                "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC," + r(HEXU, 32) + "\n\n",
+            ),
             "RSA_ENC_PRIVATE_KEY",
             F,
         ),
-        ("pgp-private-key", lambda: g.pem("PGP PRIVATE KEY BLOCK", 900, "Version: GnuPG v2\n\n"), "PGP_PRIVATE_KEY", F),
+        (
+            "pgp-private-key",
+            lambda: g.pem("PGP PRIVATE KEY BLOCK", 900, "Version: GnuPG v2\n\n"),
+            "PGP_PRIVATE_KEY",
+            F,
+        ),
         (
             "putty-private-key",
-            lambda: "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: harn\nPublic-Lines: 2\n"
-            + g.b64(48)
-            + "\nPrivate-Lines: 1\n"
-            + g.b64(48)
-            + "\nPrivate-MAC: "
-            + r(HEX, 64)
-            + "\n",
+            lambda: (
+                "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: harn\nPublic-Lines: 2\n"
+                + g.b64(48)
+                + "\nPrivate-Lines: 1\n"
+                + g.b64(48)
+                + "\nPrivate-MAC: "
+                + r(HEX, 64)
+                + "\n"
+            ),
             "PUTTY_PRIVATE_KEY",
             F,
         ),
@@ -382,7 +498,12 @@ def _secret_specs(g: _Gen) -> list[tuple[str, Callable[[], str], str, str]]:
         ("jwt-hs256", lambda: g.jwt({"sub": r(DIG, 8), "name": "Ada", "iat": 1700000000}), "SESSION_JWT", F),
         ("jwt-access-token", lambda: g.jwt({"scope": "read write", "exp": 1900000000}), "ACCESS_TOKEN", F),
         ("bearer-opaque-token", lambda: m(40, B64URL), "API_BEARER_TOKEN", C),
-        ("basic-auth-credentials", lambda: base64.b64encode(f"deploy:{m(16)}".encode()).decode(), "BASIC_AUTH", C),
+        (
+            "basic-auth-credentials",
+            lambda: base64.b64encode(f"deploy:{m(16)}".encode()).decode(),
+            "BASIC_AUTH",
+            C,
+        ),
         ("generic-password", lambda: m(14, ALNUM + "!#%^*"), "ADMIN_PASSWORD", C),
         ("generic-client-secret", lambda: m(48), "OAUTH_CLIENT_SECRET", C),
         ("generic-hex-secret", lambda: r(HEX, 64), "APP_SECRET", C),
@@ -448,7 +569,11 @@ def _harmless_specs(g: _Gen) -> list[tuple[str, int, Callable[[int], str]]]:
 
     def cursor(i: int) -> str:
         payload = json.dumps({"offset": i * 50, "after": u(), "v": 2}).encode()
-        return base64.b64encode(payload).decode() if i % 2 else base64.urlsafe_b64encode(payload).decode().rstrip("=")
+        return (
+            base64.b64encode(payload).decode()
+            if i % 2
+            else base64.urlsafe_b64encode(payload).decode().rstrip("=")
+        )
 
     def media(i: int) -> str:
         return g.b64(40 + (i * 37) % 700)
@@ -503,7 +628,20 @@ def _harmless_specs(g: _Gen) -> list[tuple[str, int, Callable[[int], str]]]:
         return _PROSE[i % len(_PROSE)].format(n=r(DIG, 3), w=w(_WORDS), w2=w(_WORDS))
 
     def stripe_id(i: int) -> str:
-        prefix = ["req_", "cus_", "ch_", "pi_", "in_", "sub_", "evt_", "pm_", "txn_", "acct_", "price_", "prod_"][i % 12]
+        prefix = [
+            "req_",
+            "cus_",
+            "ch_",
+            "pi_",
+            "in_",
+            "sub_",
+            "evt_",
+            "pm_",
+            "txn_",
+            "acct_",
+            "price_",
+            "prod_",
+        ][i % 12]
         return prefix + r(ALNUM, 14 if prefix == "req_" else 24)
 
     def objectid(i: int) -> str:
@@ -584,11 +722,17 @@ def harmless(seed: int = SEED) -> list[Harmless]:
 def main(argv: list[str]) -> int:
     corpus_secrets, corpus_harmless = secrets(), harmless()
     if len(argv) == 2 and argv[0] == "--dump":
-        doc = {"seed": SEED, "secrets": [asdict(s) for s in corpus_secrets], "harmless": [asdict(h) for h in corpus_harmless]}
+        doc = {
+            "seed": SEED,
+            "secrets": [asdict(s) for s in corpus_secrets],
+            "harmless": [asdict(h) for h in corpus_harmless],
+        }
         with open(argv[1], "w", encoding="utf-8") as out:
             json.dump(doc, out, indent=1)
     by_tell = {t: sum(1 for s in corpus_secrets if s.tell == t) for t in ("format", "context")}
-    print(f"{len(corpus_secrets)} credential formats ({by_tell['format']} by format, {by_tell['context']} by context)")
+    print(
+        f"{len(corpus_secrets)} credential formats ({by_tell['format']} by format, {by_tell['context']} by context)"
+    )
     print(f"{len(corpus_harmless)} harmless values in {len({h.kind for h in corpus_harmless})} kinds")
     return 0
 

@@ -97,57 +97,110 @@ def channel_messages(s: Secret, *, free: bool, seq: int) -> Iterator[tuple[str, 
     args: dict[str, Any] = {k: v, "note": assign}
     if free:
         args["input"] = v
-    yield CLIENT, {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": "lookup", "arguments": args}}
+    yield (
+        CLIENT,
+        {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "tools/call",
+            "params": {"name": "lookup", "arguments": args},
+        },
+    )
     structured: dict[str, Any] = {"config": {k: v}}
     if free:
         structured["value"] = v
-    yield SERVER, {
-        "jsonrpc": "2.0",
-        "id": rid,
-        "result": {
-            "content": [{"type": "text", "text": f"loaded {assign}"}, {"type": "text", "text": bare}],
-            "structuredContent": structured,
-            "isError": False,
+    yield (
+        SERVER,
+        {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "result": {
+                "content": [{"type": "text", "text": f"loaded {assign}"}, {"type": "text", "text": bare}],
+                "structuredContent": structured,
+                "isError": False,
+            },
         },
-    }
-    yield CLIENT, {"jsonrpc": "2.0", "id": rid + 1, "method": "tools/call", "params": {"name": "fail", "arguments": {}}}
-    yield SERVER, {
-        "jsonrpc": "2.0",
-        "id": rid + 1,
-        "error": {"code": -32602, "message": f"rejected {bare}", "data": {k: v, "detail": assign}},
-    }
-    yield SERVER, {
-        "jsonrpc": "2.0",
-        "method": "notifications/message",
-        "params": {"level": "info", "logger": "config", "data": {"env": {env: v}, "line": bare}},
-    }
-    yield CLIENT, {"jsonrpc": "2.0", "id": rid + 2, "method": "resources/read", "params": {"uri": "file:///app/.env"}}
-    yield SERVER, {
-        "jsonrpc": "2.0",
-        "id": rid + 2,
-        "result": {
-            "contents": [
-                {"uri": "file:///app/.env", "mimeType": "text/plain", "text": f"{assign}\n{bare}\n"},
-                {"uri": "file:///app/config.json", "mimeType": "application/json", "text": json.dumps({k: v})},
-            ]
+    )
+    yield (
+        CLIENT,
+        {
+            "jsonrpc": "2.0",
+            "id": rid + 1,
+            "method": "tools/call",
+            "params": {"name": "fail", "arguments": {}},
         },
-    }
-    yield CLIENT, {"jsonrpc": "2.0", "id": rid + 3, "method": "resources/read", "params": {"uri": "file:///app/big"}}
-    yield SERVER, {
-        "jsonrpc": "2.0",
-        "id": rid + 3,
-        "result": {
-            "contents": [
-                {"uri": "file:///app/big.txt", "mimeType": "text/plain", "text": f"{FILLER}\n{assign}\n{bare}"},
-                {"uri": "file:///app/big.env", "mimeType": "text/plain", "blob": _blob(f"{FILLER}\n{assign}\n{bare}\n")},
-                {"uri": "file:///app/big.json", "blob": _blob(json.dumps({"pad": FILLER, k: v}))},
-            ]
+    )
+    yield (
+        SERVER,
+        {
+            "jsonrpc": "2.0",
+            "id": rid + 1,
+            "error": {"code": -32602, "message": f"rejected {bare}", "data": {k: v, "detail": assign}},
         },
-    }
+    )
+    yield (
+        SERVER,
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "logger": "config", "data": {"env": {env: v}, "line": bare}},
+        },
+    )
+    yield (
+        CLIENT,
+        {"jsonrpc": "2.0", "id": rid + 2, "method": "resources/read", "params": {"uri": "file:///app/.env"}},
+    )
+    yield (
+        SERVER,
+        {
+            "jsonrpc": "2.0",
+            "id": rid + 2,
+            "result": {
+                "contents": [
+                    {"uri": "file:///app/.env", "mimeType": "text/plain", "text": f"{assign}\n{bare}\n"},
+                    {
+                        "uri": "file:///app/config.json",
+                        "mimeType": "application/json",
+                        "text": json.dumps({k: v}),
+                    },
+                ]
+            },
+        },
+    )
+    yield (
+        CLIENT,
+        {"jsonrpc": "2.0", "id": rid + 3, "method": "resources/read", "params": {"uri": "file:///app/big"}},
+    )
+    yield (
+        SERVER,
+        {
+            "jsonrpc": "2.0",
+            "id": rid + 3,
+            "result": {
+                "contents": [
+                    {
+                        "uri": "file:///app/big.txt",
+                        "mimeType": "text/plain",
+                        "text": f"{FILLER}\n{assign}\n{bare}",
+                    },
+                    {
+                        "uri": "file:///app/big.env",
+                        "mimeType": "text/plain",
+                        "blob": _blob(f"{FILLER}\n{assign}\n{bare}\n"),
+                    },
+                    {"uri": "file:///app/big.json", "blob": _blob(json.dumps({"pad": FILLER, k: v}))},
+                ]
+            },
+        },
+    )
 
 
 def headers_for(s: Secret, *, free: bool) -> dict[str, str]:
-    out = {"content-type": "application/json", s.key.replace("_", "-"): s.value, "x-config": f"{s.env}={s.value}"}
+    out = {
+        "content-type": "application/json",
+        s.key.replace("_", "-"): s.value,
+        "x-config": f"{s.env}={s.value}",
+    }
     if "\n" not in s.value:
         out["authorization"] = f"Bearer {s.value}"
         if free:
@@ -173,7 +226,9 @@ def record(
         plant = free or s.tell == "format"
         for direction, message in channel_messages(s, free=plant, seq=i + 1):
             recorder.feed(direction, orjson.dumps(message) + b"\n")
-        http.append({"method": "POST", "status": 200, "headers": redactor.redact_message(headers_for(s, free=plant))})
+        http.append(
+            {"method": "POST", "status": 200, "headers": redactor.redact_message(headers_for(s, free=plant))}
+        )
     recorder.finish(EXIT, {"http": http})
     # What `record --url` would have kept of the headers, also as a file of its own.
     (folder / f"{name}.headers.json").write_bytes(orjson.dumps(http))
@@ -210,25 +265,49 @@ def leaked(folder: Path, planted: list[Secret]) -> list[str]:
 def harmless_messages(value: str) -> list[dict[str, Any]]:
     """``value`` in each channel, under neutral names."""
     return [
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get", "arguments": {"id": value, "q": f"find {value}"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "get", "arguments": {"id": value, "q": f"find {value}"}},
+        },
         {
             "jsonrpc": "2.0",
             "id": 1,
             "result": {
-                "content": [{"type": "text", "text": value}, {"type": "text", "text": f"Found item {value} in the index."}],
+                "content": [
+                    {"type": "text", "text": value},
+                    {"type": "text", "text": f"Found item {value} in the index."},
+                ],
                 "structuredContent": {"items": [{"id": value, "ref": value}]},
             },
         },
-        {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": f"unknown id {value}", "data": {"id": value}}},
-        {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"processed {value}"}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "error": {"code": -32602, "message": f"unknown id {value}", "data": {"id": value}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": f"processed {value}"},
+        },
         {
             "jsonrpc": "2.0",
             "id": 3,
             "result": {
                 "contents": [
                     {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": f"ref: {value}\n"},
-                    {"uri": "file:///a.json", "mimeType": "application/json", "text": json.dumps({"id": value})},
-                    {"uri": "file:///b.txt", "mimeType": "text/plain", "blob": _blob(f"{FILLER}\nref {value}\n")},
+                    {
+                        "uri": "file:///a.json",
+                        "mimeType": "application/json",
+                        "text": json.dumps({"id": value}),
+                    },
+                    {
+                        "uri": "file:///b.txt",
+                        "mimeType": "text/plain",
+                        "blob": _blob(f"{FILLER}\nref {value}\n"),
+                    },
                 ]
             },
         },

@@ -596,7 +596,9 @@ def test_a_long_random_string_outside_data_fields_is_entropy_scanned_when_entrop
     key = varied(40, 7, BASE64)
     message = {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"value": key}}}
     assert redactor().redact_message(message) is message
-    assert entropy_redactor().redact_message(message)["result"]["structuredContent"]["value"] == "[REDACTED:1]"
+    assert (
+        entropy_redactor().redact_message(message)["result"]["structuredContent"]["value"] == "[REDACTED:1]"
+    )
 
 
 def test_strings_of_alphanumerics_longer_than_the_entropy_limit_are_left_alone() -> None:
@@ -646,8 +648,14 @@ def test_the_env_secrets_are_kept_as_keyed_fingerprints_never_as_values() -> Non
 
 @pytest.mark.parametrize(
     "meta",
-    [None, "x", {}, {"scheme": "other"}, {"scheme": "blake3-keyed-128", "key": "zz", "values": ["a"]},
-     {"scheme": "blake3-keyed-128", "key": "00" * 32, "values": "a"}],
+    [
+        None,
+        "x",
+        {},
+        {"scheme": "other"},
+        {"scheme": "blake3-keyed-128", "key": "zz", "values": ["a"]},
+        {"scheme": "blake3-keyed-128", "key": "00" * 32, "values": "a"},
+    ],
 )
 def test_malformed_fingerprints_are_ignored(meta: Any) -> None:
     message = call({"q": "hello"})

@@ -41,7 +41,9 @@ def test_no_credential_of_the_corpus_reaches_any_written_byte(recorded: Path) ->
 
 
 def test_the_recordings_hold_placeholders_sidecar_blobs_and_a_redacted_command(recorded: Path) -> None:
-    blobs = [p for p in recorded.rglob("*") if p.is_file() and any(q.name.endswith(".cas") for q in p.parents)]
+    blobs = [
+        p for p in recorded.rglob("*") if p.is_file() and any(q.name.endswith(".cas") for q in p.parents)
+    ]
     assert blobs, "the >4 KiB outputs went to sidecar blobs"
     for name in ("env", "argv", "argv2", "cold"):
         cassette = load_cassette(recorded / f"{name}.cassette.json")
@@ -50,9 +52,9 @@ def test_the_recordings_hold_placeholders_sidecar_blobs_and_a_redacted_command(r
     argv = load_cassette(recorded / "argv.cassette.json").meta["command"]
     assert argv[0] == "srv" and len(argv) > len(SECRETS)
     values = [a.partition("=")[2] if a.startswith("--") and "=" in a else a for a in argv[1:]]
-    assert all(
-        v.startswith("--") or "[REDACTED:" in v for v in values
-    ), "every value of the command line holds a placeholder, every flag name stays"
+    assert all(v.startswith("--") or "[REDACTED:" in v for v in values), (
+        "every value of the command line holds a placeholder, every flag name stays"
+    )
 
 
 def test_the_scan_is_not_vacuous_without_redaction(tmp_path: Path) -> None:
