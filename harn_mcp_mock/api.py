@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Self, TextIO
 import orjson
 
 from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
-from harn_mcp_mock.errors import CassetteError, ServerStartError, UsageError
+from harn_mcp_mock.errors import ServerStartError, UsageError, sole_exception
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
     from mcp_types import Implementation
 
+    from harn_mcp_mock.cassette.claim import CassetteClaim, Holder
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.record.recorder import Recorder
 
@@ -102,8 +103,18 @@ class _SingleUse:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
+        __tracebackhide__ = True
         assert self._cm is not None, "not entered"
-        return await self._cm.__aexit__(exc_type, exc, tb)
+        try:
+            return await self._cm.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # The transport's task group wrapped the block's error: let the error itself go on.
+            sole = sole_exception(group)
+            if sole is group:
+                raise
+            if sole is exc:
+                return False
+            raise sole from None
 
 
 class ReplayTransport(_SingleUse):
@@ -190,6 +201,13 @@ class ReplayTransport(_SingleUse):
                 return
             if prefix < len(outs):
                 tg.start_soon(_deliver_later, to_client, outs[prefix:], anyio.current_time())
+            if any(out.close for out in outs):
+                # The recorded server exited here: end the session as it did. The client reads
+                # what was sent, then the end of the stream; its later requests fail at once.
+                await from_client.aclose()
+                if prefix == len(outs):
+                    await to_client.aclose()
+                return
 
     def _engine_failed(self, wire: Any, exc: Exception) -> list[Out]:
         text = f"harn-mcp-mock replay engine failed: {type(exc).__name__}: {exc}"
@@ -330,7 +348,11 @@ class RecordTransport(_SingleUse):
     Every message is redacted (``redact_policy``, or the default policy, told the server's argv
     and environment) and recorded as it crosses the seam; on exit the cassette is written to
     ``cassette`` atomically and kept in :attr:`cassette`. The server inherits our environment
-    with ``env`` laid over it. A transport can be entered once.
+    with ``env`` laid over it. While recording it holds the cassette's claim
+    (:mod:`harn_mcp_mock.cassette.claim`): a cassette another live process is recording fails
+    with :class:`~harn_mcp_mock.errors.CassetteBusyError` naming it (``claim``: one already
+    held, as :func:`cassette_transport` passes for record mode ``once``). A transport can be
+    entered once.
     """
 
     def __init__(
@@ -342,6 +364,7 @@ class RecordTransport(_SingleUse):
         env: Mapping[str, str] | None = None,
         cwd: PathLike | None = None,
         errlog: TextIO | None = None,
+        claim: CassetteClaim | None = None,
     ) -> None:
         if isinstance(command, str) or not command:
             raise UsageError(
@@ -353,23 +376,28 @@ class RecordTransport(_SingleUse):
         self.env = dict(env or {})
         self.cwd = cwd
         self.errlog = errlog
+        self._claim = claim
         self.cassette: Cassette | None = None
         """The recorded cassette, set when the transport exits."""
 
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[TransportStreams]:
+        from harn_mcp_mock.cassette.claim import recording_claim
+
+        __tracebackhide__ = True
+        claim, self._claim = self._claim, None
+        with recording_claim(self.path, claim):  # one recorder per cassette (cassette/claim.py)
+            async with self._record() as streams:
+                yield streams
+
+    @asynccontextmanager
+    async def _record(self) -> AsyncIterator[TransportStreams]:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        from harn_mcp_mock.cassette.model import journal_path
         from harn_mcp_mock.record.recorder import Recorder
         from harn_mcp_mock.record.session import load_policy
 
-        if journal_path(self.path).exists():
-            raise CassetteError(
-                "an unfinished recording is in the way: run `harn mcp mock recover --cassette "
-                f"{self.path}` to keep it, or delete {journal_path(self.path).name}",
-                path=journal_path(self.path),
-            )
+        __tracebackhide__ = True
         policy = load_policy(Path(self.redact_policy) if self.redact_policy is not None else None)
         server_env = {**os.environ, **self.env}
         redactor = policy.redactor(argv=list(self.command), env=server_env)
@@ -470,6 +498,11 @@ class EpisodesTransport(_SingleUse):
         import anyio
         from mcp.shared.message import SessionMessage
 
+        from harn_mcp_mock.cassette.claim import CassetteClaim
+
+        # Fail fast, naming the holder, when another process records this cassette; the child
+        # takes the claim itself for the whole session.
+        CassetteClaim(self.path).acquire().release()
         with tempfile.TemporaryDirectory(prefix="harn-episodes-") as scratch:
             report_path = Path(scratch) / "report.json"
             try:
@@ -548,6 +581,7 @@ def _report_from(data: Mapping[str, Any]) -> ReplayReport:
         misses=list(data.get("misses", [])),
         answer_mismatches=list(data.get("answer_mismatches", [])),
         unused=list(data.get("unused", [])),
+        unanswered=list(data.get("unanswered", [])),
     )
 
 
@@ -567,6 +601,7 @@ def cassette_transport(
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
+    claim_timeout: float | None = None,
 ) -> ReplayTransport | RecordTransport | EpisodesTransport:
     """The transport the record ``mode`` asks for: replay ``path``, or record it through ``command``.
 
@@ -574,10 +609,30 @@ def cassette_transport(
     yet, else replays; ``all`` always records; ``new_episodes`` replays what the cassette holds and
     forwards the rest to ``command``, appending it (:class:`EpisodesTransport`), or records the
     whole session when there is no cassette yet.
+
+    Parallel runs (pytest-xdist workers, several processes) share cassettes safely: in ``once``
+    mode, when another live process is recording ``path``, this call waits for it (up to
+    ``claim_timeout`` seconds, default 300; then :class:`~harn_mcp_mock.errors.CassetteBusyError`)
+    and replays what it wrote; ``all`` and ``new_episodes`` fail at once with a
+    ``CassetteBusyError`` naming that process.
     """
     record_mode = parse_record_mode(mode)
     path = Path(path)
-    records = record_mode is RecordMode.ALL or (record_mode is RecordMode.ONCE and not path.exists())
+    claim: CassetteClaim | None = None
+    if record_mode is RecordMode.ONCE and command:
+        from harn_mcp_mock.cassette.claim import DEFAULT_WAIT, claim_once
+
+        def waiting(holder: Holder | None) -> None:
+            if on_event is not None:
+                who = holder.describe() if holder is not None else "another process"
+                on_event(f"waiting for {who} to finish recording {path}, then replaying it")
+
+        claim = claim_once(
+            path, timeout=DEFAULT_WAIT if claim_timeout is None else claim_timeout, on_wait=waiting
+        )
+    records = record_mode is RecordMode.ALL or claim is not None
+    if record_mode is RecordMode.ONCE and not command and not path.exists():
+        records = True  # the UsageError below says a command is needed
     if record_mode is RecordMode.NEW_EPISODES and path.exists():
         if not command:
             raise UsageError(
@@ -594,7 +649,12 @@ def cassette_transport(
                 f"record mode {record_mode.value} records {path}, so it needs command=[...], "
                 "the live server's argv"
             )
-        return RecordTransport(path, command, redact_policy=redact_policy, env=env, cwd=cwd)
+        try:
+            return RecordTransport(path, command, redact_policy=redact_policy, env=env, cwd=cwd, claim=claim)
+        except BaseException:
+            if claim is not None:
+                claim.release()
+            raise
     return ReplayTransport(
         path,
         ignore_paths=ignore_paths,
@@ -665,21 +725,30 @@ async def _session_over(
 ) -> AsyncIterator[ReplaySession]:
     from mcp import ClientSession
 
-    async with transport as (read_stream, write_stream):
-        session = ClientSession(
-            read_stream,
-            write_stream,
-            sampling_callback=sampling_callback,
-            elicitation_callback=elicitation_callback,
-            list_roots_callback=list_roots_callback,
-            logging_callback=logging_callback,
-            message_handler=message_handler,
-            client_info=client_info,
-        )
-        async with session:
-            if initialize:
-                await _handshake(session, transport)
-            yield ReplaySession(session, transport)
+    __tracebackhide__ = True
+    # The SDK session and the transports run task groups, which wrap an error of the block in
+    # (nested) exception groups; the caller gets the error itself, to read and to catch.
+    try:
+        async with transport as (read_stream, write_stream):
+            session = ClientSession(
+                read_stream,
+                write_stream,
+                sampling_callback=sampling_callback,
+                elicitation_callback=elicitation_callback,
+                list_roots_callback=list_roots_callback,
+                logging_callback=logging_callback,
+                message_handler=message_handler,
+                client_info=client_info,
+            )
+            async with session:
+                if initialize:
+                    await _handshake(session, transport)
+                yield ReplaySession(session, transport)
+    except BaseExceptionGroup as group:
+        sole = sole_exception(group)
+        if sole is group:
+            raise
+        raise sole from None
 
 
 @asynccontextmanager
@@ -696,6 +765,7 @@ async def open_replay(
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
+    claim_timeout: float | None = None,
     sampling_callback: SamplingFnT | None = None,
     elicitation_callback: ElicitationFnT | None = None,
     list_roots_callback: ListRootsFnT | None = None,
@@ -717,6 +787,7 @@ async def open_replay(
         env=env,
         cwd=cwd,
         on_event=on_event,
+        claim_timeout=claim_timeout,
     )
     async with _session_over(
         transport,
@@ -745,6 +816,7 @@ async def replay_session(
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
+    claim_timeout: float | None = None,
     sampling_callback: SamplingFnT | None = None,
     elicitation_callback: ElicitationFnT | None = None,
     list_roots_callback: ListRootsFnT | None = None,
@@ -773,6 +845,7 @@ async def replay_session(
         env=env,
         cwd=cwd,
         on_event=on_event,
+        claim_timeout=claim_timeout,
         sampling_callback=sampling_callback,
         elicitation_callback=elicitation_callback,
         list_roots_callback=list_roots_callback,

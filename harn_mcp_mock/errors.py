@@ -9,7 +9,8 @@ line or field at fault (never a secret, never a traceback)::
     ├── CassetteError                 exit 3  a cassette could not be read or written
     │   ├── CassetteFormatError               not JSON, or not the shape the schema says
     │   ├── CassetteVersionError              written by a newer format version
-    │   └── CassetteIntegrityError            a CAS blob is missing or altered
+    │   ├── CassetteIntegrityError            a CAS blob is missing or altered
+    │   └── CassetteBusyError                 another live process is recording the cassette
     ├── TapeError                     exit 3  an event tape could not be read or written
     │   ├── TapeFormatError                   not NDJSON, or not the shape docs/tape.md describes
     │   ├── TapeVersionError                  written by a newer tape format version
@@ -24,6 +25,8 @@ line or field at fault (never a secret, never a traceback)::
     ├── HarnessStoreError             exit 3  the mock Harness's SQLite file cannot be opened or used
     ├── ServerError                   exit 4  the MCP server could not be started or failed
     │   └── ServerStartError                  the command could not be spawned
+    ├── NothingRecordedError          exit 5  a recording saw no client message: the cassette
+    │                                         was left as it was (``record --allow-empty``)
     ├── TestbenchError                exit 2  the testbench was misused (nested, contradictory flags)
     ├── LlmFixtureError               exit 1  an LLM call had no fixture left, or diverged
     ├── ProcessTapeDivergenceError    exit 1  a subprocess call differs from the replayed tape
@@ -79,6 +82,17 @@ class CassetteIntegrityError(CassetteError):
     pass
 
 
+class CassetteBusyError(CassetteError):
+    """Another live process holds the cassette's recording claim; ``holder`` names it when known."""
+
+    def __init__(
+        self, message: str, *, path: str | Path | None = None, where: str | None = None, holder: object = None
+    ) -> None:
+        super().__init__(message, path=path, where=where)
+        self.holder = holder
+        """The :class:`~harn_mcp_mock.cassette.claim.Holder` of the claim (None when unreadable)."""
+
+
 class TapeError(HarnError):
     exit_code = 3
 
@@ -128,6 +142,13 @@ class ServerStartError(ServerError):
     pass
 
 
+class NothingRecordedError(HarnError):
+    """The client sent no message while recording (stdin from /dev/null, a client that never
+    spoke, Ctrl-C before it did): an existing cassette is kept unchanged and no new one is written."""
+
+    exit_code = 5
+
+
 class TestbenchError(HarnError):
     __test__ = False  # not a pytest test class
     exit_code = 2
@@ -158,3 +179,17 @@ class NetworkDeniedError(HarnError, ConnectionRefusedError):
 
     def __str__(self) -> str:
         return self.message
+
+
+def sole_exception(exc: BaseException) -> BaseException:
+    """The one error inside nested exception groups (anyio task groups wrap what their tasks
+    raise), so a user sees it and can catch it; ``exc`` itself when it is no group or holds several."""
+    leaves: list[BaseException] = []
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(reversed(current.exceptions))
+        else:
+            leaves.append(current)
+    return leaves[0] if len(leaves) == 1 else exc

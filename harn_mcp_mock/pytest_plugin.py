@@ -46,6 +46,8 @@ CASSETTE_DIR = "cassettes"
 SUFFIX = ".cassette.json"
 MODE_CHOICES = [m.value for m in RecordMode] + list(ALIASES)
 ALLOW_ABSOLUTE_INI = "mcp_mock_allow_absolute_paths"
+CLAIM_TIMEOUT_INI = "mcp_mock_claim_timeout"
+DEFAULT_CLAIM_TIMEOUT = "300"  # = harn_mcp_mock.cassette.claim.DEFAULT_WAIT (not imported at start-up)
 MAX_NAME = 120
 
 MARKER_OPTIONS = frozenset(
@@ -88,6 +90,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="let @pytest.mark.mcp_mock name an absolute cassette path outside the test's cassettes/ folder",
     )
+    parser.addini(
+        CLAIM_TIMEOUT_INI,
+        type="string",
+        default=DEFAULT_CLAIM_TIMEOUT,
+        help=(
+            "seconds --mcp-record-mode=once waits for another process (a pytest-xdist worker) that is "
+            f"recording the same cassette, then replays it (default {DEFAULT_CLAIM_TIMEOUT})"
+        ),
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -101,20 +112,78 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
+    """A harn-mcp-mock error setting up the fixture (bad marker, no cassette) shows as its one line."""
+    try:
+        return (yield)
+    except BaseException as exc:
+        short = short_failure(item, exc)
+        if short is None:
+            raise
+        raise pytest.fail.Exception(short, pytrace=False) from None
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    """Fail a test that passed but left misses or unused interactions in a closed session."""
+    """Fail a test that passed but left misses or unused interactions in a closed session.
+
+    A test that failed on a replay miss or a harn-mcp-mock error shows the test's own line and
+    that error, not the SDK's or this plugin's source, nor the task groups' exception groups.
+    """
     mock = getattr(item, "funcargs", {}).get("mcp_mock")
     try:
         result = yield
-    except BaseException:
+    except BaseException as exc:
         if isinstance(mock, MCPMock):
             mock._test_failed = True
-        raise
+        short = short_failure(item, exc)
+        if short is None:
+            raise
+        raise pytest.fail.Exception(short, pytrace=False) from None
     if isinstance(mock, MCPMock):
         problems = mock._take_problems()
         if problems:
             pytest.fail(problems, pytrace=False)
     return result
+
+
+def short_failure(item: pytest.Item, exc: BaseException) -> str | None:
+    """The failure text for a replay miss or a harn-mcp-mock error: the test's line, then the error.
+
+    None for any other error, which pytest shows as usual, and in an ``xfail`` test (whose
+    ``raises=`` must still see the error's own type).
+    """
+    from harn_mcp_mock.errors import HarnError, sole_exception
+
+    error = sole_exception(exc)
+    if not (isinstance(error, HarnError) or _is_miss(error)) or item.get_closest_marker("xfail"):
+        return None
+    text = f"{type(error).__name__}: {error}"
+    where = _test_line(item, error)
+    return f"{text}\n  at {where}" if where else text
+
+
+def _is_miss(error: BaseException) -> bool:
+    """An ``MCPError`` carrying the replay's miss code (what a request no recording matches raises)."""
+    from harn_mcp_mock.replay.engine import CASSETTE_MISS
+
+    return type(error).__name__ == "MCPError" and getattr(error, "code", None) == CASSETTE_MISS
+
+
+def _test_line(item: pytest.Item, error: BaseException) -> str:
+    """``test_x.py:12: <source line>``: the innermost frame of the test's own file, if any."""
+    import linecache
+
+    test_file = os.path.normcase(os.path.abspath(item.path))
+    found = ""
+    tb = error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if os.path.normcase(os.path.abspath(filename)) == test_file:
+            line = linecache.getline(filename, tb.tb_lineno).strip()
+            found = f"{item.path.name}:{tb.tb_lineno}: {line}"
+        tb = tb.tb_next
+    return found
 
 
 # --- cassette paths --------------------------------------------------------------------------
@@ -241,6 +310,8 @@ class MCPMock:
     options: MockOptions = field(default_factory=MockOptions)
     display_path: str = ""
     """``path`` as failure messages show it (relative to the rootdir when inside it)."""
+    claim_timeout: float | None = None
+    """Seconds ``once`` waits for another process recording this cassette (None: the default)."""
     _uses: list[_Use] = field(default_factory=list, repr=False)
     _recorded: bool = field(default=False, repr=False)
     _test_failed: bool = field(default=False, repr=False)
@@ -249,6 +320,7 @@ class MCPMock:
 
     def transport(self) -> ReplayTransport | RecordTransport | EpisodesTransport:
         """An ``mcp`` transport for ``mcp.Client(mcp_mock.transport())`` (replaying or recording)."""
+        __tracebackhide__ = True
         from harn_mcp_mock.api import RecordTransport, cassette_transport
         from harn_mcp_mock.cassette.model import journal_path
         from harn_mcp_mock.replay.engine import Repeat
@@ -277,6 +349,7 @@ class MCPMock:
             redact_policy=self.options.redact_policy,
             env=self.options.env,
             cwd=self.options.cwd,
+            claim_timeout=self.claim_timeout,
         )
         if isinstance(transport, RecordTransport):
             # One recording per test: later sessions replay what this one recorded.
@@ -299,6 +372,8 @@ class MCPMock:
     ) -> AsyncIterator[ClientSession]:
         """An initialized ``mcp.ClientSession`` over this test's cassette (see ``replay_session``)."""
         from harn_mcp_mock.api import _session_over
+
+        __tracebackhide__ = True
 
         async with _session_over(
             self.transport(),
@@ -389,6 +464,11 @@ def describe_problems(
             f"  - in {a.get('method')} (seq {a.get('seq')}): recorded {a.get('recorded')}, got {a.get('got')}"
             for a in report.answer_mismatches
         ]
+    if report.unanswered:
+        lines.append(f"{len(report.unanswered)} request(s) were recorded without an answer:")
+        lines += [
+            f"  - {u.get('method')} (id {u.get('id')!r}): {u.get('explanation')}" for u in report.unanswered
+        ]
     if not lines:
         return ""
     hints = []
@@ -399,9 +479,8 @@ def describe_problems(
     if report.answer_mismatches and not allow_answer_mismatches:
         hints.append("allow_answer_mismatches=True")
     head = f"harn-mcp-mock: the replay of {path} did not go as recorded."
-    tail = (
-        f"Re-record with --mcp-record-mode=all (needs command=[...]), or accept this with "
-        f"@pytest.mark.{MARKER}({', '.join(hints)})."
+    tail = "Re-record with --mcp-record-mode=all (needs command=[...])" + (
+        f", or accept this with @pytest.mark.{MARKER}({', '.join(hints)})." if hints else "."
     )
     return "\n".join([head, *lines, tail])
 
@@ -434,7 +513,14 @@ def mcp_mock(request: pytest.FixtureRequest, mcp_mock_config: Mapping[str, Any])
     mode = parse_record_mode(request.config.getoption("--mcp-record-mode") or "none")
     root = request.config.rootpath
     display = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-    mock = MCPMock(path, mode, options, display)
+    raw_timeout = str(request.config.getini(CLAIM_TIMEOUT_INI) or DEFAULT_CLAIM_TIMEOUT)
+    try:
+        claim_timeout = float(raw_timeout)
+    except ValueError:
+        raise UsageError(
+            f"{CLAIM_TIMEOUT_INI} must be a number of seconds, not {raw_timeout!r}", where="pytest ini"
+        ) from None
+    mock = MCPMock(path, mode, options, display, claim_timeout)
     yield mock
     problems = mock._take_problems()
     if problems and not mock._test_failed:

@@ -252,7 +252,8 @@ def test_a_marker_path_that_escapes_the_cassettes_folder_is_refused(
     )
     result = run(project)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*PathEscapeError: *escapes the test's cassette folder*"])
+    result.stdout.fnmatch_lines(["PathEscapeError: *escapes the test's cassette folder*"])
+    assert "pytest_plugin.py" not in result.stdout.str()  # one line, not the plugin's source
 
 
 def test_absolute_cassette_paths_are_allowed_by_an_ini_option(
@@ -418,3 +419,112 @@ def test_the_docs_example_records_once_then_replays(project: pytest.Pytester) ->
     )
     assert cassette.exists()
     run(project).assert_outcomes(passed=1)
+
+
+# --- what a failure shows --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("client", ["session", "mcp.Client"])
+def test_an_uncaught_miss_shows_the_miss_not_the_plugin_or_exception_groups(
+    project: pytest.Pytester, client: str
+) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_miss.cassette.json", "hi")
+    opened = (
+        "mcp_mock.session() as session"
+        if client == "session"
+        else "__import__('mcp').Client(mcp_mock.transport()) as session"
+    )
+    project.makepyfile(
+        test_echo=f"""
+        async def test_miss(mcp_mock):
+            async with {opened}:
+                await session.call_tool("echo", {{"text": "nope"}})
+        """
+    )
+    result = run(project)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "MCPError: harn-mcp-mock replay: no recorded interaction matches this tools/call request: *"
+            "params.arguments.text: recorded 'hi', got 'nope'",
+            '  at test_echo.py:3: await session.call_tool("echo", {"text": "nope"})',
+        ]
+    )
+    output = result.stdout.str()
+    assert "ExceptionGroup" not in output and "Exception Group" not in output
+    assert "pytest_plugin.py" not in output and "harn_mcp_mock/api.py" not in output
+    assert "site-packages" not in output
+
+
+def test_a_miss_escapes_the_session_block_as_itself_so_tests_can_catch_it(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_miss.cassette.json", "hi")
+    project.makepyfile(
+        test_echo="""
+        import pytest
+        from mcp.shared.exceptions import MCPError
+
+        @pytest.mark.mcp_mock(allow_misses=True, allow_unused=True)
+        async def test_miss(mcp_mock):
+            with pytest.raises(MCPError, match="got 'nope'"):
+                async with mcp_mock.session() as session:
+                    await session.call_tool("echo", {"text": "nope"})
+        """
+    )
+    run(project).assert_outcomes(passed=1)
+
+
+def test_a_harn_error_is_its_one_line_and_the_tests_line_without_the_plugin_source(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(test_echo=ECHO_TEST.format(marker="", name="test_canary"))
+    result = run(project)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "CassetteError: *test_canary.cassette.json: no such cassette*",
+            "  at test_echo.py:5: async with mcp_mock.session() as session:",
+        ]
+    )
+    assert "pytest_plugin.py" not in result.stdout.str()
+
+
+def test_the_documented_asyncio_config_gives_no_warning(pytester: pytest.Pytester) -> None:
+    """The pyproject block docs/pytest-plugin.md tells users to add, verbatim, under ``-W error``."""
+    doc = (REPO / "docs" / "pytest-plugin.md").read_text()
+    block = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert "asyncio_mode" in block
+    pytester.makefile(".toml", pyproject=block)
+    echo_cassette(pytester.path / "cassettes" / "test_echo" / "test_hi.cassette.json", "hi")
+    pytester.makepyfile(
+        test_echo=ECHO_TEST.format(marker="", name="test_hi")
+        + """
+
+@pytest.fixture
+async def greeting():
+    return "hi"
+
+
+async def test_an_async_fixture(greeting):
+    assert greeting == "hi"
+"""
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN, "-W", "error", "-p", "no:cacheprovider", timeout=120)
+    result.assert_outcomes(passed=2)
+    assert "Warning" not in result.stdout.str() + result.stderr.str()
+
+
+def test_an_xfail_test_still_sees_the_miss_as_its_own_type(project: pytest.Pytester) -> None:
+    echo_cassette(project.path / "cassettes" / "test_echo" / "test_miss.cassette.json", "hi")
+    project.makepyfile(
+        test_echo="""
+        import pytest
+        from mcp.shared.exceptions import MCPError
+
+        @pytest.mark.xfail(raises=MCPError, strict=True)
+        @pytest.mark.mcp_mock(allow_misses=True, allow_unused=True)
+        async def test_miss(mcp_mock):
+            async with mcp_mock.session() as session:
+                await session.call_tool("echo", {"text": "nope"})
+        """
+    )
+    run(project).assert_outcomes(xfailed=1)

@@ -108,24 +108,210 @@ def test_a_server_that_ignores_eof_and_sigterm_is_killed_after_the_grace_period(
     assert load_cassette(cassette).meta["exit"] == {"code": None, "signal": "SIGKILL", "reason": "client-eof"}
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signals_are_forwarded_and_the_cassette_is_finished(tmp_path: Path, sig: signal.Signals) -> None:
+STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+@pytest.mark.parametrize("sig", STOP_SIGNALS, ids=lambda s: s.name)
+def test_a_stop_signal_says_so_closes_the_servers_stdin_and_finishes_the_cassette(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     cassette = tmp_path / "a.cassette.json"
-    proc = subprocess.Popen(record_cmd(cassette, "graceful"), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin and proc.stdout
+    proc = subprocess.Popen(
+        record_cmd(cassette, "graceful"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
     proc.stdin.write(req(1))
     proc.stdin.flush()
     assert proc.stdout.readline().startswith(b'{"result"')
     proc.send_signal(sig)
+    again = "Ctrl-C" if sig == signal.SIGINT else sig.name
+    expected = f"stopping: waiting up to 0.5 s for the server to exit ({again} again to kill it)"
+    assert expected in proc.stderr.readline().decode()
     out = proc.stdout.read()  # to EOF, stdin still open: only the signal ends this session
-    assert proc.wait(timeout=WAIT) == 0
-    proc.stdin.close()
-    proc.stdout.close()
-    assert f"bye {int(sig)}".encode() in out
+    assert proc.wait(timeout=WAIT) == 0  # the server exited by itself at the end of its input
+    stderr = proc.stderr.read().decode()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        pipe.close()
+    assert b"bye eof" in out  # what the server wrote while stopping reached the client
+    assert "Traceback" not in stderr
     loaded = load_cassette(cassette)
-    assert loaded.meta["exit"]["reason"] == f"signal:{sig.name}"
+    assert loaded.meta["exit"] == {"code": 0, "signal": None, "reason": f"signal:{sig.name}"}
     assert loaded.messages[-1].method == "notifications/message"
     assert not journal_path(cassette).exists()
+
+
+def test_ctrl_c_stops_a_real_server_without_a_traceback_and_writes_the_cassette(tmp_path: Path) -> None:
+    cassette = tmp_path / "time.cassette.json"
+    server = str(Path(sys.executable).parent / "mcp-server-time")
+    cmd = [sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(cassette), "--", server]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin and proc.stdout and proc.stderr
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    proc.stdin.write(req(0, "initialize", **init))
+    proc.stdin.flush()
+    assert b'"serverInfo"' in proc.stdout.readline()
+    proc.send_signal(signal.SIGINT)
+    assert "stopping: waiting up to 5 s for the server to exit" in proc.stderr.readline().decode()
+    assert proc.wait(timeout=WAIT) == 0
+    stderr = proc.stderr.read().decode()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        pipe.close()
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    assert f"wrote {cassette} (1 client, 1 server" in stderr
+    loaded = load_cassette(cassette)
+    assert [m.method for m in loaded.messages if m.direction == "client"] == ["initialize"]
+    assert loaded.meta["exit"]["reason"] == "signal:SIGINT"
+
+
+def test_a_second_ctrl_c_kills_a_server_that_will_not_stop_and_keeps_what_was_recorded(
+    tmp_path: Path,
+) -> None:
+    cassette = tmp_path / "a.cassette.json"
+    proc = subprocess.Popen(
+        record_cmd(cassette, "stubborn", grace="600"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    proc.stdin.write(req(1))
+    proc.stdin.flush()
+    assert proc.stdout.readline().startswith(b'{"result"')
+    proc.send_signal(signal.SIGINT)
+    assert "waiting up to 600 s" in proc.stderr.readline().decode()
+    assert proc.poll() is None  # said at once, while it waits (600 s) for the server
+    proc.send_signal(signal.SIGINT)
+    assert "killing the server (SIGKILL)" in proc.stderr.readline().decode()
+    assert proc.wait(timeout=WAIT) == 128 + signal.SIGKILL
+    stderr = proc.stderr.read().decode()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        pipe.close()
+    assert "Traceback" not in stderr
+    loaded = load_cassette(cassette)
+    assert loaded.meta["exit"] == {"code": None, "signal": "SIGKILL", "reason": "signal:SIGINT"}
+    assert [(m.direction, m.kind) for m in loaded.messages] == [("client", "request"), ("server", "response")]
+    assert not journal_path(cassette).exists()
+
+
+def test_sigterm_after_the_client_closed_stdin_stops_the_server_at_once(tmp_path: Path) -> None:
+    """What MCP hosts do: close the server's stdin, then SIGTERM it. The recorder does not make
+    the host wait out --shutdown-timeout (here 600 s): the server gets SIGTERM now."""
+    cassette = tmp_path / "a.cassette.json"
+    proc = subprocess.Popen(
+        record_cmd(cassette, "linger", grace="600"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    proc.stdin.write(req(1))
+    proc.stdin.close()
+    assert proc.stdout.readline().startswith(b'{"result"')
+    assert b'"eof"' in proc.stdout.readline()  # the server saw its stdin close: the proxy is waiting
+    proc.send_signal(signal.SIGTERM)
+    assert "sending it SIGTERM" in proc.stderr.readline().decode()
+    assert proc.wait(timeout=WAIT) == 0  # the server's own SIGTERM handler exits 0
+    stderr = proc.stderr.read().decode()
+    proc.stdout.close()
+    proc.stderr.close()
+    assert "Traceback" not in stderr
+    loaded = load_cassette(cassette)
+    assert loaded.meta["exit"] == {"code": 0, "signal": None, "reason": "client-eof"}
+    assert loaded.messages[-1].message["params"] == {"data": "bye 15"}
+
+
+# --- record never clobbers a good cassette ------------------------------------------------------
+
+
+def good_cassette(tmp_path: Path) -> tuple[Path, bytes]:
+    cassette = tmp_path / "good.cassette.json"
+    assert run(record_cmd(cassette, "echo"), req(1)).returncode == 0
+    return cassette, cassette.read_bytes()
+
+
+def assert_one_line_nothing_recorded(result_stderr: bytes, kept: bool) -> None:
+    lines = result_stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert "nothing recorded: the client sent no message" in lines[0]
+    assert ("kept the existing cassette unchanged" in lines[0]) is kept
+    assert "--allow-empty" in lines[0]
+
+
+def test_record_from_dev_null_keeps_an_existing_cassette_byte_for_byte(tmp_path: Path) -> None:
+    cassette, before = good_cassette(tmp_path)
+    result = subprocess.run(
+        record_cmd(cassette, "echo"), stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT
+    )
+    assert result.returncode == 5
+    assert_one_line_nothing_recorded(result.stderr, kept=True)
+    assert cassette.read_bytes() == before
+    assert not journal_path(cassette).exists()
+
+
+def test_record_from_dev_null_writes_no_new_cassette_unless_allow_empty(tmp_path: Path) -> None:
+    cassette = tmp_path / "new.cassette.json"
+    result = subprocess.run(
+        record_cmd(cassette, "big", "5000"), stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT
+    )
+    assert result.returncode == 5
+    assert_one_line_nothing_recorded(result.stderr, kept=False)
+    assert sorted(tmp_path.iterdir()) == []  # no cassette, no journal, no blob folder
+    cmd = record_cmd(cassette, "echo")
+    allowed = subprocess.run(
+        [*cmd[:4], "--allow-empty", *cmd[4:]], stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT
+    )
+    assert allowed.returncode == 0, allowed.stderr
+    assert load_cassette(cassette).messages == []
+
+
+def test_ctrl_c_before_the_client_says_anything_keeps_the_cassette(tmp_path: Path) -> None:
+    cassette, before = good_cassette(tmp_path)
+    env = {**os.environ, "FAKE_ANNOUNCE": "1"}
+    proc = subprocess.Popen(
+        record_cmd(cassette, "echo"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    assert b'"ready"' in proc.stdout.readline()  # the proxy runs, the server spoke; the client did not
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=WAIT) == 5
+    stderr = proc.stderr.read()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        pipe.close()
+    assert b"stopping: waiting up to 0.5 s" in stderr
+    assert_one_line_nothing_recorded(stderr.split(b"\n", 1)[1], kept=True)
+    assert cassette.read_bytes() == before
+    assert not journal_path(cassette).exists()
+
+
+def test_replay_modes_that_record_keep_the_cassette_when_the_client_sent_nothing(tmp_path: Path) -> None:
+    cassette, before = good_cassette(tmp_path)
+    server = ["--", sys.executable, FAKE, "echo"]
+    replay = [sys.executable, "-m", "harn_mcp_mock", "replay", "--cassette"]
+    result = subprocess.run(
+        [*replay, str(cassette), "--mode", "all", *server],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=WAIT,
+    )
+    assert result.returncode == 5
+    assert cassette.read_bytes() == before
+    fresh = tmp_path / "fresh.cassette.json"
+    result = subprocess.run(
+        [*replay, str(fresh), "--mode", "once", *server],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=WAIT,
+    )
+    assert result.returncode == 5
+    assert "nothing recorded" in result.stderr.decode()
+    assert not fresh.exists() and not journal_path(fresh).exists()
 
 
 def test_a_killed_proxy_leaves_a_journal_that_recovers_and_no_orphan_server(tmp_path: Path) -> None:

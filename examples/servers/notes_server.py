@@ -9,9 +9,13 @@ speaks both handshakes exactly as a real SDK server does. Run it through the rec
 from __future__ import annotations
 
 import os
-from typing import TypedDict
+from typing import Any, TypedDict
 
+import anyio
+import mcp_types
 from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 server = MCPServer("notes", instructions="A tiny notes store for harn-mcp-mock demos.")
 
@@ -65,5 +69,50 @@ def summarise(name: str) -> str:
     return f"Summarise this note in one sentence:\n\n{_NOTES.get(name, '')}"
 
 
+async def serve_stdio() -> None:
+    """``server.run()``, except that at end of input every request already read is answered.
+
+    The SDK's stdio loop stops at end of input and drops the requests still being handled, so a
+    client that writes its requests and closes stdin (the quickstart does) would lose the last
+    answer. Here the server's input stays open until each request read has its response.
+    """
+    async with stdio_server() as (wire_in, wire_out):
+        to_server, server_in = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        server_out, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+        pending: set[Any] = set()
+        answered = anyio.Event()
+
+        async def pump_in() -> None:
+            nonlocal answered
+            async with to_server:
+                async for item in wire_in:
+                    message = item.message if isinstance(item, SessionMessage) else None
+                    if isinstance(message, mcp_types.JSONRPCRequest):
+                        pending.add(message.id)
+                    elif isinstance(message, mcp_types.JSONRPCNotification) and message.method == (
+                        "notifications/cancelled"
+                    ):
+                        pending.discard((message.params or {}).get("requestId"))
+                    await to_server.send(item)
+                while pending:  # end of input: wait for the answers still owed
+                    answered = anyio.Event()
+                    await answered.wait()
+
+        async def pump_out() -> None:
+            async with from_server, wire_out:
+                async for item in from_server:
+                    await wire_out.send(item)
+                    if isinstance(item.message, mcp_types.JSONRPCResponse | mcp_types.JSONRPCError):
+                        pending.discard(item.message.id)
+                        answered.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump_in)
+            tg.start_soon(pump_out)
+            low = server._lowlevel_server
+            async with server_out:
+                await low.run(server_in, server_out, low.create_initialization_options())
+
+
 if __name__ == "__main__":
-    server.run()
+    anyio.run(serve_stdio)

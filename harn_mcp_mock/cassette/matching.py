@@ -6,6 +6,12 @@ by default: progressToken, clientInfo, trace context, which the 2026-07-28 proto
 every request, plus user-given JSON pointers) and (3) replacing numbered redaction placeholders
 with a number-free one. The JSON-RPC ``id`` is never part of the key. Handshake methods match on
 the method alone. Lookups are dict lookups: O(1) in the size of the cassette.
+
+A 2026-07-28 multi-round-trip retry carries ``params.requestState`` (opaque server state, new on
+every run) and ``params.inputResponses`` (the client's answers to the server's ``inputRequests``,
+keyed by the server's ids). Neither value is part of the key, like an ``id``: a retry matches
+on the presence of the state and on the ids it answers, and an answer that differs from the
+recording is the replay engine's to report (``answer_mismatches``), not a miss.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip_repr
 
 DEFAULT_IGNORE = ("/params/_meta",)
+OPAQUE = "[OPAQUE]"
+"""What stands for a ``requestState`` value and for each ``inputResponses`` answer in a key."""
 METHOD_ONLY = frozenset({"initialize", "server/discover"})
 
 _PLACEHOLDER_BYTES = re.compile(PLACEHOLDER_RE.pattern.encode())
@@ -86,6 +94,8 @@ class Matcher:
         view: Any = {"method": message.get("method"), "params": message.get("params")}
         if view["params"] is None:
             del view["params"]
+        elif isinstance(view["params"], dict):
+            view["params"] = _without_round_trip_values(view["params"])
         for path in self.ignore:
             view = drop_path(view, path)
         return view  # type: ignore[no-any-return]
@@ -98,6 +108,19 @@ class Matcher:
         if b"[REDACTED" in data:
             data = _PLACEHOLDER_BYTES.sub(b"[REDACTED]", data)
         return data
+
+
+def _without_round_trip_values(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with a multi-round-trip retry's state and answers masked (see the module doc)."""
+    if "requestState" not in params and "inputResponses" not in params:
+        return params
+    out = dict(params)
+    if "requestState" in out:
+        out["requestState"] = OPAQUE
+    responses = out.get("inputResponses")
+    if isinstance(responses, dict):
+        out["inputResponses"] = dict.fromkeys(responses, OPAQUE)
+    return out
 
 
 def explain_miss(
@@ -175,14 +198,10 @@ def _diff_lines(diff: Any) -> list[str]:
             items = [(e, None) for e in entries]
         for path, detail in items:
             where = _path(str(path))
-            if change == "values_changed" and isinstance(detail, dict):
-                lines.append(
-                    f"{where}: recorded {_short(detail['old_value'])}, got {_short(detail['new_value'])}"
-                )
-            elif change == "type_changes" and isinstance(detail, dict):
-                lines.append(
-                    f"{where}: recorded {_short(detail['old_value'])}, got {_short(detail['new_value'])}"
-                )
+            if change in ("values_changed", "type_changes") and isinstance(detail, dict):
+                line = _changed(where, detail["old_value"], detail["new_value"])
+                if line is not None:
+                    lines.append(line)
             elif change.endswith("_added"):
                 lines.append(f"{where}: not in the recording")
             elif change.endswith("_removed"):
@@ -190,6 +209,23 @@ def _diff_lines(diff: Any) -> list[str]:
             else:
                 lines.append(f"{where}: {change}")
     return sorted(lines)
+
+
+def _changed(where: str, old: Any, new: Any) -> str | None:
+    """One changed value. A recorded value that was redacted is never compared by its text: the
+    same placeholder up to its number is no difference (matching ignores the numbers), and a
+    request value that replay's policy left unredacted where the recording held a secret is
+    named as different without being shown (it may be the secret itself)."""
+    if isinstance(old, str) and PLACEHOLDER_RE.search(old):
+        if isinstance(new, str) and PLACEHOLDER_RE.sub("#", new) == PLACEHOLDER_RE.sub("#", old):
+            return None
+        if isinstance(new, str) and PLACEHOLDER_RE.search(new):
+            shown = _short(new)
+        else:
+            size = len(new) if isinstance(new, str) else len(repr(new))
+            shown = f"a different value, not redacted by this policy ({size} characters, not shown)"
+        return f"{where}: recorded {_short(old)} (redacted when recorded), got {shown}"
+    return f"{where}: recorded {_short(old)}, got {_short(new)}"
 
 
 def _path(deepdiff_path: str) -> str:

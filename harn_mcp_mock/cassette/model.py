@@ -39,7 +39,12 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock.cassette.migrate import FORMAT, FORMAT_VERSION, JOURNAL_FORMAT, check_version
-from harn_mcp_mock.errors import CassetteError, CassetteFormatError, CassetteIntegrityError
+from harn_mcp_mock.errors import (
+    CassetteError,
+    CassetteFormatError,
+    CassetteIntegrityError,
+    NothingRecordedError,
+)
 from harn_mcp_mock.jsonrpc.frames import Kind, classify
 from harn_mcp_mock.store.cas import INLINE_THRESHOLD, CasStore, atomic_write
 
@@ -369,6 +374,14 @@ def recover_journal(path: str | Path) -> Cassette:
     if not jpath.exists():
         raise CassetteError("no unfinished recording (journal) to recover", path=jpath)
     cassette = load_journal(jpath, cassette_path=path)
+    if path.exists() and not any(m.direction == "client" and m.invalid is None for m in cassette.messages):
+        # A recording killed before its client said anything must not replace a good cassette.
+        os.unlink(jpath)
+        raise NothingRecordedError(
+            "the unfinished recording holds no client message: removed its journal and kept the "
+            "existing cassette unchanged",
+            path=path,
+        )
     if "exit" not in cassette.meta:
         cassette.meta["exit"] = {"code": None, "signal": None, "reason": "recorder-died"}
     save_cassette(cassette, path)

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock.cassette.model import Cassette
+from harn_mcp_mock.cassette.unanswered import describe_unanswered, how_it_ended, unanswered_requests
 
 
 def summarise(cassette: Cassette) -> dict[str, Any]:
@@ -56,6 +57,7 @@ def summarise(cassette: Cassette) -> dict[str, Any]:
         "latency_ms_p50": latencies[len(latencies) // 2] if latencies else None,
         "redaction": cassette.meta.get("redaction"),
         "exit": cassette.meta.get("exit"),
+        "unanswered": [u.to_dict() for u in unanswered_requests(cassette)],
     }
 
 
@@ -94,4 +96,7 @@ def render_summary(summary: dict[str, Any], *, as_json: bool = False) -> str:
     lines.append(
         f"exit       code={exit_info.get('code')} signal={exit_info.get('signal')} ({exit_info.get('reason')})"
     )
+    if summary["unanswered"]:
+        lines.append(f"unanswered {len(summary['unanswered'])} request(s): {how_it_ended(exit_info)} first")
+        lines.extend(f"  seq {u['seq']:>3}  {describe_unanswered(u)}" for u in summary["unanswered"])
     return "\n".join(lines) + "\n"

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harn_mcp_mock.cli._common import handle_errors, note
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.http.guard import GuardSettings
+    from harn_mcp_mock.replay.run import ReplayOutcome
 
 
 def replay_main(
@@ -24,10 +29,33 @@ def replay_main(
     host: str = "127.0.0.1",
     port: int = 0,
     allow_remote: bool = False,
+    allow_origin: list[str] | None = None,
+    allow_host: list[str] | None = None,
+    max_body_bytes: int | None = None,
+    session_idle_timeout: int | None = None,
+    max_sessions: int | None = None,
 ) -> int:
     """`harn mcp mock replay`; returns the exit code."""
     prog = "harn mcp mock replay"
+    http_only = {
+        "--allow-origin": allow_origin,
+        "--allow-host": allow_host,
+        "--max-body-bytes": max_body_bytes,
+        "--session-idle-timeout": session_idle_timeout,
+        "--max-sessions": max_sessions,
+    }
     if http:
+        from harn_mcp_mock.http.guard import GuardSettings
+
+        with handle_errors(prog):
+            guard = GuardSettings.for_host(
+                host,
+                allow_origins=allow_origin or [],
+                allow_hosts=allow_host or [],
+                max_body_bytes=max_body_bytes,
+                session_idle_timeout=session_idle_timeout,
+                max_sessions=max_sessions,
+            )
         return _replay_http_main(
             prog,
             cassette,
@@ -44,8 +72,16 @@ def replay_main(
             host=host,
             port=port,
             allow_remote=allow_remote,
+            guard=guard,
         )
-    with handle_errors(prog):
+    from harn_mcp_mock.shutdown import StopSignals
+
+    with StopSignals() as stop, handle_errors(prog):
+        given = [flag for flag, value in http_only.items() if value is not None]
+        if given:
+            from harn_mcp_mock.errors import UsageError
+
+            raise UsageError(f"{given[0]} applies to --http only", where=given[0])
         from harn_mcp_mock.replay.run import run_replay
 
         outcome = run_replay(
@@ -60,11 +96,17 @@ def replay_main(
             policy_path=redact_policy,
             on_event=lambda text: note(prog, text),
             emit_tape=emit_tape,
+            stop_fd=stop.fd,
         )
+    return _replay_exit(prog, outcome, strict, stop.exit_code)
+
+
+def _replay_exit(prog: str, outcome: ReplayOutcome, strict: bool, stopped: int | None) -> int:
+    """--strict's verdict, unless a stop signal ended the run (then 128 + N, as shells expect)."""
     if strict and not outcome.clean:
         note(prog, f"--strict: {outcome.problem_summary()}")
-        return 1
-    return outcome.exit_code
+        return 1 if stopped is None else stopped
+    return outcome.exit_code if stopped is None else stopped
 
 
 def _replay_http_main(
@@ -84,11 +126,13 @@ def _replay_http_main(
     host: str,
     port: int,
     allow_remote: bool,
+    guard: GuardSettings,
 ) -> int:
     """`harn mcp mock replay --http`: the cassette over Streamable HTTP (docs/http.md)."""
     from harn_mcp_mock.errors import UsageError
+    from harn_mcp_mock.shutdown import StopSignals
 
-    with handle_errors(prog):
+    with StopSignals() as stop, handle_errors(prog):
         if mode != "none" or command:
             raise UsageError("--http replays only (--mode none, no server command)", where="--http")
         if emit_tape is not None:
@@ -102,6 +146,7 @@ def _replay_http_main(
             host=host,
             port=port,
             allow_remote=allow_remote,
+            guard=guard,
             report_path=report,
             latency=latency,
             ignore_paths=ignore_path or [],
@@ -109,12 +154,10 @@ def _replay_http_main(
             strict_order=strict_order,
             policy_path=redact_policy,
             on_event=lambda text: note(prog, text),
+            stop=stop,
         )
         outcome = ReplayOutcome(RecordMode.NONE, report_)
-    if strict and not outcome.clean:
-        note(prog, f"--strict: {outcome.problem_summary()}")
-        return 1
-    return 0
+    return _replay_exit(prog, outcome, strict, stop.exit_code)
 
 
 def verify_main(
@@ -195,8 +238,10 @@ def world_main(
     emit_tape: Path | None = None,
 ) -> int:
     """`harn mcp mock world`: serve the world on stdio; on stdin close write the state and report."""
+    from harn_mcp_mock.shutdown import StopSignals
+
     prog = "harn mcp mock world"
-    with handle_errors(prog):
+    with StopSignals() as stop, handle_errors(prog):
         import orjson
 
         from harn_mcp_mock.shipped import resolve_spec
@@ -204,7 +249,13 @@ def world_main(
         from harn_mcp_mock.world.run import serve_world
 
         engine = serve_world(
-            resolve_spec(spec), task=task, seed=seed, run_id=run_id, faults=faults, emit_tape=emit_tape
+            resolve_spec(spec),
+            task=task,
+            seed=seed,
+            run_id=run_id,
+            faults=faults,
+            emit_tape=emit_tape,
+            stop_fd=stop.fd,
         )
         dump = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
         if state_out is not None:
@@ -213,7 +264,7 @@ def world_main(
             from harn_mcp_mock.scoring.world_report import world_report
 
             atomic_write(report, orjson.dumps(world_report(engine), option=dump) + b"\n")
-    return 0
+    return stop.exit_code or 0
 
 
 def world_check_main(spec: Path, *, as_json: bool = False) -> int:

@@ -29,6 +29,11 @@ REPLAY_FLAGS: dict[str, tuple[str, str]] = {
     "--host": ("host", "str"),
     "--port": ("port", "int"),
     "--allow-remote": ("allow_remote", "flag"),
+    "--allow-origin": ("allow_origin", "list"),
+    "--allow-host": ("allow_host", "list"),
+    "--max-body-bytes": ("max_body_bytes", "int"),
+    "--session-idle-timeout": ("session_idle_timeout", "int"),
+    "--max-sessions": ("max_sessions", "int"),
 }
 
 

@@ -9,6 +9,13 @@ from typing import Annotated
 import typer
 
 from harn_mcp_mock.cli._common import handle_errors, note, version_line
+from harn_mcp_mock.cli._http_opts import (
+    AllowHostOpt,
+    AllowOriginOpt,
+    IdleTimeoutOpt,
+    MaxBodyOpt,
+    MaxSessionsOpt,
+)
 
 app = typer.Typer(
     help="Record, replay and verify MCP servers; simulated worlds and evals.",
@@ -80,6 +87,17 @@ def record(
     allow_remote: Annotated[
         bool, typer.Option("--allow-remote", help="With --url: allow a non-loopback --host.")
     ] = False,
+    allow_empty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-empty",
+            help="Write the cassette even if the client sent no message (by default an existing "
+            "cassette is kept and nothing is written, exit 5).",
+        ),
+    ] = False,
+    allow_origin: AllowOriginOpt = None,
+    allow_host: AllowHostOpt = None,
+    max_body_bytes: MaxBodyOpt = None,
 ) -> None:
     """Proxy a stdio MCP server transparently and record every message into a cassette.
 
@@ -88,6 +106,11 @@ def record(
        or: harn mcp mock record --cassette F --url URL [--header K:V] [--port P]
 
     Exits with the server's exit code (128+N if signal N ended it); 0 for --url.
+    Exit 5: the client sent no message (nothing written, an old cassette kept).
+
+    Ctrl-C (SIGTERM, SIGHUP) stops: the server's stdin is closed and it gets
+    --shutdown-timeout seconds to exit; a second Ctrl-C kills it. The cassette
+    keeps what was recorded.
     """
     prog = "harn mcp mock record"
     if url is not None:
@@ -99,6 +122,14 @@ def record(
                 raise UsageError("--url records an HTTP server: drop the command after `--`", where="--url")
             if emit_tape is not None:
                 raise UsageError("--emit-tape is not supported with --url yet", where="--emit-tape")
+            from harn_mcp_mock.http.guard import GuardSettings
+
+            guard = GuardSettings.for_host(
+                host,
+                allow_origins=allow_origin or [],
+                allow_hosts=allow_host or [],
+                max_body_bytes=max_body_bytes,
+            )
             recorded, _proxy = record_http(
                 cassette,
                 url,
@@ -107,26 +138,50 @@ def record(
                 host=host,
                 port=port,
                 allow_remote=allow_remote,
+                guard=guard,
                 on_event=lambda text: note(prog, text),
+                allow_empty=allow_empty,
             )
             if not quiet:
+                from harn_mcp_mock.cassette.unanswered import unanswered_note
+
                 note(
                     prog,
-                    f"wrote {cassette} ({len(recorded.messages)} messages, {recorded.meta['exit']['reason']})",
+                    f"wrote {cassette} ({len(recorded.messages)} messages, {recorded.meta['exit']['reason']}"
+                    f"{unanswered_note(recorded)})",
                 )
         raise typer.Exit(0)
     with handle_errors(prog):
+        http_only = {
+            "--allow-origin": allow_origin,
+            "--allow-host": allow_host,
+            "--max-body-bytes": max_body_bytes,
+        }
+        given = [flag for flag, value in http_only.items() if value]
+        if given:
+            from harn_mcp_mock.errors import UsageError
+
+            raise UsageError(f"{given[0]} applies to --url only", where=given[0])
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
-            command or [], cassette, policy_path=redact_policy, grace=shutdown_timeout, emit_tape=emit_tape
+            command or [],
+            cassette,
+            policy_path=redact_policy,
+            grace=shutdown_timeout,
+            emit_tape=emit_tape,
+            on_event=lambda text: note(prog, text),
+            allow_empty=allow_empty,
         )
         if not quiet:
+            from harn_mcp_mock.cassette.unanswered import unanswered_note
+
             counts = result.counts
             note(
                 prog,
                 f"wrote {cassette} ({counts['client']} client, {counts['server']} server, "
-                f"{counts['invalid']} invalid messages; server exit {result.exit_code}, {result.reason})",
+                f"{counts['invalid']} invalid messages; server exit {result.exit_code}, {result.reason}"
+                f"{unanswered_note(result.cassette)})",
             )
     raise typer.Exit(result.exit_code)
 
@@ -137,9 +192,10 @@ def recover(cassette: CassetteOpt) -> None:
     prog = "harn mcp mock recover"
     with handle_errors(prog):
         from harn_mcp_mock.cassette.model import recover_journal
+        from harn_mcp_mock.cassette.unanswered import unanswered_note
 
         recovered = recover_journal(cassette)
-        note(prog, f"wrote {cassette} ({len(recovered.messages)} messages)")
+        note(prog, f"wrote {cassette} ({len(recovered.messages)} messages{unanswered_note(recovered)})")
 
 
 @app.command(short_help="Summarise a cassette.")
@@ -215,11 +271,18 @@ def replay(
     allow_remote: Annotated[
         bool, typer.Option("--allow-remote", help="With --http: allow a non-loopback --host.")
     ] = False,
+    allow_origin: AllowOriginOpt = None,
+    allow_host: AllowHostOpt = None,
+    max_body_bytes: MaxBodyOpt = None,
+    session_idle_timeout: IdleTimeoutOpt = None,
+    max_sessions: MaxSessionsOpt = None,
 ) -> None:
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
 
     Exit codes: 0 served; 1 with --strict when a request missed or a recorded interaction went
     unused; 2 bad arguments; 3 the cassette could not be read.
+    Exit 5: a mode that records saw no client message (the cassette is kept).
+    Exit 130 / 143 / 129: stopped by SIGINT / SIGTERM / SIGHUP (files written).
     """
     from harn_mcp_mock.cli.commands import replay_main
 
@@ -240,6 +303,11 @@ def replay(
             host=host,
             port=port,
             allow_remote=allow_remote,
+            allow_origin=allow_origin,
+            allow_host=allow_host,
+            max_body_bytes=max_body_bytes,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
         )
     )
 
@@ -357,6 +425,8 @@ def world(
     ] = None,
 ) -> None:
     """Serve a world on stdio; when stdin closes, write the final state and the report.
+
+    SIGINT, SIGTERM and SIGHUP end it the same way (the files are written), exiting 130, 143, 129.
 
     Usage: harn mcp mock world --spec W [--task T] [--seed N] [--run-id R] [--faults P]
     --state-out S --report R

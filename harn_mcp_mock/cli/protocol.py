@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from harn_mcp_mock.cli._common import handle_errors, note
+from harn_mcp_mock.cli._http_opts import AllowHostOpt, AllowOriginOpt, MaxBodyOpt
 from harn_mcp_mock.errors import UsageError
 
 PROG = "harn protocol"
@@ -68,6 +69,9 @@ def serve_cmd(
     db: DbOpt = Path(DEFAULT_DB),
     api_key: KeyOpt = None,
     world_root: WorldRootOpt = None,
+    allow_origin: AllowOriginOpt = None,
+    allow_host: AllowHostOpt = None,
+    max_body_bytes: MaxBodyOpt = None,
 ) -> None:
     """Serve the Harness; the first stdout line is its base URL."""
     with handle_errors(PROG):
@@ -76,11 +80,20 @@ def serve_cmd(
         keys = parse_api_keys(entries)
         if not keys:
             raise UsageError(f"no API key: pass --api-key [ACTOR=]KEY or set ${KEYS_ENV}", where="--api-key")
+        from harn_mcp_mock.http.guard import GuardSettings
+        from harn_mcp_mock.protocol.server.app import MAX_BODY_BYTES
         from harn_mcp_mock.protocol.server.serve import serve
+
+        guard = GuardSettings.for_host(
+            "127.0.0.1",
+            allow_origins=allow_origin or [],
+            allow_hosts=allow_host or [],
+            max_body_bytes=MAX_BODY_BYTES if max_body_bytes is None else max_body_bytes,
+        )
 
         note(PROG, f"store {db}; {len(keys)} API key(s) for {len(set(keys.values()))} actor(s)")
         try:
-            serve(db=db, api_keys=keys, port=port, world_root=world_root)
+            serve(db=db, api_keys=keys, port=port, world_root=world_root, guard=guard)
         except KeyboardInterrupt:
             pass
 

@@ -22,6 +22,7 @@ is then closed too) and when the proxy shuts down (:meth:`RecordProxy.close`).
 from __future__ import annotations
 
 import os
+import signal
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -30,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from harn_mcp_mock.errors import CassetteError, UsageError
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.http.guard import GuardSettings, guard_middleware
 from harn_mcp_mock.http.replay_server import (
     HttpServer,
     Receive,
@@ -367,7 +369,7 @@ def _describe(exc: Exception) -> str:
     return f"{kind}: {'; '.join(parts) or 'no detail'}"
 
 
-def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp") -> Any:
+def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp", guard: GuardSettings | None = None) -> Any:
     from starlette.applications import Starlette
     from starlette.routing import Route
 
@@ -379,6 +381,7 @@ def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp") -> Any:
             Route("/{rest:path}", endpoint=proxy, methods=methods),
         ],
         lifespan=proxy.lifespan,
+        middleware=guard_middleware(guard),
     )
 
 
@@ -391,17 +394,12 @@ def open_recorder(
     env: Mapping[str, str] | None = None,
 ) -> tuple[Recorder, Any, dict[str, str]]:
     """(recorder, redactor, parsed headers) for recording ``upstream`` into ``cassette``."""
-    from harn_mcp_mock.cassette.model import journal_path
+    from harn_mcp_mock.cassette.claim import check_no_journal
     from harn_mcp_mock.record.recorder import Recorder
     from harn_mcp_mock.record.session import load_policy
 
     cassette = Path(cassette)
-    if journal_path(cassette).exists():
-        raise CassetteError(
-            "an unfinished recording is in the way: run `harn mcp mock recover --cassette "
-            f"{cassette}` to keep it, or delete {journal_path(cassette).name}",
-            path=journal_path(cassette),
-        )
+    check_no_journal(cassette)
     parsed = dict(parse_header_option(h) for h in headers)
     argv = ["--url", upstream, *(f"{k}:{v}" for k, v in parsed.items()), *parsed.values()]
     policy = load_policy(policy_path)
@@ -432,15 +430,60 @@ def record_http(
     on_ready: Callable[[str], None] | None = _print_url,
     on_event: Callable[[str], None] | None = None,
     on_server: Callable[[HttpServer], None] | None = None,
+    allow_empty: bool = False,
+    guard: GuardSettings | None = None,
 ) -> tuple[Cassette, RecordProxy]:
-    """Run the recording proxy until interrupted (or ``server.stop()``); write the cassette."""
+    """Run the recording proxy until a stop signal (SIGINT, SIGTERM, SIGHUP) or ``server.stop()``;
+    write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). Without a single
+    client message, nothing is written and :class:`~harn_mcp_mock.errors.NothingRecordedError`
+    is raised, unless ``allow_empty``. ``guard``: the Origin/Host/body-size checks (defaults for
+    ``host``).
+
+    Holds the cassette's recording claim throughout (:mod:`harn_mcp_mock.cassette.claim`)."""
+    from harn_mcp_mock.cassette.claim import recording_claim
+
+    with recording_claim(cassette):
+        return _record_http(
+            cassette,
+            upstream,
+            headers,
+            policy_path,
+            host,
+            port,
+            path,
+            allow_remote,
+            verify,
+            on_ready,
+            on_event,
+            on_server,
+            allow_empty,
+            guard,
+        )
+
+
+def _record_http(
+    cassette: str | Path,
+    upstream: str,
+    headers: Sequence[str],
+    policy_path: str | Path | None,
+    host: str,
+    port: int,
+    path: str,
+    allow_remote: bool,
+    verify: bool | str,
+    on_ready: Callable[[str], None] | None,
+    on_event: Callable[[str], None] | None,
+    on_server: Callable[[HttpServer], None] | None,
+    allow_empty: bool,
+    guard: GuardSettings | None,
+) -> tuple[Cassette, RecordProxy]:
     recorder, redactor, parsed = open_recorder(cassette, upstream, headers, policy_path=policy_path)
     try:
         proxy = RecordProxy(
             upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path
         )
         server = HttpServer(
-            build_proxy_app(proxy, path=path),
+            build_proxy_app(proxy, path=path, guard=guard or GuardSettings.for_host(host)),
             host=host,
             port=port,
             path=path,
@@ -453,11 +496,14 @@ def record_http(
         raise
     if on_server is not None:
         on_server(server)
-    reason = "proxy-stopped"
     try:
         server.run(on_ready)
-    except KeyboardInterrupt:
-        reason = "interrupted"
+    except BaseException:
+        recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
+        raise
+    stopped = server.stopped_by
+    reason = "proxy-stopped" if stopped is None else f"signal:{signal.Signals(stopped).name}"
     entries = proxy.http_entries()
     extra = {"http": entries} if entries else None
-    return recorder.finish({"code": None, "signal": None, "reason": reason}, extra=extra), proxy
+    exit_info = {"code": None, "signal": None, "reason": reason}
+    return recorder.finish(exit_info, extra=extra, allow_empty=allow_empty), proxy

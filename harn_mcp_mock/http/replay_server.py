@@ -33,23 +33,27 @@ are held back on their stream, and later outputs of the same stream never overta
 
 from __future__ import annotations
 
-import ipaddress
+import contextlib
 import signal
 import socket
 import sys
-import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.http.guard import GuardSettings, SessionTable, guard_middleware, is_loopback
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.server import Engine, Out
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.shutdown import StopSignals
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -97,16 +101,6 @@ def _is_request(obj: Any) -> bool:
 
 def _is_reply(obj: Any) -> bool:
     return isinstance(obj, dict) and "method" not in obj and ("result" in obj or "error" in obj)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names the loopback interface only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 # --- streams of engine output ----------------------------------------------------------------
@@ -209,6 +203,14 @@ class HttpSession:
         self.streams[log.number] = log
         return log
 
+    def receive(self, message: Any) -> list[Out]:
+        """The engine's outputs for ``message``. One marked ``close`` (the recorded server exited
+        there) ends the session: its answer still goes out, later requests get 404."""
+        outs = self.engine.receive(message)
+        if any(out.close for out in outs):
+            self.ended = True
+        return outs
+
     def route(self, outs: list[Out], sink: _Sink | None) -> None:
         """Send ``outs`` to ``sink`` (or the GET stream), noting where server requests wait."""
         now = time.monotonic()
@@ -219,6 +221,10 @@ class HttpSession:
             if _is_request(out.message):
                 self.paused[_id_key(out.message["id"])] = target
             target.put(out, now)
+        if self.ended:  # the recorded server exited here: each stream ends after what it holds
+            _close_streams(self)
+            if sink is not None:
+                sink.close()
 
 
 # --- recorded HTTP statuses (the cassette's ``http`` list) -----------------------------------
@@ -354,15 +360,28 @@ class StreamableHttpEndpoint:
         *,
         sse: SseMode = "auto",
         on_event: Callable[[str], None] | None = None,
+        guard: GuardSettings | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if sse not in ("auto", "always", "never"):
             raise UsageError(f"bad sse mode {sse!r}: use auto, always or never")
         self.engine_factory = engine_factory
         self.sse: SseMode = sse
         self.on_event = on_event
-        self.sessions: dict[str, HttpSession] = {}
+        limits = guard or GuardSettings()
+        self.sessions: SessionTable[HttpSession] = SessionTable(
+            idle_timeout=limits.session_idle_timeout,
+            max_sessions=limits.max_sessions,
+            clock=clock,
+            busy=_busy,
+            on_evict=self._end_session,
+        )
+        """Open sessions, bounded by idle time and count (docs/http.md)."""
         self.engines: list[Engine] = []
-        """Every engine made so far, in order (the CLI merges their reports)."""
+        """The engines of the open sessions, in order (the CLI merges their reports)."""
+        self.on_retire: Callable[[Engine], None] | None = None
+        """Called with the engine of a session that ended (DELETE, idle expiry, eviction),
+        which is then forgotten here: fold its report in now."""
         self._sessionless: HttpSession | None = None
         self.faults: HttpFaultPlan | None = None
 
@@ -373,6 +392,20 @@ class StreamableHttpEndpoint:
             self.faults = HttpFaultPlan(engine)
         self.faults.mark([engine])
         return engine
+
+    def _end_session(self, session: HttpSession, why: str) -> None:
+        """End ``session`` (deleted, expired or evicted) and retire its engine."""
+        session.ended = True
+        _close_streams(session)
+        session.paused.clear()
+        if why != "deleted":
+            self._event(f"session {session.id} {why} (see --session-idle-timeout, --max-sessions)")
+        if self.faults is not None:
+            self.faults.mark([session.engine])
+        if session.engine in self.engines:
+            self.engines.remove(session.engine)
+            if self.on_retire is not None:
+                self.on_retire(session.engine)
 
     def _fault(self, message: Any) -> HttpFault | None:
         if self.faults is None or not self.faults.outcomes or isinstance(message, list):
@@ -467,17 +500,20 @@ class StreamableHttpEndpoint:
             return
         if is_init:
             assert session.id is not None
-            self.sessions[session.id] = session
+            if not self.sessions.add(session.id, session):
+                self._end_session(session, "refused")
+                await _error(send, 503, frame.id, -32603, "Service Unavailable: every session is busy")
+                return
         extra = [(SESSION_HEADER, session.id.encode())] if session.id else []
         requests = [item for item in items if _is_request(item)]
         if not requests:
             for item in items:
-                outs = session.engine.receive(item)
+                outs = session.receive(item)
                 sink = session.paused.pop(_id_key(item.get("id")), None) if _is_reply(item) else None
                 session.route(outs, sink)
             await _plain(send, 202, b"", extra=extra)
             return
-        outs = session.engine.receive(obj)
+        outs = session.receive(obj)
         if isinstance(obj, list):
             await self._batch(session, outs, send, extra)
             return
@@ -488,6 +524,8 @@ class StreamableHttpEndpoint:
         if not wants_json:
             use_sse = True
         if lone and not use_sse:
+            if session.ended:  # the recorded server exited here: its other streams end too
+                _close_streams(session)
             await _json(send, 200, orjson.dumps(outs[0].message), extra)
             return
         sink = _new_sink(key)
@@ -723,10 +761,13 @@ class StreamableHttpEndpoint:
         if session is None:
             await _error(send, 404, None, INVALID_REQUEST, "Not Found: unknown or ended session ID")
             return
-        session.ended = True
-        _close_streams(session)
-        session.paused.clear()
+        self._end_session(session, "deleted")
         await _plain(send, 200, b"")
+
+
+def _busy(session: HttpSession) -> bool:
+    """A session with a stream open on a connection is in use (never expired nor evicted)."""
+    return any(log.attached for log in session.streams.values())
 
 
 def _close_streams(session: HttpSession) -> None:
@@ -802,23 +843,23 @@ def build_app(
     sse: SseMode = "auto",
     on_event: Callable[[str], None] | None = None,
     also: Iterable[str] = (),
+    guard: GuardSettings | None = None,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> tuple[Any, StreamableHttpEndpoint]:
-    """(Starlette app, endpoint) serving ``engine_factory``'s engines at ``path`` (and ``also``)."""
+    """(Starlette app, endpoint) serving ``engine_factory``'s engines at ``path`` (and ``also``),
+    behind the Origin/Host/body-size checks and session limits of ``guard`` (defaults: None)."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    endpoint = StreamableHttpEndpoint(engine_factory, sse=sse, on_event=on_event)
+    endpoint = StreamableHttpEndpoint(engine_factory, sse=sse, on_event=on_event, guard=guard, clock=clock)
     paths = [path, *(p for p in also if p != path)]
     methods = ["GET", "POST", "DELETE"]
-    app = Starlette(routes=[Route(p, endpoint=endpoint, methods=methods) for p in paths])
+    routes = [Route(p, endpoint=endpoint, methods=methods) for p in paths]
+    app = Starlette(routes=routes, middleware=guard_middleware(guard))
     return app, endpoint
 
 
 # --- running it ----------------------------------------------------------------------------
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _print_url(url: str) -> None:
@@ -868,16 +909,25 @@ class HttpServer:
         self.url = f"http://{shown}:{bound_port}{path}"
         self._server: Any = None
         self._stop_requested = False
+        self.stopped_by: int | None = None
+        """The stop signal (SIGINT, SIGTERM, SIGHUP) that ended :meth:`run`, if one did."""
 
-    def run(self, on_ready: Callable[[str], None] | None = _print_url) -> None:
-        """Serve until :meth:`stop` (or a signal, in the main thread). ``on_ready(url)`` first.
+    def run(
+        self, on_ready: Callable[[str], None] | None = _print_url, *, stop: StopSignals | None = None
+    ) -> None:
+        """Serve until :meth:`stop` or a stop signal (in the main thread). ``on_ready(url)`` first.
 
         The socket is already listening, so a client that connects right after ``on_ready``
-        waits in the backlog rather than being refused.
+        waits in the backlog rather than being refused. A stop signal (caught by ``stop``, or by
+        a :class:`~harn_mcp_mock.shutdown.StopSignals` of its own) ends the serving gracefully and
+        returns (see :attr:`stopped_by`); a second SIGINT cuts the graceful wait short. Nothing
+        is raised and no signal is re-raised: the caller writes its report or cassette.
         """
         import asyncio
 
         import uvicorn
+
+        from harn_mcp_mock.shutdown import StopSignals
 
         config = uvicorn.Config(
             self.app,
@@ -895,22 +945,31 @@ class HttpServer:
                     on_shutdown()
                 await super().shutdown(sockets)
 
-        self._server = Server(config)
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield  # the stop signals are StopSignals' (uvicorn's would re-raise them at exit)
+
+        server = self._server = Server(config)
         if self._stop_requested:
-            self._server.should_exit = True
-        if on_ready is not None:
-            on_ready(self.url)
-        previous = None
-        if threading.current_thread() is threading.main_thread():
-            # uvicorn re-raises the signal that stopped it; make SIGTERM end like Ctrl-C so the
-            # caller still writes its cassette or report.
-            previous = signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            asyncio.run(self._server.serve(sockets=[self.socket]))
-        finally:
-            self.socket.close()
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            server.should_exit = True
+
+        def on_signal(signum: int) -> None:
+            if server.should_exit and signum == signal.SIGINT:
+                server.force_exit = True  # a second Ctrl-C: do not wait for open requests
+            server.should_exit = True
+
+        with contextlib.ExitStack() as stack:
+            stopper = stop if stop is not None else stack.enter_context(StopSignals())
+            stopper.on_signal(on_signal)
+            if stopper.signum is not None:
+                server.should_exit = True  # it came while we were starting
+            if on_ready is not None:
+                on_ready(self.url)
+            try:
+                asyncio.run(server.serve(sockets=[self.socket]))
+            finally:
+                self.socket.close()
+                self.stopped_by = stopper.signum
 
     def stop(self) -> None:
         self._stop_requested = True
@@ -934,7 +993,8 @@ def serve_http(
     ``on_ready(url)`` is called once the socket listens; by default it prints the URL as one
     line on stdout (the first line, for scripts).
     """
-    app, endpoint = build_app(engine_factory, path=path, sse=sse, on_event=on_event)
+    guard = GuardSettings.for_host(host)
+    app, endpoint = build_app(engine_factory, path=path, sse=sse, on_event=on_event, guard=guard)
     server = HttpServer(
         app, host=host, port=port, path=path, allow_remote=allow_remote, on_shutdown=endpoint.close
     )

@@ -4,29 +4,54 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
+from harn_mcp_mock.http.guard import GuardSettings
 from harn_mcp_mock.http.replay_server import HttpServer, SseMode, _print_url, build_app, redirect_paths
+from harn_mcp_mock.jsonrpc.server import Engine
 from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
 
+if TYPE_CHECKING:
+    from harn_mcp_mock.shutdown import StopSignals
 
-def merge_reports(engines: Sequence[ReplayEngine], cassette: str | None) -> ReplayReport:
-    """One report for every session's engine: counts and misses add up; an interaction is
-    unused only if no session used it."""
-    merged = ReplayReport(cassette)
-    unused: dict[int, dict[str, object]] | None = None
-    for engine in engines:
+
+class ReportMerger:
+    """Folds the reports of sessions' engines into one, an engine at a time (an ended session's
+    engine is folded in and then freed): counts and misses add up; an interaction is unused
+    only if no session used it."""
+
+    def __init__(self, cassette: str | None) -> None:
+        self.merged = ReplayReport(cassette)
+        self.count = 0
+        self._unused: dict[int, dict[str, object]] | None = None
+
+    def add(self, engine: ReplayEngine) -> None:
         report = engine.finish()
+        merged = self.merged
         merged.requests += report.requests
         merged.hits += report.hits
         merged.recorded += report.recorded
         merged.misses.extend(report.misses)
         merged.answer_mismatches.extend(report.answer_mismatches)
+        merged.unanswered.extend(report.unanswered)
         mine = {int(entry["seq"]): entry for entry in report.unused}
-        unused = mine if unused is None else {seq: e for seq, e in unused.items() if seq in mine}
-    merged.unused = list((unused or {}).values())
-    return merged
+        unused = self._unused
+        self._unused = mine if unused is None else {seq: e for seq, e in unused.items() if seq in mine}
+        self.count += 1
+
+    def result(self) -> ReplayReport:
+        self.merged.unused = list((self._unused or {}).values())
+        return self.merged
+
+
+def merge_reports(engines: Sequence[ReplayEngine], cassette: str | None) -> ReplayReport:
+    """One report for every session's engine (see :class:`ReportMerger`)."""
+    merger = ReportMerger(cassette)
+    for engine in engines:
+        merger.add(engine)
+    return merger.result()
 
 
 def run_replay_http(
@@ -45,39 +70,53 @@ def run_replay_http(
     on_event: Callable[[str], None] | None = None,
     on_ready: Callable[[str], None] | None = _print_url,
     on_server: Callable[[HttpServer], None] | None = None,
+    stop: StopSignals | None = None,
+    guard: GuardSettings | None = None,
 ) -> ReplayReport:
-    """Serve ``cassette`` over Streamable HTTP until interrupted; the merged report of all sessions."""
-    from harn_mcp_mock.replay.session import open_engine
+    """Serve ``cassette`` over Streamable HTTP until ``server.stop()`` or a stop signal (caught by
+    ``stop``, see :meth:`HttpServer.run`); write ``report_path``; the merged report of all sessions.
+    ``guard``: the Origin/Host/body-size checks and session limits (defaults for ``host``)."""
+    from harn_mcp_mock.replay.session import engine_factory
     from harn_mcp_mock.store.cas import atomic_write
 
     ignore = list(ignore_paths)
-    repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in open_engine
+    repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in engine_factory
     engines: list[ReplayEngine] = []
 
+    # Fails now (bad cassette, bad flags), before printing a URL; sessions share the parsed cassette.
+    make = engine_factory(
+        cassette,
+        policy_path=policy_path,
+        ignore_paths=ignore,
+        repeat=repeat_mode,
+        strict_order=strict_order,
+        latency=latency,
+        on_event=on_event,
+    )
+
     def factory() -> ReplayEngine:
-        engine = open_engine(
-            cassette,
-            policy_path=policy_path,
-            ignore_paths=ignore,
-            repeat=repeat_mode,
-            strict_order=strict_order,
-            latency=latency,
-            on_event=on_event,
-        )
+        engine = make()
         engines.append(engine)
         return engine
 
-    first = factory()  # fail now (bad cassette, bad flags), before printing a URL
+    merger = ReportMerger(str(cassette))
+
+    def retire(engine: Engine) -> None:  # an ended session's: fold its report in, then forget it
+        engines.remove(engine)  # type: ignore[arg-type]
+        merger.add(engine)  # type: ignore[arg-type]
+
+    first = factory()
     engines.clear()
-    app, endpoint = build_app(factory, sse=sse, on_event=on_event, also=redirect_paths(first))
+    guard = guard or GuardSettings.for_host(host)
+    app, endpoint = build_app(factory, sse=sse, on_event=on_event, also=redirect_paths(first), guard=guard)
+    endpoint.on_retire = retire
     server = HttpServer(app, host=host, port=port, allow_remote=allow_remote, on_shutdown=endpoint.close)
     if on_server is not None:
         on_server(server)
-    try:
-        server.run(on_ready)
-    except KeyboardInterrupt:
-        pass
-    report = merge_reports(engines or [first], str(cassette))
+    server.run(on_ready, stop=stop)
+    for engine in engines if engines or merger.count else [first]:
+        merger.add(engine)
+    report = merger.result()
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
     return report

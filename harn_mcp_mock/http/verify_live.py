@@ -4,7 +4,10 @@ The HTTP counterpart of :func:`harn_mcp_mock.verify.live.rerun_live`: the baseli
 messages are POSTed in recorded order, one at a time (a request waits for its answer, a JSON
 body or the SSE stream up to the response, bounded by ``timeout``). The ``Mcp-Session-Id`` the
 server issues on ``initialize`` is sent from then on, with ``MCP-Protocol-Version`` once
-negotiated, plus each ``--header``. Server-to-client requests on a stream are answered from the
+negotiated (on POST, GET and DELETE), plus each ``--header``. A 2026-07-28-era request (its
+``params._meta`` carries the protocol version) also gets the routing headers that era requires:
+``MCP-Protocol-Version`` equal to that version, ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*``
+(:meth:`_HttpRerun.routing_headers`). Server-to-client requests on a stream are answered from the
 baseline's recorded client answers (as over stdio) by a POST while the stream stays open. At
 the end the session is ended with ``DELETE``. Every message is redacted and recorded through
 the usual :class:`~harn_mcp_mock.record.recorder.Recorder`, with the cassette's ``http`` list.
@@ -32,7 +35,7 @@ from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.errors import ServerError
 from harn_mcp_mock.http.record_proxy import REPLAYED_HEADERS, SseSplitter, open_recorder
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, batch_items, parse_frame
-from harn_mcp_mock.verify.live import _Answers
+from harn_mcp_mock.verify.live import RoundTrips, _Answers
 
 if TYPE_CHECKING:
     import httpx2
@@ -52,6 +55,7 @@ class _HttpRerun:
         headers: dict[str, str],
         answers: _Answers,
         version: str | None,
+        trips: RoundTrips | None = None,
     ) -> None:
         self.client = client
         self.url = url
@@ -60,7 +64,10 @@ class _HttpRerun:
         self.headers = headers
         self.answers = answers
         self.version = version
+        self.trips = trips
         self.session: str | None = None
+        self.param_headers: dict[str, dict[tuple[str, ...], str]] = {}
+        """Tool name -> its ``x-mcp-header`` map (``Mcp-Param-*``), from the latest ``tools/list``."""
         self.http: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         """Held while recording: the GET stream's thread records too."""
@@ -72,6 +79,56 @@ class _HttpRerun:
         if self.version is not None:
             out["mcp-protocol-version"] = self.version
         return out
+
+    def routing_headers(self, message: Any) -> dict[str, str]:
+        """The per-request headers of the 2026-07-28 HTTP era, for a request that carries its envelope.
+
+        A request whose ``params._meta`` names its protocol version (every request of a
+        ``server/discover``-era client) gets ``MCP-Protocol-Version`` equal to it, ``Mcp-Method``,
+        ``Mcp-Name`` for ``tools/call``, ``prompts/get`` and ``resources/read``, and the
+        ``Mcp-Param-*`` headers its tool's ``inputSchema`` declares (``x-mcp-header``), exactly as
+        the SDK client stamps them; servers answer 400 without them. That version is kept for
+        the messages that follow (answers, ``GET``, ``DELETE``). Anything else gets nothing here.
+        """
+        from mcp.shared.inbound import (
+            MCP_METHOD_HEADER,
+            MCP_NAME_HEADER,
+            MCP_PROTOCOL_VERSION_HEADER,
+            NAME_BEARING_METHODS,
+            encode_header_value,
+            mcp_param_headers,
+        )
+        from mcp_types import PROTOCOL_VERSION_META_KEY
+
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            return {}
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+        if not isinstance(version, str) or not isinstance(params, dict):
+            return {}
+        self.version = version
+        method = message["method"]
+        out = {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: method}
+        name_key = NAME_BEARING_METHODS.get(method)
+        if name_key is not None and isinstance(name := params.get(name_key), str):
+            out[MCP_NAME_HEADER] = encode_header_value(name)
+        if method == "tools/call" and isinstance(name := params.get("name"), str):
+            arguments = params.get("arguments")
+            header_map = self.param_headers.get(name)
+            if header_map and isinstance(arguments, dict):
+                out.update(mcp_param_headers(header_map, arguments))
+        return out
+
+    def learn_tools(self, result: dict[str, Any]) -> None:
+        """Note each listed tool's ``Mcp-Param-*`` headers (as the SDK client does on ``tools/list``)."""
+        from mcp.shared.inbound import find_invalid_x_mcp_header, x_mcp_header_map
+
+        for tool in result.get("tools") or []:
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                schema = tool.get("inputSchema")
+                if find_invalid_x_mcp_header(schema) is None:
+                    self.param_headers[tool["name"]] = x_mcp_header_map(schema)
 
     def _record(self, frame: Frame) -> int | None:
         if frame.kind == "invalid" and not frame.raw.strip():
@@ -104,7 +161,9 @@ class _HttpRerun:
         body = orjson.dumps(message)
         seq = self._record(parse_frame(body, CLIENT))
         waiting = {orjson.dumps(f.id) for f in batch_items(parse_frame(body, CLIENT)) if f.kind == "request"}
-        with self.client.stream("POST", self.url, content=body, headers=self._headers()) as response:
+        routing = self.routing_headers(message)
+        headers = {**self._headers(), **routing}
+        with self.client.stream("POST", self.url, content=body, headers=headers) as response:
             self._note("POST", seq, response)
             session = response.headers.get("mcp-session-id")
             if session and self.session is None:
@@ -128,10 +187,15 @@ class _HttpRerun:
         for item in batch_items(frame):
             if item.kind in ("response", "error"):
                 waiting.discard(orjson.dumps(item.id))
+                if self.trips is not None:
+                    self.trips.incoming(item.obj)
                 if isinstance(item.obj, dict) and isinstance(item.obj.get("result"), dict):
-                    version = item.obj["result"].get("protocolVersion")
-                    if isinstance(version, str) and "serverInfo" in item.obj["result"]:
+                    result = item.obj["result"]
+                    version = result.get("protocolVersion")
+                    if isinstance(version, str) and "serverInfo" in result:
                         self.version = version
+                    if isinstance(result.get("tools"), list):
+                        self.learn_tools(result)
             elif item.kind == "request" and isinstance(item.obj, dict):
                 self.reply(self.answers.answer(item.obj))
 
@@ -250,6 +314,7 @@ def rerun_live_http(
                 parsed,
                 _Answers(base, Matcher()),
                 version if isinstance(version, str) else None,
+                RoundTrips(base),
             )
             stream: _GetStream | None = None
             try:
@@ -260,7 +325,7 @@ def rerun_live_http(
                     if all(f.kind in ("response", "error") for f in items):
                         continue  # the client's answers to server requests are given live
                     try:
-                        run.post(msg.message)
+                        run.post(run.trips.outgoing(msg.seq, msg.message) if run.trips else msg.message)
                     except httpx2.TimeoutException:
                         if on_event is not None:
                             on_event(f"the live server did not answer within {timeout:g}s; moving on")

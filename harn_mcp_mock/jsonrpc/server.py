@@ -28,6 +28,9 @@ class Out:
 
     message: Any
     delay_ms: float = 0.0
+    close: bool = False
+    """The session ends after this output (a replayed server that exited here): the transport
+    sends it, reads nothing more and closes, as the recorded server's end did."""
 
 
 class Engine(Protocol):
@@ -52,8 +55,14 @@ def serve_stdio(
     stdout_fd: int = 1,
     clock: Clock = SYSTEM_CLOCK,
     on_event: Callable[[str], None] | None = None,
+    stop_fd: int | None = None,
 ) -> None:
-    """Answer client messages until stdin closes and every delayed output is sent."""
+    """Answer client messages until stdin closes (or an output says ``close``) and every
+    delayed output is sent.
+
+    ``stop_fd`` (:attr:`harn_mcp_mock.shutdown.StopSignals.fd`): once it is readable the loop
+    returns at once, as if the client had gone (outputs still delayed are dropped).
+    """
     splitter = LineSplitter()
     timers: list[tuple[int, int, bytes]] = []
     counter = 0
@@ -79,6 +88,7 @@ def serve_stdio(
             except (BrokenPipeError, OSError):
                 client_gone = True
 
+    watched = [stdin_fd] if stop_fd is None else [stdin_fd, stop_fd]
     eof = False
     while not eof or timers:
         now = clock.monotonic_ns()
@@ -90,10 +100,15 @@ def serve_stdio(
             break
         if eof:
             if timers:
+                delay = max(0, timers[0][0] - clock.monotonic_ns()) / 1e9
+                if stop_fd is not None and select.select([stop_fd], [], [], delay)[0]:
+                    break
                 clock.sleep(max(0, timers[0][0] - clock.monotonic_ns()) / 1e9)
             continue
         timeout = None if not timers else max(0.0, (timers[0][0] - now) / 1e9)
-        readable, _, _ = select.select([stdin_fd], [], [], timeout)
+        readable, _, _ = select.select(watched, [], [], timeout)
+        if stop_fd is not None and stop_fd in readable:
+            break  # a stop signal: end as at a client disconnect
         if not readable:
             # The wait was on the real clock; let an injected (paused) clock catch up too. For
             # the system clock the remaining time is already ~0.
@@ -128,5 +143,9 @@ def serve_stdio(
                 }
                 emit([Out(error)], now, buffer)
                 continue
-            emit(engine.receive(frame.obj), now, buffer)
+            outs = engine.receive(frame.obj)
+            emit(outs, now, buffer)
+            if any(out.close for out in outs):
+                eof = True  # the replayed server ended here: read nothing more
+                break
         send(buffer)

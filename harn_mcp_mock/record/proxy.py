@@ -5,7 +5,7 @@ to the :class:`Recorder` (redacted and appended to the journal, so whatever the 
 received is already on disk if we are killed) and then forwarded unchanged, partial lines
 included, so the client sees exactly the bytes the server wrote and the other way round. The
 server's stderr is inherited, so it passes straight through. The main thread waits for the
-session to end, forwards SIGINT/SIGTERM/SIGHUP to the server, bounds every shutdown wait,
+session to end, turns SIGINT/SIGTERM/SIGHUP into an orderly stop, bounds every shutdown wait,
 finishes the cassette and returns the server's exit code.
 
 How a session ends:
@@ -15,13 +15,23 @@ How a session ends:
 - the client closes our stdin (EOF): the server's stdin is closed and it gets ``grace``
   seconds to exit, then SIGTERM, then SIGKILL;
 - the client stops reading (our stdout breaks): treated like EOF;
-- we get SIGINT/SIGTERM/SIGHUP: the signal goes to the server, which gets ``grace`` seconds.
+- we get SIGINT/SIGTERM/SIGHUP: we stop as MCP clients stop a server (the signal is not
+  forwarded: a Python server would print a ``KeyboardInterrupt`` traceback and keep waiting for
+  its input). One line on stderr says so at once; the client's input is no longer forwarded,
+  the server's stdin is closed and it gets ``grace`` seconds to exit (answering what it still
+  owes), then SIGTERM, then SIGKILL. A second signal kills the server's process group at once.
+  A signal that comes while the server already has its input closed (an MCP host closes stdin,
+  then sends SIGTERM) sends it SIGTERM at once. Either way the cassette is finished.
+
+A session in which the client sent no message at all leaves the cassette as it was (see
+:meth:`Recorder.finish`'s ``allow_empty``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -33,13 +43,13 @@ from typing import Any
 
 from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
-from harn_mcp_mock.errors import ServerStartError
+from harn_mcp_mock.errors import NothingRecordedError, ServerStartError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER
 from harn_mcp_mock.jsonrpc.stdio import exit_status, reap_group, signal_group, spawn_server, stop_process
 from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
 
 CHUNK = 1 << 16
-FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @dataclass(slots=True)
@@ -74,6 +84,8 @@ class StdioProxy:
         grace: float = 5.0,
         handle_signals: bool = True,
         on_started: Callable[[subprocess.Popen[bytes]], None] | None = None,
+        on_event: Callable[[str], None] | None = None,
+        allow_empty: bool = False,
     ) -> None:
         self.command = list(command)
         self.recorder = recorder
@@ -85,6 +97,12 @@ class StdioProxy:
         self.grace = grace
         self.handle_signals = handle_signals and threading.current_thread() is threading.main_thread()
         self.on_started = on_started
+        self.on_event = on_event
+        """Gets the lines for the human (on a stop signal); called in the signal handler."""
+        self.allow_empty = allow_empty
+        self._signals = 0
+        self._stop_read, self._stop_write = os.pipe()  # readable once a stop signal arrived
+        os.set_blocking(self._stop_write, False)
         self._ended = threading.Event()
         self._reason: str | None = None
         self._reason_lock = threading.Lock()
@@ -102,8 +120,11 @@ class StdioProxy:
         assert proc.stdin is not None
         server_in = proc.stdin.fileno()
         server_alive = True
+        watched = [self.stdin_fd, self._stop_read]
         try:
             while True:
+                if self._stop_read in select.select(watched, [], [])[0]:
+                    break  # stopping: what the client sends now never reaches the server
                 try:
                     chunk = os.read(self.stdin_fd, CHUNK)
                 except OSError:
@@ -118,9 +139,9 @@ class StdioProxy:
                         server_alive = False  # the server is gone; its pump ends the session
         finally:
             self.recorder.end_of_stream(CLIENT)
+            self._end("client-eof")  # first: once the server sees EOF, the session is ending
             with contextlib.suppress(OSError):
                 proc.stdin.close()
-            self._end("client-eof")
 
     def _server_to_client(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
@@ -149,21 +170,48 @@ class StdioProxy:
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
         proc = self._proc
-        if proc is None:
+        self._signals += 1
+        if self._signals > 1:
+            if proc is not None:
+                self._say("killing the server (SIGKILL); the cassette keeps what was recorded")
+                signal_group(proc, signal.SIGKILL)  # a second signal: stop now
             return
-        if self._reason is not None and self._reason.startswith("signal:"):
-            signal_group(proc, signal.SIGKILL)  # a second signal: stop now
+        again = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        if self._reason is not None and proc is not None:
+            # Already stopping (the client closed its input): whoever signals us now (an MCP host
+            # does, shortly after closing stdin) will not wait out the grace period.
+            self._say(
+                f"stopping: the server's input is closed; sending it SIGTERM ({again} again to kill it)"
+            )
+            signal_group(proc, signal.SIGTERM)
             return
-        signal_group(proc, signum)
+        self._say(
+            f"stopping: waiting up to {self.grace:g} s for the server to exit ({again} again to kill it)"
+        )
         self._end(f"signal:{signal.Signals(signum).name}")
+        self._stop_client_pump()
+
+    def _stop_client_pump(self) -> None:
+        """Make the client pump stop and close the server's stdin (it alone writes there)."""
+        with contextlib.suppress(OSError):
+            os.write(self._stop_write, b"\0")
+
+    def _say(self, text: str) -> None:
+        if self.on_event is not None:
+            self.on_event(text)
 
     def run(self) -> RecordResult:
-        proc = spawn_server(self.command, env=self.env, cwd=self.cwd, display=self.display_command)
-        self._proc = proc
         previous: dict[int, Any] = {}
-        if self.handle_signals:
-            for sig in FORWARDED_SIGNALS:
+        if self.handle_signals:  # before the spawn: a signal from now on is a stop, never a traceback
+            for sig in STOP_SIGNALS:
                 previous[sig] = signal.signal(sig, self._on_signal)
+        try:
+            proc = spawn_server(self.command, env=self.env, cwd=self.cwd, display=self.display_command)
+        except BaseException:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            raise
+        self._proc = proc
         try:
             if self.on_started is not None:
                 self.on_started(proc)
@@ -173,9 +221,8 @@ class StdioProxy:
             s2c.start()
             self._ended.wait()
             reason = self._reason or "server-exit"
-            if reason == "client-closed-output" and proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    proc.stdin.close()
+            if reason == "client-closed-output":
+                self._stop_client_pump()  # it closes the server's stdin
             returncode = proc.poll()
             if returncode is None:
                 returncode = stop_process(proc, grace=self.grace)
@@ -184,6 +231,12 @@ class StdioProxy:
             s2c.join(timeout=self.grace)
             reap_group(proc)
             s2c.join(timeout=self.grace)
+            # Client input after this point is not part of the session.
+            self._stop_client_pump()
+            c2s.join(timeout=self.grace)
+            if not c2s.is_alive():
+                for fd in (self._stop_read, self._stop_write):
+                    os.close(fd)
         except BaseException:
             signal_group(proc, signal.SIGKILL)
             proc.wait()
@@ -197,7 +250,7 @@ class StdioProxy:
                 proc.stdout.close()
         code, signame = exit_status(returncode)
         exit_info = {"code": returncode if returncode >= 0 else None, "signal": signame, "reason": reason}
-        cassette = self.recorder.finish(exit_info)
+        cassette = self.recorder.finish(exit_info, allow_empty=self.allow_empty)
         return RecordResult(code, cassette, reason, dict(self.recorder.counts))
 
 
@@ -216,8 +269,15 @@ def record_stdio(
     stdout_fd: int = 1,
     grace: float = 5.0,
     observer: Any = None,
+    on_event: Callable[[str], None] | None = None,
+    allow_empty: bool = False,
 ) -> RecordResult:
-    """Proxy a stdio server between ``stdin_fd``/``stdout_fd`` and record it into ``cassette``."""
+    """Proxy a stdio server between ``stdin_fd``/``stdout_fd`` and record it into ``cassette``.
+
+    A session in which the client sent no message raises
+    :class:`~harn_mcp_mock.errors.NothingRecordedError` and leaves ``cassette`` as it was,
+    unless ``allow_empty``. ``on_event`` gets the lines for the human (what a stop signal does).
+    """
     recorder = Recorder(
         cassette,
         redactor,
@@ -236,12 +296,14 @@ def record_stdio(
         stdin_fd=stdin_fd,
         stdout_fd=stdout_fd,
         grace=grace,
+        on_event=on_event,
+        allow_empty=allow_empty,
     )
     try:
         return proxy.run()
-    except ServerStartError:
+    except (ServerStartError, NothingRecordedError):
         recorder.discard()  # nothing was recorded: leave no journal behind
         raise
     except BaseException:
-        recorder.abandon()  # the journal stays for `harn mcp mock recover`
+        recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
         raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import threading
 from collections import deque
 from pathlib import Path
@@ -30,6 +31,7 @@ from harn_mcp_mock.cassette.model import (
     save_cassette,
 )
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
+from harn_mcp_mock.errors import NothingRecordedError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, batch_items, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter
 from harn_mcp_mock.store.cas import CasStore
@@ -102,6 +104,7 @@ class Recorder:
         self._pending: dict[tuple[str, bytes], deque[tuple[int, int, str]]] = {}
         self._seq = 0
         self._cas = CasStore(cas_dir(self.cassette_path))
+        self._cas_is_new = not self._cas.root.exists()
         self._handshakes: list[dict[str, Any]] = []
         self._server: dict[str, Any] = {}
         self._redaction: dict[str, Any] = {"policy": policy_name, "digest": policy_digest}
@@ -233,14 +236,23 @@ class Recorder:
 
     # -- finishing -------------------------------------------------------------------------
 
-    def finish(self, exit_info: dict[str, Any], extra: dict[str, Any] | None = None) -> Cassette:
+    def finish(
+        self, exit_info: dict[str, Any], extra: dict[str, Any] | None = None, *, allow_empty: bool = True
+    ) -> Cassette:
         """Close the journal, write the cassette atomically, and remove the journal.
 
         ``extra`` adds top-level fields to the trailer (``{"http": [...]}`` from the HTTP
-        record proxy); only the keys the cassette format knows are kept.
+        record proxy); only the keys the cassette format knows are kept. Unless ``allow_empty``,
+        a session in which the client sent no message writes nothing (an existing cassette is
+        kept as it was, the journal is removed) and raises :class:`NothingRecordedError`.
         """
         self.end_of_stream(CLIENT)
         self.end_of_stream(SERVER)
+        if not allow_empty and not self.counts[CLIENT]:
+            self.discard()
+            raise NothingRecordedError(
+                _nothing_recorded(self.cassette_path, exit_info), path=self.cassette_path
+            )
         with self._lock:
             server = dict(self._server)
             if self._handshakes:
@@ -262,11 +274,37 @@ class Recorder:
         return cassette
 
     def discard(self) -> None:
-        """Close and delete the journal (the session never started)."""
+        """Close and delete the journal, and the blob folder if this recording made it (the
+        session never started, or recorded nothing worth keeping)."""
         self.abandon()
         self._journal.path.unlink(missing_ok=True)
+        if self._cas_is_new and self._cas.root.is_dir():
+            shutil.rmtree(self._cas.root, ignore_errors=True)
+
+    def broke_off(self) -> None:
+        """The session ended without :meth:`finish` (an exception, a kill): keep the journal for
+        ``harn mcp mock recover`` if the client sent anything, else remove it (no stale journal)."""
+        if self.counts[CLIENT]:
+            self.abandon()
+        else:
+            self.discard()
 
     def abandon(self) -> None:
         """Close the journal without finishing (it stays on disk for recovery)."""
         with self._lock:
             self._journal.close()
+
+
+def _nothing_recorded(path: Path, exit_info: dict[str, Any]) -> str:
+    """The one line for a recording in which the client sent no message."""
+    how = [str(exit_info.get("reason") or "ended")]
+    if exit_info.get("signal"):
+        how.insert(0, f"server killed by {exit_info['signal']}")
+    elif exit_info.get("code") is not None:
+        how.insert(0, f"server exit {exit_info['code']}")
+    kept = (
+        "kept the existing cassette unchanged; pass --allow-empty to overwrite it with an empty recording"
+        if path.exists()
+        else "no cassette written; pass --allow-empty to write an empty recording"
+    )
+    return f"nothing recorded: the client sent no message ({', '.join(how)}); {kept}"

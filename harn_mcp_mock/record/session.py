@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from harn_mcp_mock.cassette.model import journal_path
+from harn_mcp_mock.cassette.claim import CassetteClaim, recording_claim
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
-from harn_mcp_mock.errors import CassetteError, UsageError
+from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.record.proxy import RecordResult, record_stdio
 from harn_mcp_mock.redact import RedactionPolicy
 
@@ -29,20 +28,49 @@ def record_command(
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     emit_tape: str | Path | None = None,
+    claim: CassetteClaim | None = None,
+    on_event: Callable[[str], None] | None = None,
+    allow_empty: bool = False,
 ) -> RecordResult:
     """Record ``command`` (a stdio MCP server) into ``cassette`` while proxying our stdio to it.
 
     ``emit_tape`` also writes every exchange, redacted, as ``mcp_json_rpc`` records of an event tape.
+    ``claim`` is the cassette's recording claim when the caller holds it already (record mode once).
+    A session in which the client sent no message raises
+    :class:`~harn_mcp_mock.errors.NothingRecordedError` and leaves ``cassette`` as it was, unless
+    ``allow_empty``. ``on_event`` gets the lines for the human (what a stop signal does).
     """
     if not command:
         raise UsageError("no server command: put it after `--`, e.g. `-- mcp-server-time`")
-    cassette = Path(cassette)
-    if journal_path(cassette).exists():
-        raise CassetteError(
-            "an unfinished recording is in the way: run `harn mcp mock recover --cassette "
-            f"{cassette}` to keep it, or delete {journal_path(cassette).name}",
-            path=journal_path(cassette),
+    with recording_claim(cassette, claim):  # one recorder per cassette; see cassette/claim.py
+        return _record_claimed(
+            command,
+            Path(cassette),
+            policy_path,
+            env,
+            clock,
+            grace,
+            stdin_fd,
+            stdout_fd,
+            emit_tape,
+            on_event,
+            allow_empty,
         )
+
+
+def _record_claimed(
+    command: Sequence[str],
+    cassette: Path,
+    policy_path: str | Path | None,
+    env: Mapping[str, str] | None,
+    clock: Clock,
+    grace: float,
+    stdin_fd: int,
+    stdout_fd: int,
+    emit_tape: str | Path | None,
+    on_event: Callable[[str], None] | None,
+    allow_empty: bool,
+) -> RecordResult:
     policy = load_policy(policy_path)
     server_env = dict(os.environ if env is None else env)
     redactor = policy.redactor(argv=list(command), env=server_env)
@@ -55,37 +83,22 @@ def record_command(
         writer = TapeWriter(emit_tape, clock=clock, script_path=shown[0], argv=shown[1:])
         observer = McpTapeObserver(writer, Path(shown[0]).name)
     try:
-        return _record(
-            command, cassette, redactor, policy, server_env, clock, stdin_fd, stdout_fd, grace, observer
+        return record_stdio(
+            command,
+            cassette,
+            redactor,
+            redacted_command=redactor.redact_argv(list(command)),
+            policy_name=policy.name,
+            policy_digest=policy.digest,
+            env=server_env,
+            clock=clock,
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+            grace=grace,
+            observer=observer,
+            on_event=on_event,
+            allow_empty=allow_empty,
         )
     finally:
         if writer is not None:
             writer.close()
-
-
-def _record(
-    command: Sequence[str],
-    cassette: Path,
-    redactor: Any,
-    policy: RedactionPolicy,
-    server_env: dict[str, str],
-    clock: Clock,
-    stdin_fd: int,
-    stdout_fd: int,
-    grace: float,
-    observer: Any,
-) -> RecordResult:
-    return record_stdio(
-        command,
-        cassette,
-        redactor,
-        redacted_command=redactor.redact_argv(list(command)),
-        policy_name=policy.name,
-        policy_digest=policy.digest,
-        env=server_env,
-        clock=clock,
-        stdin_fd=stdin_fd,
-        stdout_fd=stdout_fd,
-        grace=grace,
-        observer=observer,
-    )

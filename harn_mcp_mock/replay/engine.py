@@ -12,6 +12,10 @@ and server-to-client requests (sampling, elicitation, roots) sent while it was t
 answered soonest; then its response; then any unsolicited server messages sent after it and
 before the next client message (list_changed, logging). A recorded server-to-client request is
 re-issued with a fresh id, and the rest of the script waits for the client's answer.
+
+A request the recorded server never answered (it exited first) is answered as that end: a
+JSON-RPC error (:data:`RECORDED_UNANSWERED`) whose output is marked ``close``, so the transport
+ends the session there, as the server did.
 """
 
 from __future__ import annotations
@@ -24,7 +28,14 @@ import orjson
 
 from harn_mcp_mock.cassette.matching import Matcher, explain_miss
 from harn_mcp_mock.cassette.model import Cassette, Message
+from harn_mcp_mock.cassette.unanswered import (
+    RECORDED_UNANSWERED,
+    describe_unanswered,
+    unanswered_error_text,
+    unanswered_requests,
+)
 from harn_mcp_mock.jsonrpc.server import Out
+from harn_mcp_mock.redact.placeholders import normalize_placeholders
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
 
@@ -51,6 +62,8 @@ class Interaction:
     key: bytes
     steps: list[Step] = field(default_factory=list)
     uses: int = 0
+    unanswered: bool = False
+    """The recorded server never answered this request (it exited first)."""
 
     @property
     def method(self) -> str:
@@ -83,10 +96,12 @@ class ReplayReport:
     misses: list[dict[str, Any]] = field(default_factory=list)
     answer_mismatches: list[dict[str, Any]] = field(default_factory=list)
     unused: list[dict[str, Any]] = field(default_factory=list)
+    unanswered: list[dict[str, Any]] = field(default_factory=list)
+    """Requests that reached a recorded request with no answer (the replay ended there)."""
 
     @property
     def clean(self) -> bool:
-        return not (self.misses or self.unused or self.answer_mismatches)
+        return not (self.misses or self.unused or self.answer_mismatches or self.unanswered)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -98,6 +113,7 @@ class ReplayReport:
             "misses": self.misses,
             "unused": self.unused,
             "answer_mismatches": self.answer_mismatches,
+            "unanswered": self.unanswered,
         }
 
 
@@ -240,6 +256,9 @@ class ReplayEngine:
         self.latency_scale = latency_scale
         self.on_event = on_event
         self.interactions, self._preamble = build_interactions(cassette, self.matcher)
+        unanswered = {(u.seq, _id_key(u.id)) for u in unanswered_requests(cassette)}
+        for inter in self.interactions:
+            inter.unanswered = (inter.seq, _id_key(inter.request.get("id"))) in unanswered
         self._by_key: dict[bytes, list[Interaction]] = {}
         for inter in self.interactions:
             self._by_key.setdefault(inter.key, []).append(inter)
@@ -256,14 +275,18 @@ class ReplayEngine:
         if isinstance(message, list):
             outs: list[Out] = []
             responses: list[Any] = []
+            close = False
             for item in message:
                 for out in self.receive(item):
+                    close = close or out.close
                     if isinstance(out.message, dict) and "method" not in out.message:
                         responses.append(out.message)
                     else:
                         outs.append(out)
             if responses:
                 outs.append(Out(responses))
+            if close and outs:
+                outs[-1].close = True
             return outs
         if not isinstance(message, dict):
             return [Out(_error(None, -32600, "Invalid Request"))]
@@ -313,6 +336,7 @@ class ReplayEngine:
             return [Out(self._miss(message, redacted))]
         self.report.hits += 1
         inter.uses += 1
+        self._check_input_responses(redacted, inter)
         steps = list(inter.steps)
         if method == "initialize":
             steps = [self._follow_version(step, inter, message) for step in steps]
@@ -412,7 +436,28 @@ class ReplayEngine:
                     steps[index + 1 :], request_id, token, inter, step.answer
                 )
                 return outs
+        if inter.unanswered:
+            outs.append(self._unanswered(inter, request_id))
         return outs
+
+    def _unanswered(self, inter: Interaction, request_id: Any) -> Out:
+        """The recorded server's end: an error for the request it never answered, then close."""
+        why = unanswered_error_text(self.cassette.meta.get("exit"))
+        params = inter.request.get("params")
+        tool = params.get("name") if inter.method == "tools/call" and isinstance(params, dict) else None
+        entry: dict[str, Any] = {"method": inter.method, "id": request_id, "seq": inter.seq}
+        if tool is not None:
+            entry["tool"] = tool
+        self.report.unanswered.append({**entry, "explanation": why})
+        if self.on_event is not None:
+            self.on_event(f"{describe_unanswered(entry)}: {why}")
+        text = f"harn-mcp-mock replay: this {inter.method} request was {why}"
+        data = {
+            "method": inter.method,
+            "cassette": self.report.cassette,
+            "exit": self.cassette.meta.get("exit"),
+        }
+        return Out(_error(request_id, RECORDED_UNANSWERED, text, data), close=True)
 
     def _answer(self, message: dict[str, Any]) -> list[Out]:
         paused = self._paused.pop(_id_key(message.get("id")), None)
@@ -422,18 +467,35 @@ class ReplayEngine:
         if expected is not None:
             got = self.redactor.redact_message(message)
             if _body(got) != _body(expected):
-                entry = {
-                    "method": paused.interaction.method,
-                    "seq": paused.interaction.seq,
-                    "recorded": _summary(_body(expected)),
-                    "got": _summary(_body(got)),
-                }
-                self.report.answer_mismatches.append(entry)
-                if self.on_event is not None:
-                    self.on_event(
-                        f"client answer differs from the recording for {entry['method']} (seq {entry['seq']})"
-                    )
+                self._answer_mismatch(paused.interaction, _body(expected), _body(got))
         return self._run(paused.steps, paused.request_id, paused.progress_token, paused.interaction)
+
+    def _check_input_responses(self, got: dict[str, Any], inter: Interaction) -> None:
+        """A 2026-07-28 retry's ``inputResponses`` (left out of matching) that differ from the
+        recording: the client answered the server's ``inputRequests`` differently (another
+        sampling model, another user), reported as a differing answer, not a miss."""
+        params = got.get("params")
+        answers = params.get("inputResponses") if isinstance(params, dict) else None
+        if answers is None:
+            return
+        recorded = (inter.request.get("params") or {}).get("inputResponses")
+        if canonical_bytes(normalize_placeholders(answers)) != canonical_bytes(
+            normalize_placeholders(recorded)
+        ):
+            self._answer_mismatch(inter, canonical_bytes(recorded), canonical_bytes(answers))
+
+    def _answer_mismatch(self, inter: Interaction, recorded: bytes, got: bytes) -> None:
+        entry = {
+            "method": inter.method,
+            "seq": inter.seq,
+            "recorded": _summary(recorded),
+            "got": _summary(got),
+        }
+        self.report.answer_mismatches.append(entry)
+        if self.on_event is not None:
+            self.on_event(
+                f"client answer differs from the recording for {entry['method']} (seq {entry['seq']})"
+            )
 
     def _notification(self, message: dict[str, Any]) -> None:
         if message.get("method") == "notifications/cancelled":

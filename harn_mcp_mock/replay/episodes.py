@@ -99,7 +99,10 @@ def serve_new_episodes(
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     grace: float = 5.0,
+    stop_fd: int | None = None,
 ) -> ReplayReport:
+    """Serve until the client's EOF (or ``stop_fd`` turns readable: a stop signal); append
+    what the live server recorded."""
     path = Path(cassette)
     engine = open_engine(path, policy_path=policy_path, ignore_paths=ignore_paths, on_event=on_event)
     policy = RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
@@ -136,8 +139,11 @@ def serve_new_episodes(
     try:
         while not eof or (live is not None and live_ids):
             fds = ([] if eof else [stdin_fd]) + ([live.stdout] if live is not None else [])
+            fds += [] if stop_fd is None else [stop_fd]
             # After the client's EOF, wait (bounded) for the answers to forwarded requests.
             readable, _, _ = select.select(fds, [], [], grace if eof else None)
+            if stop_fd is not None and stop_fd in readable:
+                break  # a stop signal: finish as at the client's EOF, without waiting
             if eof and not readable:
                 raise ServerError(
                     f"the live server did not answer {len(live_ids)} forwarded request(s) within {grace}s"

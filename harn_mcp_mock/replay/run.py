@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -12,6 +13,9 @@ from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.replay.engine import Repeat, ReplayReport
 from harn_mcp_mock.store.cas import atomic_write
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.cassette.claim import CassetteClaim, Holder
 
 
 @dataclass(slots=True)
@@ -31,6 +35,11 @@ class ReplayOutcome:
         return (
             f"{len(r.misses)} missed request(s), {len(r.unused)} unused recorded interaction(s), "
             f"{len(r.answer_mismatches)} client answer(s) different from the recording"
+            + (
+                f", {len(r.unanswered)} request(s) recorded without an answer (the session ended there)"
+                if r.unanswered
+                else ""
+            )
         )
 
 
@@ -49,22 +58,43 @@ def run_replay(
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     emit_tape: str | Path | None = None,
+    stop_fd: int | None = None,
 ) -> ReplayOutcome:
+    """Replay (or record, as ``mode`` says) until the client disconnects or ``stop_fd`` turns
+    readable (a stop signal: :mod:`harn_mcp_mock.shutdown`); then write ``report_path``."""
     record_mode = parse_record_mode(mode)
     cassette = Path(cassette)
+    claim: CassetteClaim | None = None
     if record_mode is RecordMode.ONCE:
-        record_mode_now = RecordMode.NONE if cassette.exists() else RecordMode.ALL
+        # Another process recording it: wait for it, then replay what it wrote (cassette/claim.py).
+        from harn_mcp_mock.cassette.claim import claim_once
+
+        def waiting(holder: Holder | None) -> None:
+            if on_event is not None:
+                who = holder.describe() if holder is not None else "another process"
+                on_event(f"waiting for {who} to finish recording {cassette}, then replaying it")
+
+        claim = claim_once(cassette, on_wait=waiting)
+        record_mode_now = RecordMode.NONE if claim is None else RecordMode.ALL
     elif record_mode is RecordMode.NEW_EPISODES and not cassette.exists():
         record_mode_now = RecordMode.ALL  # nothing to replay yet: every request is new
     else:
         record_mode_now = record_mode
     if record_mode_now is RecordMode.ALL:
         if not command:
+            if claim is not None:
+                claim.release()
             raise UsageError(f"--mode {mode} records, so it needs the live server command after `--`")
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
-            command, cassette, policy_path=policy_path, stdin_fd=stdin_fd, stdout_fd=stdout_fd
+            command,
+            cassette,
+            policy_path=policy_path,
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+            on_event=on_event,
+            claim=claim,
         )
         return ReplayOutcome(record_mode, None, result.exit_code)
     if record_mode_now is RecordMode.NEW_EPISODES:
@@ -72,17 +102,20 @@ def run_replay(
             raise UsageError(
                 "--mode new_episodes forwards misses to a live server: give its command after `--`"
             )
+        from harn_mcp_mock.cassette.claim import recording_claim
         from harn_mcp_mock.replay.episodes import serve_new_episodes
 
-        report = serve_new_episodes(
-            cassette,
-            command,
-            policy_path=policy_path,
-            ignore_paths=ignore_paths,
-            on_event=on_event,
-            stdin_fd=stdin_fd,
-            stdout_fd=stdout_fd,
-        )
+        with recording_claim(cassette):  # appends to the cassette: one writer at a time
+            report = serve_new_episodes(
+                cassette,
+                command,
+                policy_path=policy_path,
+                ignore_paths=ignore_paths,
+                on_event=on_event,
+                stdin_fd=stdin_fd,
+                stdout_fd=stdout_fd,
+                stop_fd=stop_fd,
+            )
     else:
         if command and record_mode is RecordMode.NONE:
             raise UsageError(
@@ -108,9 +141,9 @@ def run_replay(
             server = str((engine.cassette.server.get("serverInfo") or {}).get("name") or cassette.name)
             with TapeWriter(emit_tape, script_path=str(cassette), argv=["replay"]) as writer:
                 taped = TapedEngine(engine, McpTapeObserver(writer, server), engine.redactor.redact_message)
-                serve_stdio(taped, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+                serve_stdio(taped, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd)
         else:
-            serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event)
+            serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd)
         report = engine.finish()
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")

@@ -43,6 +43,32 @@ def open_engine(
     on_event: Callable[[str], None] | None = None,
 ) -> ReplayEngine:
     """Load ``cassette`` and build an engine that redacts incoming requests with its policy."""
+    return engine_factory(
+        cassette,
+        policy_path=policy_path,
+        ignore_paths=ignore_paths,
+        repeat=repeat,
+        strict_order=strict_order,
+        latency=latency,
+        env=env,
+        on_event=on_event,
+    )()
+
+
+def engine_factory(
+    cassette: str | Path,
+    *,
+    policy_path: str | Path | None = None,
+    ignore_paths: Iterable[str] = (),
+    repeat: Repeat = "last",
+    strict_order: bool = False,
+    latency: str = "none",
+    env: dict[str, str] | None = None,
+    on_event: Callable[[str], None] | None = None,
+) -> Callable[[], ReplayEngine]:
+    """Load ``cassette`` and its policy once (errors raise here); each call of the result builds
+    a fresh engine (its own use counts, redactor and matcher) over the same parsed cassette,
+    which engines only read: a server's sessions share it instead of each parsing it again."""
     if repeat not in ("last", "cycle", "error"):
         raise UsageError(f"bad repeat {repeat!r}: use last, cycle or error", where="--repeat")
     loaded = load_cassette(cassette)
@@ -53,17 +79,21 @@ def open_engine(
             f"the cassette was recorded with redaction policy {recorded[:20]}..., not {policy.digest[:20]}... "
             "(pass the same --redact-policy as when recording, or requests with secrets may not match)"
         )
-    redactor = policy.redactor(
-        argv=[],
-        env=dict(os.environ if env is None else env),
-        fingerprints=(loaded.meta.get("redaction") or {}).get("fingerprints"),
-    )
-    return ReplayEngine(
-        loaded,
-        redactor=redactor,
-        matcher=Matcher.with_paths(ignore_paths),
-        repeat=repeat,
-        strict_order=strict_order,
-        latency_scale=parse_latency(latency),
-        on_event=on_event,
-    )
+    environ = dict(os.environ if env is None else env)
+    ignore = list(ignore_paths)
+    latency_scale = parse_latency(latency)
+    # The recording's env secrets, known only by their fingerprints, are redacted from live traffic.
+    fingerprints = (loaded.meta.get("redaction") or {}).get("fingerprints")
+
+    def make() -> ReplayEngine:
+        return ReplayEngine(
+            loaded,
+            redactor=policy.redactor(argv=[], env=environ, fingerprints=fingerprints),
+            matcher=Matcher.with_paths(ignore),
+            repeat=repeat,
+            strict_order=strict_order,
+            latency_scale=latency_scale,
+            on_event=on_event,
+        )
+
+    return make

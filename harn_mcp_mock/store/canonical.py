@@ -16,8 +16,13 @@ _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
 def canonical_bytes(value: Any) -> bytes:
-    """Canonical JSON bytes of ``value`` (sorted keys, compact)."""
-    return orjson.dumps(value, option=_OPTS)
+    """Canonical JSON bytes of ``value`` (sorted keys, compact), sized to fit.
+
+    orjson's result keeps its whole output buffer (at least 4 KiB, however short the JSON), and
+    canonical bytes are often kept (match keys: one per recorded request in every replay
+    session's engine). The exact-size copy costs ~65 ns; a 100-byte key then holds 130 bytes.
+    """
+    return b"%b" % (orjson.dumps(value, option=_OPTS),)
 
 
 def digest(data: bytes) -> str:

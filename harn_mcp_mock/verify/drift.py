@@ -1,4 +1,4 @@
-"""Classify drift between a baseline cassette and a candidate (``../shared/reference/drift-rules.md``).
+"""Classify drift between a baseline cassette and a candidate (``docs/drift-rules.md``, generated from ``verify/rules.py``).
 
 Surface rules compare what each session listed (tools T*, schemas I*/O* via
 :mod:`~harn_mcp_mock.verify.schema_diff`, annotations A* on their effective values after MCP's
@@ -19,6 +19,7 @@ import orjson
 from harn_mcp_mock.cassette.matching import Matcher, drop_path, parse_pointer
 from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.store.canonical import canonical_bytes
+from harn_mcp_mock.textclip import clip
 from harn_mcp_mock.verify.findings import Finding, Severity
 from harn_mcp_mock.verify.schema_diff import diff_input_schema, diff_output_schema
 from harn_mcp_mock.verify.surface import Exchange, Surface, surface_of
@@ -65,7 +66,7 @@ def effective_hints(tool: dict[str, Any]) -> dict[str, bool]:
 
 def _short(value: Any) -> str:
     text = orjson.dumps(value).decode() if value is not None else "none"
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clip(text, 60)
 
 
 def compare(
@@ -409,7 +410,12 @@ def prompt_rules(old: Surface, new: Surface) -> list[Finding]:
 
 
 def _outcome(response: dict[str, Any] | None) -> tuple[str, Any]:
-    """("missing" | "protocol-error" | "tool-error" | "success", detail)."""
+    """("missing" | "protocol-error" | "tool-error" | "input-required" | "success", detail).
+
+    "input-required" is the first round of a 2026-07-28 multi-round-trip request (the server
+    asks the client for sampling, elicitation or roots and hands it an opaque ``requestState``):
+    not a final result, so neither its missing ``structuredContent`` nor its state is judged.
+    """
     if response is None:
         return "missing", None
     if isinstance(response.get("error"), dict):
@@ -417,6 +423,8 @@ def _outcome(response: dict[str, Any] | None) -> tuple[str, Any]:
     result = response.get("result")
     if isinstance(result, dict) and result.get("isError") is True:
         return "tool-error", result
+    if isinstance(result, dict) and result.get("resultType") == "input_required":
+        return "input-required", result
     return "success", result
 
 
@@ -461,7 +469,7 @@ class _Validators:
         if errors:
             first = errors[0]
             where = "/" + "/".join(str(p) for p in first.absolute_path)
-            message = f"{where}: {first.message[:120]}"
+            message = f"{where}: {clip(first.message, 120)}"
         self._results[ikey] = message
         return message
 
@@ -481,7 +489,9 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
     replayed = 0
 
     def add(f: Finding) -> None:
-        findings.setdefault((f.rule, f.tool, f.pointer), f)  # one finding per rule/tool/pointer
+        key = (f.rule, f.tool, f.pointer)  # one finding per rule/tool/pointer: the most severe
+        if key not in findings or f.severity > findings[key].severity:
+            findings[key] = f
 
     for ex in old.exchanges:
         if ex.method in NOT_BEHAVIOUR:
@@ -551,6 +561,7 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
         if ex.method == "tools/call" and now == "success" and isinstance(now_detail, dict):
             check_structured(
                 label or "",
+                was_detail if was == "success" and isinstance(was_detail, dict) else None,
                 now_detail,
                 old_tools.get(label or ""),
                 new_tools.get(label or ""),
@@ -562,18 +573,7 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
                 ex.method == "tools/call" and effective_hints(new_tools.get(label or "", {}))["readOnlyHint"]
             )
             if read_only and _comparable(was_detail, ignore) != _comparable(now_detail, ignore):
-                add(
-                    Finding(
-                        "B7",
-                        WARN,
-                        label,
-                        "/result",
-                        f"{where} is read-only but its result changed"
-                        f"{_first_difference(was_detail, now_detail, ignore)}",
-                        _short(was_detail),
-                        _short(now_detail),
-                    )
-                )
+                add(read_only_change(where, label, was_detail, now_detail, ignore))
         if ex.latency_ms is not None and cand.latency_ms is not None:
             pair = latencies[(ex.method, label or "")]
             pair[0].append(ex.latency_ms)
@@ -587,6 +587,7 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
 
 def check_structured(
     tool: str,
+    old_result: dict[str, Any] | None,
     result: dict[str, Any],
     old_tool: dict[str, Any] | None,
     new_tool: dict[str, Any] | None,
@@ -625,25 +626,86 @@ def check_structured(
                     )
                 )
                 break
-    texts = [
-        c.get("text") for c in result.get("content") or [] if isinstance(c, dict) and c.get("type") == "text"
-    ]
-    mirrored = False
-    for text in texts:
-        try:
-            mirrored = mirrored or orjson.loads(text or "null") == structured
-        except orjson.JSONDecodeError:
-            continue
-    if not mirrored:
+    # B3 is drift: the baseline's answer to the same call mirrored its structuredContent as
+    # JSON text and the candidate's does not. A server that never mirrored (the SDK's
+    # MCPServer wraps a plain return value as {"result": ...} beside its str()) is unchanged.
+    if old_result is not None and _mirrored(old_result) and not _mirrored(result):
         add(
             Finding(
                 "B3",
                 WARN,
                 tool,
                 "/content",
-                f"tool {tool!r} returns structuredContent without its JSON text mirror in content",
+                f"tool {tool!r} returns structuredContent without the JSON text mirror in content "
+                "that the baseline had",
             )
         )
+
+
+def _mirrored(result: dict[str, Any]) -> bool:
+    """Whether ``result`` has structuredContent and a text block holding the same JSON value."""
+    if "structuredContent" not in result:
+        return False
+    structured = result["structuredContent"]
+    for block in result.get("content") or []:
+        if not isinstance(block, dict) or block.get("type") != "text":
+            continue
+        try:
+            if orjson.loads(str(block.get("text") or "null")) == structured:
+                return True
+        except orjson.JSONDecodeError:
+            continue
+    return False
+
+
+def _shape(value: Any) -> Any:
+    """A JSON value's shape: its keys, array lengths and leaf types, without the leaf values."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return type(value).__name__
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def read_only_change(
+    where: str, label: str | None, was: Any, now: Any, ignore: list[tuple[str, ...]]
+) -> Finding:
+    """B7 for a read-only call whose result differs.
+
+    Only values changed (same keys, array lengths and leaf types): INFO, because a read-only
+    call's answer legitimately carries volatile values (clock times, random ids, "created at"
+    text) that differ on every call of an unchanged server. The result's shape changed: WARN,
+    as the rule table says. ``--ignore-path`` drops a volatile field from the comparison.
+    """
+    a, b = orjson.loads(_comparable(was, ignore)), orjson.loads(_comparable(now, ignore))
+    where_differs = list(_differences(a, b))
+    reshaped = [p for p, shape in where_differs if shape]
+    shown = (reshaped or [p for p, _ in where_differs])[:3]
+    first = f" (at {', '.join(shown)}; --ignore-path for volatile fields)" if shown else ""
+    if not reshaped:
+        return Finding(
+            "B7",
+            INFO,
+            label,
+            "/result",
+            f"{where} is read-only and only values in its result changed, not its shape "
+            f"(volatile values such as times and ids are expected){first}",
+            _short(was),
+            _short(now),
+        )
+    return Finding(
+        "B7",
+        WARN,
+        label,
+        "/result",
+        f"{where} is read-only but the shape of its result changed{first}",
+        _short(was),
+        _short(now),
+    )
 
 
 def _comparable(result: Any, ignore: list[tuple[str, ...]]) -> bytes:
@@ -654,19 +716,24 @@ def _comparable(result: Any, ignore: list[tuple[str, ...]]) -> bytes:
     return canonical_bytes(result)
 
 
-def _first_difference(a: Any, b: Any, ignore: list[tuple[str, ...]]) -> str:
-    from deepdiff import DeepDiff  # lazily: only on a difference
-
-    a2 = orjson.loads(_comparable(a, ignore))
-    b2 = orjson.loads(_comparable(b, ignore))
-    diff = DeepDiff(a2, b2, verbose_level=0)
-    paths: list[str] = []
-    for entries in diff.values():
-        paths.extend(str(p) for p in entries)
-    if not paths:
-        return ""
-    first = sorted(paths)[0].replace("root", "", 1)
-    return f" (first at {first}; --ignore-path for volatile fields)"
+def _differences(a: Any, b: Any, pointer: str = "") -> Iterable[tuple[str, bool]]:
+    """Where two JSON values differ: (JSON pointer, whether the shape differs there), in order."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            here = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            if key not in a or key not in b:
+                yield here, True
+            else:
+                yield from _differences(a[key], b[key], here)
+    elif isinstance(a, list) and isinstance(b, list):
+        for index, (x, y) in enumerate(zip(a, b, strict=False)):
+            yield from _differences(x, y, f"{pointer}/{index}")
+        if len(a) != len(b):
+            yield f"{pointer}/{min(len(a), len(b))}", True
+    elif _shape(a) != _shape(b):
+        yield pointer or "/", True
+    elif a != b:
+        yield pointer or "/", False
 
 
 def _percentile(values: list[float], q: float) -> float:

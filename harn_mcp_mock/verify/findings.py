@@ -105,7 +105,7 @@ RULE_TITLES: dict[str, str] = {
     "A5": "safety claim strengthened, verify",
     "B1": "structuredContent missing",
     "B2": "structuredContent violates outputSchema",
-    "B3": "structuredContent without JSON text mirror",
+    "B3": "JSON text mirror of structuredContent dropped",
     "B4": "success became an error, or error code changed",
     "B5": "previous error now succeeds",
     "B6": "error message changed",

@@ -9,6 +9,11 @@ else a -32601 error. Everything is recorded, redacted, through the usual Recorde
 The baseline holds what was recorded, after redaction: an argument that was a secret is sent
 as its ``[REDACTED:N]`` placeholder. Verify such calls with a cassette candidate instead, or
 accept their behaviour findings with an ignore file.
+
+A 2026-07-28 multi-round-trip retry is sent with the *live* server's state, not the recorded
+one (:class:`RoundTrips`): the ``requestState`` the live server gave in its answer to the
+first round replaces the recorded one, and the ``inputResponses`` are re-keyed to the live
+server's ``inputRequests`` ids; the answers themselves are the baseline's.
 """
 
 from __future__ import annotations
@@ -65,6 +70,54 @@ class _Answers:
         }
 
 
+class RoundTrips:
+    """Carries 2026-07-28 multi-round-trip state from the live server into the baseline's retries.
+
+    :meth:`outgoing` is given each baseline client message before it is sent: it notes the
+    recorded answer to a request and rewrites a retry's ``params.requestState`` and
+    ``params.inputResponses`` keys to what the live server issued. :meth:`incoming` is given
+    each live response: where the recorded answer and the live one both carry a
+    ``requestState`` (or ``inputRequests``), the recorded value is mapped to the live one.
+    """
+
+    def __init__(self, base: Cassette) -> None:
+        self._recorded = base.responses_by_request()
+        self._pending: dict[bytes, dict[str, Any]] = {}
+        self.states: dict[str, str] = {}
+        self.keys: dict[str, str] = {}
+
+    def outgoing(self, seq: int, message: Any) -> Any:
+        if not isinstance(message, dict):
+            return message
+        reply = self._recorded.get(seq)
+        if "id" in message and reply is not None and isinstance(reply.message, dict):
+            self._pending[orjson.dumps(message["id"])] = reply.message
+        params = message.get("params")
+        if not isinstance(params, dict) or not ("requestState" in params or "inputResponses" in params):
+            return message
+        params = dict(params)
+        state = params.get("requestState")
+        if isinstance(state, str) and state in self.states:
+            params["requestState"] = self.states[state]
+        responses = params.get("inputResponses")
+        if isinstance(responses, dict) and self.keys:
+            params["inputResponses"] = {self.keys.get(k, k): v for k, v in responses.items()}
+        return {**message, "params": params}
+
+    def incoming(self, message: Any) -> None:
+        if not isinstance(message, dict) or "id" not in message:
+            return
+        recorded = self._pending.pop(orjson.dumps(message["id"]), None)
+        was, now = (recorded or {}).get("result"), message.get("result")
+        if not isinstance(was, dict) or not isinstance(now, dict):
+            return
+        if isinstance(was.get("requestState"), str) and isinstance(now.get("requestState"), str):
+            self.states[was["requestState"]] = now["requestState"]
+        asked, asks = was.get("inputRequests"), now.get("inputRequests")
+        if isinstance(asked, dict) and isinstance(asks, dict) and len(asked) == len(asks):
+            self.keys.update(zip(asked, asks, strict=True))
+
+
 def rerun_live(
     base: Cassette,
     command: list[str],
@@ -89,6 +142,7 @@ def rerun_live(
     assert proc.stdin is not None and proc.stdout is not None
     server_in, server_out = proc.stdin.fileno(), proc.stdout.fileno()
     answers = _Answers(base, Matcher())
+    trips = RoundTrips(base)
     splitter = LineSplitter()
     reason = "client-eof"
 
@@ -118,6 +172,7 @@ def rerun_live(
                 for item in batch_items(frame):
                     if item.kind in ("response", "error"):
                         waiting.discard(orjson.dumps(item.id))
+                        trips.incoming(item.obj)
                     elif item.kind == "request" and isinstance(item.obj, dict):
                         send(orjson.dumps(answers.answer(item.obj)) + b"\n")
 
@@ -128,7 +183,7 @@ def rerun_live(
             items = list(batch_items(parse_frame(orjson.dumps(msg.message), CLIENT)))
             if all(f.kind in ("response", "error") for f in items):
                 continue  # the client's answers to server requests are given live, above
-            send(orjson.dumps(msg.message) + b"\n")
+            send(orjson.dumps(trips.outgoing(msg.seq, msg.message)) + b"\n")
             pump({orjson.dumps(f.id) for f in items if f.kind == "request"})
     except BaseException:
         with contextlib.suppress(OSError):

@@ -1,6 +1,6 @@
 """Breaking-change rules for a tool's ``inputSchema`` (I1..I19) and ``outputSchema`` (O1..O11).
 
-The rule table is ``../shared/reference/drift-rules.md`` (sections 3.2 and 3.3). The direction
+The rule table is ``docs/drift-rules.md`` (from ``harn_mcp_mock/verify/rules.py``; ``harn mcp mock docs drift-rules``). The direction
 principle decides everything: an input schema is a request body, so a change breaks when an
 argument object that used to be valid becomes invalid (narrowing breaks); an output schema is a
 response, so a change breaks when the new server may emit a value the old schema rejected
@@ -98,6 +98,7 @@ from urllib.parse import unquote
 import orjson
 
 from harn_mcp_mock.store.canonical import canonical_bytes
+from harn_mcp_mock.textclip import clip
 from harn_mcp_mock.verify.findings import Finding, Severity
 
 __all__ = ["diff_input_schema", "diff_output_schema"]
@@ -366,7 +367,7 @@ def _short(value: Any, width: int = _EVIDENCE_WIDTH) -> str:
         text = orjson.dumps(value).decode()
     except TypeError:
         text = repr(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(text, width)
 
 
 def _is_validating(key: str) -> bool:

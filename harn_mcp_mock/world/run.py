@@ -22,15 +22,17 @@ def serve_world(
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     emit_tape: str | Path | None = None,
+    stop_fd: int | None = None,
 ) -> WorldEngine:
-    """Load the spec, serve it until stdin closes, and return the engine (final state, log).
+    """Load the spec, serve it until stdin closes (or ``stop_fd`` turns readable: a stop signal,
+    :mod:`harn_mcp_mock.shutdown`), and return the engine (final state, log).
 
     ``emit_tape`` writes every exchange to an event tape stamped with the world's virtual clock,
     so the same seed and calls give a byte-identical tape.
     """
     engine = WorldEngine(load_spec(spec_path), task=task, seed=seed, run_id=run_id, faults=faults)
     if emit_tape is None:
-        serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd)
+        serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, stop_fd=stop_fd)
         return engine
     from harn_mcp_mock.tape import TapeWriter
     from harn_mcp_mock.tape.mcp import EngineClock, McpTapeObserver, TapedEngine
@@ -47,5 +49,6 @@ def serve_world(
             TapedEngine(engine, McpTapeObserver(writer, engine.spec.name)),
             stdin_fd=stdin_fd,
             stdout_fd=stdout_fd,
+            stop_fd=stop_fd,
         )
     return engine

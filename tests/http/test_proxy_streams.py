@@ -55,6 +55,7 @@ def proxy(
                 on_ready=lambda url: (urls.append(url), ready.set()),
                 on_server=servers.append,
                 on_event=None if events is None else events.append,
+                allow_empty=True,  # these sessions are GET streams only: no client message
             )
         )
 

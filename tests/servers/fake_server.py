@@ -5,13 +5,16 @@
 Modes:
   echo               answer every request with {"echo": params}; raw bytes of odd shape
   crash-after N      answer N requests, then exit with code 3
+  die-on N           answer N requests; on reading the next one exit with code 3, unanswered
   stubborn           ignore stdin EOF, SIGTERM and SIGINT (only SIGKILL stops it)
-  graceful           on SIGTERM/SIGINT write a notification and exit 0
+  graceful           on SIGTERM/SIGINT or stdin EOF write a notification ("bye N", "bye eof"), exit 0
+  linger             like graceful, but at stdin EOF write "eof" and wait for a signal
   big N              answer each request with a result of N bytes
   reverse N          read N requests, answer them in reverse order, then echo
   secrets            answer with the env var FAKE_TOKEN's value and its arguments
   garbage            write a non-JSON line before each answer
-Writes its pid to the file named by $FAKE_PID_FILE when set.
+Writes its pid to the file named by $FAKE_PID_FILE when set, and with $FAKE_ANNOUNCE set first
+sends a ``notifications/message`` "ready" (an event a test can wait for before any client message).
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ def main() -> None:
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if mode == "graceful":
+    if os.environ.get("FAKE_ANNOUNCE"):
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "ready"}})
+    if mode in ("graceful", "linger"):
 
         def bye(signum: int, _frame: object) -> None:
             send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": f"bye {signum}"}})
@@ -53,6 +58,8 @@ def main() -> None:
             continue  # a real server would answer -32700; this one just skips it
         if "id" not in msg or "method" not in msg:
             continue
+        if mode == "die-on" and answered >= arg:
+            os._exit(3)
         if mode == "reverse" and len(held) < arg:
             held.append(msg)
             if len(held) == arg:
@@ -93,6 +100,11 @@ def main() -> None:
             os._exit(3)
     if mode == "stubborn":
         signal.pause()  # wait until killed
+    if mode == "graceful":
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "bye eof"}})
+    if mode == "linger":
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "eof"}})
+        signal.pause()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from harn_mcp_mock.errors import (
     CassetteFormatError,
     CassetteIntegrityError,
     CassetteVersionError,
+    NothingRecordedError,
 )
 
 
@@ -163,6 +164,19 @@ def test_an_unfinished_journal_loads_and_recovers(tmp_path: Path) -> None:
     assert recovered.meta["exit"]["reason"] == "recorder-died"
     assert not journal_path(path).exists()
     assert load_cassette(path).messages == partial.messages
+
+
+def test_recovering_a_journal_without_a_client_message_keeps_the_cassette(tmp_path: Path) -> None:
+    path = save_cassette(_cassette(), tmp_path / "a.cassette.json")
+    before = path.read_bytes()
+    header = {"format": "harn-mcp-mock/journal", "version": 1, "transport": "stdio", "command": ["srv"]}
+    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {}}
+    lines = [header, {"seq": 0, "dir": "server", "message": note}]
+    journal_path(path).write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    with pytest.raises(NothingRecordedError, match="kept the existing cassette unchanged"):
+        recover_journal(path)
+    assert path.read_bytes() == before
+    assert not journal_path(path).exists()
 
 
 def test_the_published_schema_accepts_what_we_write(tmp_path: Path) -> None:

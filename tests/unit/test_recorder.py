@@ -2,9 +2,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from harn_mcp_mock.cassette.model import journal_path, load_cassette
 from harn_mcp_mock.clock import PausedClock
+from harn_mcp_mock.errors import NothingRecordedError
 from harn_mcp_mock.jsonrpc import CLIENT, SERVER
 from harn_mcp_mock.record.recorder import Recorder
 
@@ -165,3 +167,30 @@ def test_a_recorder_that_dies_leaves_a_loadable_journal(tmp_path: Path) -> None:
     partial = load_cassette(rec.cassette_path)
     assert not partial.complete
     assert [m.method for m in partial.messages] == ["ping"]
+
+
+def test_finish_without_a_client_message_keeps_the_old_cassette_and_leaves_no_journal(tmp_path: Path) -> None:
+    old = make(tmp_path)
+    old.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+    path = old.finish(EXIT).path
+    before = path.read_bytes()
+    rec = make(tmp_path)
+    rec.feed(
+        SERVER, line({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x" * 5000}})
+    )
+    with pytest.raises(NothingRecordedError, match="kept the existing cassette unchanged") as caught:
+        rec.finish(EXIT, allow_empty=False)
+    assert caught.value.exit_code == 5
+    assert path.read_bytes() == before
+    assert not journal_path(path).exists()
+
+
+def test_a_recording_that_broke_off_keeps_its_journal_only_if_the_client_spoke(tmp_path: Path) -> None:
+    silent = make(tmp_path)
+    silent.feed(SERVER, line({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}))
+    silent.broke_off()
+    assert not journal_path(tmp_path / "r.cassette.json").exists()
+    spoke = make(tmp_path)
+    spoke.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+    spoke.broke_off()
+    assert len(load_cassette(tmp_path / "r.cassette.json").messages) == 1  # read from the journal

@@ -237,11 +237,19 @@ def test_b2_structured_content_that_fails_the_output_schema_is_err() -> None:
     assert behaviour(calls(t, structured({"n": "one"})), calls(t, structured({"n": 1}))) == []
 
 
-def test_b3_structured_content_without_a_json_text_mirror_is_warn() -> None:
+def test_b3_a_json_text_mirror_that_went_away_is_warn() -> None:
     t = [tool("t", outputSchema=OUT)]
     assert behaviour(calls(t, structured({"n": 1})), calls(t, structured({"n": 1}, mirror=False))) == [
         ("B3", "WARN")
     ]
+
+
+def test_b3_is_silent_for_a_server_that_never_mirrored() -> None:
+    # The SDK's MCPServer answers {"result": 5} beside the text "5": a property, not drift.
+    t = [tool("t", outputSchema=OUT)]
+    unmirrored = calls(t, structured({"n": 1}, mirror=False))
+    assert behaviour(unmirrored, copy.deepcopy(unmirrored)) == []
+    assert behaviour(unmirrored, calls(t, structured({"n": 1}))) == []
 
 
 def test_b4_success_becoming_an_error_is_err_and_b5_the_reverse_is_info() -> None:
@@ -265,11 +273,26 @@ def test_b6_a_changed_error_message_is_info() -> None:
     ) == [("B6", "INFO")]
 
 
-def test_b7_a_read_only_result_that_changed_is_warn_unless_its_path_is_ignored() -> None:
+def test_b7_a_read_only_result_whose_shape_changed_is_warn_unless_its_path_is_ignored() -> None:
     ro = [tool("t", annotations={"readOnlyHint": True})]
-    old, new = calls(ro, structured({"n": 1, "at": "10:00"})), calls(ro, structured({"n": 1, "at": "11:00"}))
-    assert ("B7", "WARN") in behaviour(old, new)
+    old, new = calls(ro, structured({"n": 1, "at": "10:00"})), calls(ro, structured({"n": 1, "at": 11}))
+    assert behaviour(old, new) == [("B7", "WARN")]
+    message = findings_of(old, new)[0].message
+    assert "shape" in message and "/structuredContent/at" in message
     assert behaviour(old, new, ignore_paths=("/structuredContent/at", "/content")) == []
+    fewer = calls(ro, structured({"n": 1}))
+    assert behaviour(old, fewer) == [("B7", "WARN")]
+
+
+def test_b7_volatile_values_of_a_read_only_result_are_only_info() -> None:
+    # A clock time or a random id differs on every call of an unchanged server.
+    ro = [tool("t", annotations={"readOnlyHint": True})]
+    old, new = (
+        calls(ro, structured({"n": 1, "at": "10:00"})),
+        calls(ro, structured({"n": 1.5, "at": "11:00"})),
+    )
+    assert behaviour(old, new) == [("B7", "INFO")]
+    assert "only values" in findings_of(old, new)[0].message
     writer = [tool("t")]
     assert behaviour(calls(writer, ok(1)), calls(writer, ok(2))) == []  # not read-only: results may differ
 

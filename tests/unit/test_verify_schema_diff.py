@@ -634,14 +634,19 @@ def test_a_new_bound_is_an_error_when_a_recorded_argument_violates_it() -> None:
     assert broken.evidence == ['call 2: x="Llanfair" (size 8, maxLength 5)']
 
 
-def test_evidence_lists_three_calls_with_values_cut_to_sixty_characters() -> None:
+def test_evidence_lists_three_calls_with_long_values_cut_only_at_a_boundary() -> None:
     long = "y" * 100
     args = [{"x": long + str(i)} for i in range(5)]
     [finding] = diff_input_schema("t", x(STR), x({"type": "string", "maxLength": 5}), recorded_args=args)
     assert finding.severity == Severity.ERR
     assert finding.message.endswith("(5 recorded calls violate it)")
     assert len(finding.evidence) == 3
-    assert finding.evidence[0] == f'call 1: x="{"y" * 58}… (size 101, maxLength 5)'
+    # one word: never cut mid-word (textclip.clip), so it is shown whole
+    assert finding.evidence[0] == f'call 1: x="{long}0" (size 101, maxLength 5)'
+    words = [{"x": " ".join(["word"] * 30)}]
+    [cut] = diff_input_schema("t", x(STR), x({"type": "string", "maxLength": 5}), recorded_args=words)
+    assert cut.evidence[0].startswith('call 1: x="word word')
+    assert "word … (+" in cut.evidence[0] and " chars) (size 149, maxLength 5)" in cut.evidence[0]
 
 
 def test_a_changed_pattern_is_an_error_only_on_evidence() -> None:

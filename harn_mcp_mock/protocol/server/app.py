@@ -30,6 +30,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from harn_mcp_mock.clock import Clock
+from harn_mcp_mock.http.guard import BodyTooLarge, GuardSettings, guard_middleware
 from harn_mcp_mock.protocol import PROTOCOL_VERSION, VERSION_HEADER
 from harn_mcp_mock.protocol.errors import ErrorEnvelope, ProtocolError
 from harn_mcp_mock.protocol.server.harness import ALL_SCOPES, SUPPORTED_VERSIONS, Harness, verification
@@ -175,11 +176,13 @@ def create_app(
     world_root: Path | None = None,
     auto_run: bool = False,
     heartbeat_s: float = 15.0,
+    guard: GuardSettings | None = None,
 ) -> Starlette:
     """The Harness as an ASGI app. ``api_keys`` maps each key to its actor; ``permissions``
     maps an actor to its scopes (default: all of :data:`ALL_SCOPES`). With ``auto_run`` a
     worker thread runs submitted tasks (and tasks left SUBMITTED by a previous process); without
-    it tasks stay SUBMITTED until ``app.state.harness.run_task(id)``."""
+    it tasks stay SUBMITTED until ``app.state.harness.run_task(id)``. ``guard``: the Origin, Host
+    and body-size checks (default: loopback origins, any Host, bodies up to :data:`MAX_BODY_BYTES`)."""
     harness = Harness(store, clock=clock, world_root=world_root)
     bus = EventBus()
     harness.add_listener(bus.publish)
@@ -243,17 +246,23 @@ def create_app(
 
         return endpoint
 
+    # Embedded (a test client, another server): the Host it is reached by is unknown, so only
+    # ``serve`` (which knows its socket) checks Host.
+    guard = guard or GuardSettings(max_body_bytes=MAX_BODY_BYTES, check_host=False)
+
+    def refuse(status: int, kind: str, message: str) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
+        """The guard's refusals as envelopes: 403 for a foreign Origin or Host, 413 for a body."""
+        request_id = f"req_{next(request_ids):06d}"
+        code = "payload_too_large" if kind == "body" else "permission_denied"
+        envelope = ErrorEnvelope.of(code, message, request_id=request_id)
+        headers = [(b"content-type", b"application/json"), (b"request-id", request_id.encode())]
+        return envelope.http_status, orjson.dumps(envelope.to_dict()), headers
+
     async def read_body(request: Request) -> Any:
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
-            raise ProtocolError(
-                ErrorEnvelope.of("payload_too_large", f"the body exceeds {MAX_BODY_BYTES} bytes")
-            )
-        raw = await request.body()
-        if len(raw) > MAX_BODY_BYTES:
-            raise ProtocolError(
-                ErrorEnvelope.of("payload_too_large", f"the body exceeds {MAX_BODY_BYTES} bytes")
-            )
+        try:  # the guard counts the body as it arrives (Content-Length or chunked)
+            raw = await request.body()
+        except BodyTooLarge as exc:
+            raise ProtocolError(ErrorEnvelope.of("payload_too_large", str(exc))) from None
         if not raw:
             return {}
         try:
@@ -521,7 +530,12 @@ def create_app(
             if runner is not None:
                 runner.stop()
 
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found}, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: not_found},
+        lifespan=lifespan,
+        middleware=guard_middleware(guard, refuse),
+    )
     app.state.harness = harness
     app.state.store = store
     app.state.runner = runner

@@ -1,0 +1,43 @@
+"""The options every HTTP surface shares (``replay --http``, ``record --url``, ``protocol serve``):
+which Origin and Host values to accept, the body limit, and the session limits (docs/http.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+AllowOriginOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-origin",
+        help="HTTP: also accept requests with this Origin (scheme://host[:port], repeatable; "
+        "* accepts any, unsafe: DNS rebinding). Loopback origins and no Origin always pass.",
+    ),
+]
+AllowHostOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-host",
+        help="HTTP: also accept this Host header (NAME or NAME:PORT, repeatable) on a loopback server.",
+    ),
+]
+MaxBodyOpt = Annotated[
+    int | None,
+    typer.Option("--max-body-bytes", help="HTTP: refuse request bodies over this size with 413."),
+]
+IdleTimeoutOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--session-idle-timeout",
+        help="With --http: end a session unused for this many seconds (default 3600; 0: never).",
+    ),
+]
+MaxSessionsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-sessions",
+        help="With --http: sessions kept at once; the least recently used idle one makes room "
+        "(default 1000; 0: no limit).",
+    ),
+]

@@ -1,0 +1,92 @@
+"""SIGINT, SIGTERM and SIGHUP end a serving run the way a client disconnect does.
+
+MCP clients stop a stdio server by closing its stdin and then, after a while, sending SIGTERM;
+a person presses Ctrl-C; a closed terminal sends SIGHUP. Each must finish the run in order:
+the serving loop stops, the ``--report`` / ``--state-out`` / ``--emit-tape`` files are written,
+no traceback is printed, and the process exits ``128 + N`` (130, 143, 129).
+
+:class:`StopSignals` is that one mechanism. While it is active, a stop signal interrupts
+nothing: it is noted (:attr:`~StopSignals.signum`, the first one), a byte goes into a pipe whose
+read end (:attr:`~StopSignals.fd`) a ``select`` loop watches (``serve_stdio(stop_fd=...)``), and
+the callbacks given to :meth:`~StopSignals.on_signal` run (the HTTP server sets its exit flag
+there). Handlers are installed only in the main thread; elsewhere the object is inert. Nothing
+heavy is imported: ``replay`` and ``world`` install it first thing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Callable
+from types import FrameType, TracebackType
+from typing import Any
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def exit_code_for(signum: int) -> int:
+    """The shell's exit code for a run ended by signal ``signum``: ``128 + N``."""
+    return 128 + signum
+
+
+class StopSignals:
+    """Catch the stop signals for the span of a ``with`` block (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        """The first stop signal received, or None."""
+        self.count = 0
+        """How many stop signals arrived (a second Ctrl-C may mean "now")."""
+        self._callbacks: list[Callable[[int], None]] = []
+        self._previous: dict[int, Any] = {}
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+        os.set_blocking(self._read, False)
+
+    @property
+    def fd(self) -> int:
+        """Readable once a stop signal arrived (never drained: it stays readable)."""
+        return self._read
+
+    @property
+    def exit_code(self) -> int | None:
+        return None if self.signum is None else exit_code_for(self.signum)
+
+    @property
+    def name(self) -> str | None:
+        return None if self.signum is None else signal.Signals(self.signum).name
+
+    def on_signal(self, callback: Callable[[int], None]) -> None:
+        """Call ``callback(signum)`` on every stop signal (in the handler: keep it tiny)."""
+        self._callbacks.append(callback)
+
+    def request(self, signum: int) -> None:
+        """Act as if ``signum`` arrived (what the handler does)."""
+        self.count += 1
+        if self.signum is None:
+            self.signum = signum
+        with contextlib.suppress(OSError):  # full pipe or closed: it is readable already
+            os.write(self._write, b"\0")
+        for callback in list(self._callbacks):
+            callback(signum)
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        self.request(signum)
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOP_SIGNALS:
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(
+        self, _type: type[BaseException] | None, _exc: BaseException | None, _tb: TracebackType | None
+    ) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+        for fd in (self._read, self._write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
