@@ -20,7 +20,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from harn_mcp_mock.clock import PausedClock
-from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.errors import NothingRecordedError, UsageError
 from harn_mcp_mock.http.guard import BodyTooLarge, GuardSettings, HttpGuard, SessionTable, render_jsonrpc
 from harn_mcp_mock.http.record_proxy import record_http
 from harn_mcp_mock.http.replay_server import HttpServer, build_app
@@ -216,14 +216,19 @@ def test_the_record_proxy_refuses_foreign_origins_and_big_bodies(tmp_path: Path)
         urls.append(url)
         ready.set()
 
+    raised: list[BaseException] = []
+
     def run() -> None:
-        record_http(
-            cassette,
-            "http://127.0.0.1:9/mcp",  # never reached: every request here is refused first
-            guard=guard,
-            on_ready=on_ready,
-            on_server=servers.append,
-        )
+        try:
+            record_http(
+                cassette,
+                "http://127.0.0.1:9/mcp",  # never reached: every request here is refused first
+                guard=guard,
+                on_ready=on_ready,
+                on_server=servers.append,
+            )
+        except NothingRecordedError as exc:
+            raised.append(exc)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
@@ -237,7 +242,8 @@ def test_the_record_proxy_refuses_foreign_origins_and_big_bodies(tmp_path: Path)
         servers[0].stop()
         thread.join(10)
     assert not thread.is_alive()
-    assert b"evil" not in cassette.read_bytes() and b"xxxx" not in cassette.read_bytes()
+    # every request was refused before the recorder saw it: nothing to record, nothing written
+    assert len(raised) == 1 and not cassette.exists()
 
 
 # --- protocol serve ----------------------------------------------------------------------------
