@@ -21,6 +21,7 @@ everywhere. A top-level list is a batch: pointers apply to each of its messages.
 from __future__ import annotations
 
 import base64
+import codecs
 import os
 import re
 import string
@@ -102,7 +103,11 @@ class Redactor:
         # Binary data in base64 (images, audio) can only hold a secret as the base64 form of a
         # literal secret: token formats found in it would be chance.
         # Base64 token formats with a long fixed prefix (AWS session tokens) are looked for too.
-        prefixed = [p for p in compiled.patterns if p.contained and max(map(len, p.needles), default=0) >= 8]
+        prefixed = [
+            p
+            for p in compiled.patterns
+            if p.contained and any(len(n) >= 8 and _B64_CHARS.issuperset(n) for n in p.needles)
+        ]
         self._binary_scanner = Scanner([*prefixed, *literal], None) if literal or prefixed else None
         self._text_min = self._scanner.min_len
         self._root = compiled.pointers.root
@@ -552,6 +557,7 @@ _SNIFF_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 _BINARY_MIN = 256  # shorter base64 strings are scanned like any text
+_SNIFF_CHARS = 512  # base64 characters decoded first to tell binary data from text
 
 
 def binary_base64(s: str) -> bool:
@@ -562,7 +568,12 @@ def binary_base64(s: str) -> bool:
     if len(s) - len(body) > 2 or body.translate(None, _ALPHABET_B64):
         return False
     try:
-        base64.b64decode(s, validate=True).decode("utf-8")
+        # The first bytes tell binary data (an image header, compressed audio) cheaply; only a
+        # start that reads as text makes the whole string worth decoding.
+        head = base64.b64decode(s[:_SNIFF_CHARS])
+        codecs.utf_8_decode(head, "strict", False)
+        if len(s) > _SNIFF_CHARS:
+            base64.b64decode(s).decode("utf-8")
     except UnicodeDecodeError:
         return True
     except ValueError:
@@ -571,6 +582,7 @@ def binary_base64(s: str) -> bool:
 
 
 _ALPHABET_B64 = (string.ascii_letters + string.digits + "+/").encode("ascii")
+_B64_CHARS = frozenset(string.ascii_letters + string.digits + "+/=")
 
 
 def blob_text(blob: str, mime: str | None) -> str | None:

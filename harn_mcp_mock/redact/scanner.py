@@ -53,8 +53,8 @@ class Scanner:
         for needle, rules in self._joined_groups:
             if needle is not None and needle not in s:
                 continue
-            for rule in rules:
-                if rule.any(text):
+            for rule, long in rules:
+                if (long is None or long in s) and rule.any(text):
                     return True
         return self._any_run(text)
 
@@ -74,8 +74,8 @@ class Scanner:
             for needle, rules in self._run_groups:
                 if needle is not None and needle not in s:
                     continue
-                for rule in rules:
-                    if rule.any(text):
+                for rule, long in rules:
+                    if (long is None or long in s) and rule.any(text):
                         return True
             return False
         cache = self._cache
@@ -102,8 +102,8 @@ class Scanner:
             for needle, rules in self._run_groups:
                 if needle is not None and needle not in s:
                     continue
-                for rule in rules:
-                    if entropy or rule is not self._entropy:
+                for rule, long in rules:
+                    if (long is None or long in s) and (entropy or rule is not self._entropy):
                         found = rule(text)
                         if found:
                             hits.extend(found)
@@ -117,10 +117,11 @@ class Scanner:
         for needle, rules in self._text_groups:
             if needle is not None and needle not in s:
                 continue
-            for rule in rules:
-                found = rule(text)
-                if found:
-                    hits.extend(found)
+            for rule, long in rules:
+                if long is None or long in s:
+                    found = rule(text)
+                    if found:
+                        hits.extend(found)
         return hits
 
     def _run_hits(self, run: str) -> tuple[Hit, ...]:
@@ -132,10 +133,11 @@ class Scanner:
             for needle, rules in self._run_groups:
                 if needle is not None and needle not in run:
                     continue
-                for rule in rules:
-                    hits = rule(text)
-                    if hits:
-                        collected.extend(hits)
+                for rule, long in rules:
+                    if long is None or long in run:
+                        hits = rule(text)
+                        if hits:
+                            collected.extend(hits)
             found = tuple(collected)
             if len(run) <= _CACHED_RUN_MAX:
                 if len(self._cache) >= _CACHE_MAX:
@@ -144,13 +146,16 @@ class Scanner:
         return found
 
 
-def _groups(rules: Sequence[Any]) -> tuple[tuple[str | None, tuple[Any, ...]], ...]:
+def _groups(rules: Sequence[Any]) -> tuple[tuple[str | None, tuple[tuple[Any, str | None], ...]], ...]:
     """``rules`` grouped by the first substring each needs (its cheapest gate, usually one rare
-    character such as ``_`` or ``-``): one search tells a whole group it cannot match. Rules
-    with no such substring form groups of their own (``None``). Order within the groups is kept."""
-    by_needle: dict[str | None, list[Any]] = {}
+    character such as ``_`` or ``-``): one search tells a whole group it cannot match. Each rule
+    comes with the longest substring it needs (or None), searched before the rule is called.
+    Rules with no such substring form groups of their own (``None``). Order is kept."""
+    by_needle: dict[str | None, list[tuple[Any, str | None]]] = {}
     for rule in rules:
         facts = getattr(rule, "_facts", None)
-        needle = facts.needles[0] if facts is not None and facts.needles else None
-        by_needle.setdefault(needle, []).append(rule)
+        needles = facts.needles if facts is not None else ()
+        first = needles[0] if needles else None
+        longest = max(needles, key=len) if needles else None
+        by_needle.setdefault(first, []).append((rule, longest if longest != first else None))
     return tuple((needle, tuple(group)) for needle, group in by_needle.items())
