@@ -13,6 +13,12 @@ proxy that looks at a message pays at least), and their ratio:
 session does); "again" redacts the very same message over and over, so strings the redactor
 already found clean are skipped (as with a `tools/list` fetched in every session).
 
+Then the corpus section (tests/redaction_corpus): the corpus's credentials planted in every
+channel and recorded through the real recorder (recall: the share of formats no written byte
+holds in any form; leaked: how many do), its harmless values planted in every channel (false
+positives: the share that came back changed), and the time per message of `redact_message` on
+the corpus's messages, against the same baseline.
+
 Run: `.venv/bin/python benchmarks/bench_redact.py [--quick]`.
 """
 
@@ -20,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import base64
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +35,9 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock.redact import RedactionPolicy
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+from tests.redaction_corpus import corpus, harness
 
 
 def small_call(i: int) -> dict[str, Any]:
@@ -128,6 +139,41 @@ def main() -> None:
             ours = per_call(lambda: policy.redactor(argv=argv, env=env).redact_message, items, repeat)
             base = per_call(lambda: roundtrip, items, repeat)
             print(f"{label + ', ' + mode:46} {size:>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
+    corpus_section(policy, repeat)
+
+
+def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
+    secrets, harmless = corpus.secrets(), corpus.harmless()
+    with tempfile.TemporaryDirectory() as folder:
+        from pathlib import Path
+
+        harness.record_corpus(Path(folder), secrets, policy)
+        leaked = harness.leaked(Path(folder), secrets)
+    changed = harness.false_positives(harmless, policy)
+    recall = 100 * (len(secrets) - len(leaked)) / len(secrets)
+    print()
+    print(f"corpus: {len(secrets)} credential formats, {len(harmless)} harmless values")
+    print(f"recall {recall:.1f}% ({len(leaked)} leaked{': ' + ', '.join(leaked) if leaked else ''})")
+    print(f"false positives {100 * len(changed) / len(harmless):.2f}% ({len(changed)} of {len(harmless)})")
+    clean = [m for h in harmless[::4] for m in harness.harmless_messages(h.value)[:5]]
+    dirty = [m for i, s in enumerate(secrets) for _d, m in harness.channel_messages(s, free=True, seq=i + 1)]
+    dirty = [m for m in dirty if len(orjson.dumps(m)) < 4096]  # the timing is per message, not per blob
+
+    def roundtrip(msg: Any) -> Any:
+        return orjson.loads(orjson.dumps(msg))
+
+    print(f"{'corpus messages':46} {'count':>6} {'redact us':>10} {'baseline us':>12} {'ratio':>6}")
+    for label, items, env in (
+        ("harmless values, every channel", clean, harness.SERVER_ENV),
+        (
+            "credentials, every channel, env known",
+            dirty,
+            {**harness.SERVER_ENV, **{s.env: s.value for s in secrets}},
+        ),
+    ):
+        ours = per_call(lambda env=env: policy.redactor(argv=["srv"], env=env).redact_message, items, repeat)
+        base = per_call(lambda: roundtrip, items, repeat)
+        print(f"{label:46} {len(items):>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
 
 
 if __name__ == "__main__":

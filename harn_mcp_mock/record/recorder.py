@@ -107,7 +107,11 @@ class Recorder:
         self._cas_is_new = not self._cas.root.exists()
         self._handshakes: list[dict[str, Any]] = []
         self._server: dict[str, Any] = {}
-        self._redaction = {"policy": policy_name, "digest": policy_digest}
+        self._redaction: dict[str, Any] = {"policy": policy_name, "digest": policy_digest}
+        fingerprints = getattr(redactor, "fingerprints", None)
+        known = fingerprints() if callable(fingerprints) else None
+        if known:  # the env's secrets as keyed hashes, so that a replay can recognise them
+            self._redaction["fingerprints"] = known
         self.counts = {CLIENT: 0, SERVER: 0, "invalid": 0}
         recorded_at = dt.datetime.fromtimestamp(clock.wall_ms() / 1000, tz=dt.UTC)
         header = {

@@ -21,7 +21,10 @@ everywhere. A top-level list is a batch: pointers apply to each of its messages.
 from __future__ import annotations
 
 import base64
+import codecs
+import os
 import re
+import string
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
@@ -31,7 +34,15 @@ from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact.gates import Text
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.policy import K_ALLOW, K_SECRET
-from harn_mcp_mock.redact.rules import AssignmentRule, Hit, literal_rules, merge_hits
+from harn_mcp_mock.redact.rules import (
+    FINGERPRINT_SCHEME,
+    AssignmentRule,
+    FingerprintRule,
+    Hit,
+    fingerprint,
+    literal_rules,
+    merge_hits,
+)
 from harn_mcp_mock.redact.scanner import Scanner
 
 if TYPE_CHECKING:
@@ -67,6 +78,7 @@ class Redactor:
         *,
         argv: Sequence[str] | None = None,
         env: Mapping[str, str] | None = None,
+        fingerprints: Any = None,
     ) -> None:
         compiled = policy.compiled()
         self.policy = policy
@@ -83,7 +95,20 @@ class Redactor:
         self._short_set = frozenset(short)
         # The composed scanner: token formats and user patterns, the server's literal secrets,
         # secret assignments in text, and entropy (where it is on).
-        self._scanner = Scanner([*compiled.patterns, *literal_rules(literals), assignment], compiled.entropy)
+        literal = literal_rules(literals)
+        self._originals = sorted(self._origin_values)
+        known = FingerprintRule.from_meta(fingerprints)
+        extra = [known] if known is not None else []
+        self._scanner = Scanner([*compiled.patterns, *literal, assignment, *extra], compiled.entropy)
+        # Binary data in base64 (images, audio) can only hold a secret as the base64 form of a
+        # literal secret: token formats found in it would be chance.
+        # Base64 token formats with a long fixed prefix (AWS session tokens) are looked for too.
+        prefixed = [
+            p
+            for p in compiled.patterns
+            if p.contained and any(len(n) >= 8 and _B64_CHARS.issuperset(n) for n in p.needles)
+        ]
+        self._binary_scanner = Scanner([*prefixed, *literal], None) if literal or prefixed else None
         self._text_min = self._scanner.min_len
         self._root = compiled.pointers.root
         self._track = compiled.has_redact_pointers
@@ -117,6 +142,17 @@ class Redactor:
                 out.append(new)
             return obj if out is None else out
         return self._red(obj, self._child_mode(0, 0, root), root)
+
+    def fingerprints(self) -> dict[str, Any] | None:
+        """Keyed BLAKE3 fingerprints of the literal secrets of the server's argv and env, for the
+        cassette's redaction metadata (``None`` when there are none): a replay that never saw
+        that env can still recognise those values in live traffic. A fresh random key per
+        call; never the values."""
+        if not self._originals:
+            return None
+        key = os.urandom(32)
+        values = sorted({fingerprint(key, v) for v in self._originals})
+        return {"scheme": FINGERPRINT_SCHEME, "key": key.hex(), "values": values}
 
     def redact_text(self, s: str) -> str:
         """A line of free text (a non-JSON line, stderr, an error message) with its secrets replaced."""
@@ -176,6 +212,7 @@ class Redactor:
                     add(secret, "env", short_ok=False)
         for secret, whole in self._argv_secrets(argv, detectors):
             add(secret, "argv", short_ok=whole)
+        self._origin_values = frozenset(literals)
         for secret, origin in list(literals.items()):
             for form in _encoded_forms(secret):
                 literals.setdefault(form, origin)
@@ -300,8 +337,8 @@ class Redactor:
         for key in d:
             if key in harmless:
                 continue
-            if key.__class__ is not str:
-                return False
+            if key.__class__ is not str or key == _BLOB_KEY:
+                return False  # a resource blob is decoded and looked into by pass 2
             flags = self._key_flags(key)
             if flags & _DIRTY_KEY or flags & (K_SECRET | K_ALLOW) == K_SECRET:
                 return False
@@ -342,6 +379,14 @@ class Redactor:
             if not fresh:
                 return True
         scanner = self._scanner
+        if max(map(len, fresh)) >= _BINARY_MIN:
+            binary = {b for b in fresh if len(b) >= _BINARY_MIN and binary_base64(b)}
+            if binary:
+                if any(self._binary_hits(b) for b in binary):
+                    return False
+                fresh -= binary
+                if not fresh:
+                    return True
         if scanner.any(Text("\n".join(fresh))) or scanner.any_separately(list(fresh)):
             return False
         if len(clean) + len(fresh) > _CACHE_MAX:
@@ -400,7 +445,10 @@ class Redactor:
             else:
                 child = state.step(key if is_str else str(key))
                 child_mode = self._child_mode(mode, flags, child)
-            new_value = self._red(value, child_mode, child)
+            if key == _BLOB_KEY and value.__class__ is str and not child_mode & (_SECRET | _ALLOW):
+                new_value = self._red_blob(value, d.get("mimeType"), child_mode)
+            else:
+                new_value = self._red(value, child_mode, child)
             new_key = self._red_text(key, not child_mode & _NO_ENTROPY) if flags & _DIRTY_KEY else key
             if out is None:
                 if new_value is value and new_key is key:
@@ -421,6 +469,17 @@ class Redactor:
                 out = list(items[:i])
             out.append(new_value)
         return items if out is None else out
+
+    def _red_blob(self, blob: str, mime: Any, mode: int) -> str:
+        """A base64 resource blob: when it holds text (by its ``mimeType``, or sniffed), the text
+        redacted and encoded again; binary media is left alone."""
+        text = blob_text(blob, mime if isinstance(mime, str) else None)
+        if text is None:  # binary: still searched as it is (token formats, base64 forms of literals)
+            return self._red_str(blob, mode)
+        redacted = self._red_text(text, False)
+        if redacted is text:
+            return blob
+        return base64.b64encode(redacted.encode("utf-8", "surrogatepass")).decode("ascii")
 
     def _red_number(self, value: int | float, mode: int) -> Any:
         text = str(value)
@@ -444,12 +503,19 @@ class Redactor:
             return self._whole(s, self._short[s])
         if len(s) < self._text_min or s in self._clean:
             return s
-        hits = self._scanner.hits(Text(s), entropy=entropy)
+        if len(s) >= _BINARY_MIN and binary_base64(s):
+            hits = self._binary_hits(s)
+        else:
+            hits = self._scanner.hits(Text(s), entropy=entropy)
         if not hits:
             if entropy and len(s) <= _CLEAN_STRING_MAX:
                 self._remember_clean(s)
             return s
         return self._apply(s, hits)
+
+    def _binary_hits(self, s: str) -> list[Hit]:
+        scanner = self._binary_scanner
+        return scanner.hits(Text(s), entropy=False) if scanner is not None else []
 
     def _remember_clean(self, s: str) -> None:
         if len(self._clean) >= _CACHE_MAX:
@@ -478,6 +544,69 @@ class Redactor:
             number = self._numbers[secret] = len(self._numbers) + 1
         self._findings[rule] = self._findings.get(rule, 0) + 1
         return placeholder(number)
+
+
+_BLOB_KEY = "blob"
+_BINARY_MIME = ("image/", "audio/", "video/", "font/", "model/")
+_TEXT_MIME = re.compile(
+    r"text/|application/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|toml|javascript|ecmascript|x-sh|"
+    r"x-www-form-urlencoded|sql|graphql|x-ndjson|ld\+json|x-ipynb\+json|x-httpd-php|x-python)\b",
+    re.IGNORECASE,
+)
+_SNIFF_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+_BINARY_MIN = 256  # shorter base64 strings are scanned like any text
+_SNIFF_CHARS = 512  # base64 characters decoded first to tell binary data from text
+
+
+def binary_base64(s: str) -> bool:
+    """Whether ``s`` is standard base64 (padded) of bytes that are not UTF-8 text: binary data."""
+    if len(s) % 4 or not s.isascii():
+        return False
+    body = s.rstrip("=").encode("ascii")
+    if len(s) - len(body) > 2 or body.translate(None, _ALPHABET_B64):
+        return False
+    try:
+        # The first bytes tell binary data (an image header, compressed audio) cheaply; only a
+        # start that reads as text makes the whole string worth decoding.
+        head = base64.b64decode(s[:_SNIFF_CHARS])
+        codecs.utf_8_decode(head, "strict", False)
+        if len(s) > _SNIFF_CHARS:
+            base64.b64decode(s).decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    except ValueError:
+        return False
+    return False
+
+
+_ALPHABET_B64 = (string.ascii_letters + string.digits + "+/").encode("ascii")
+_B64_CHARS = frozenset(string.ascii_letters + string.digits + "+/=")
+
+
+def blob_text(blob: str, mime: str | None) -> str | None:
+    """The text a base64 resource blob holds, or None for binary data (or not base64).
+
+    ``image/*``, ``audio/*``, ``video/*``, ``font/*`` and ``model/*`` are binary whatever they
+    hold. Otherwise the blob is decoded and kept as text when it is UTF-8 without control
+    characters (besides tab, newline, carriage return and form feed); a ``text/*`` or JSON-like
+    ``mimeType`` only lets a few stray control characters through as well.
+    """
+    if mime is not None and mime.lower().startswith(_BINARY_MIME):
+        return None
+    try:
+        raw = base64.b64decode(blob, altchars=b"-_" if "-" in blob or "_" in blob else None, validate=True)
+    except ValueError:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    controls = len(_SNIFF_CONTROL.findall(text))
+    if controls == 0 or (mime is not None and _TEXT_MIME.match(mime) and controls * 100 <= len(text)):
+        return text
+    return None
 
 
 def _encoded_forms(secret: str) -> list[str]:

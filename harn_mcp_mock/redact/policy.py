@@ -337,12 +337,18 @@ class RedactionPolicy:
         copy: dict[str, Any] = orjson.loads(orjson.dumps(self._data))
         return copy
 
-    def redactor(self, argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Redactor:
+    def redactor(
+        self,
+        argv: Sequence[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        fingerprints: Any = None,
+    ) -> Redactor:
         """A fresh :class:`~harn_mcp_mock.redact.Redactor` for the server started with ``argv``
-        and ``env`` (their secrets become literal secrets)."""
+        and ``env`` (their secrets become literal secrets); ``fingerprints`` (a cassette's
+        ``redaction.fingerprints``) adds the secrets known only from the recording's env."""
         from harn_mcp_mock.redact.pipeline import Redactor
 
-        return Redactor(self, argv=argv, env=env)
+        return Redactor(self, argv=argv, env=env, fingerprints=fingerprints)
 
     def compiled(self) -> CompiledPolicy:
         """The policy's matchers, built once and shared by all its redactors."""

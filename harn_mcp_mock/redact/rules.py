@@ -53,6 +53,11 @@ class PatternRule:
         return self._facts.run
 
     @property
+    def needles(self) -> tuple[str, ...]:
+        """Substrings every match contains."""
+        return self._facts.needles
+
+    @property
     def contained(self) -> bool:
         """Whether the rule may be run on each run of token characters alone (see gates.Facts)."""
         return self._facts.contained
@@ -140,7 +145,7 @@ _NAME_CHARS = "A-Za-z0-9_.-"
 _BEFORE_SEPARATOR_REVERSED = re.compile(rf"""[ \t]*["']?\\?([{_NAME_CHARS}]+)""")
 _SCHEME = r"(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"
 _VALUE = re.compile(
-    rf"""[ \t]*(?:\\?["']{_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])]+))"""
+    rf"""[ \t]*(?:\\?["']{_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])<>]+))"""
 )
 _NAME_WINDOW = 64
 _SEPARATOR_COST = 600  # one separator looked at costs about as much as a needle searched in 600 characters
@@ -237,6 +242,72 @@ class AssignmentRule:
         if not _plausible_value(value.group(group)):
             return None
         return (value.start(group), value.end(group), self.name)
+
+
+# --- secrets known only by their fingerprints ---------------------------------------------------
+
+FINGERPRINT_SCHEME = "blake3-keyed-128"
+"""How :func:`fingerprint` hashes: keyed BLAKE3, the first 16 bytes, hex."""
+_FINGERPRINT_MIN = 6
+_WHOLE_MAX = 4096
+_WORDS = re.compile(r"""[^\s"'<>,;&?#()\[\]{}]{6,}""")
+_PIECES_OF_WORDS = re.compile(r"""[^\s"'<>,;&?#()\[\]{}=:@/]{6,}""")
+
+
+def fingerprint(key: bytes, value: str) -> str:
+    """The keyed BLAKE3 fingerprint of ``value`` (hex of 16 bytes)."""
+    from blake3 import blake3
+
+    return blake3(value.encode("utf-8", "surrogatepass"), key=key).hexdigest(length=16)
+
+
+class FingerprintRule:
+    """Values known only by their fingerprints (the recording's env and argv secrets, kept in
+    the cassette): the whole string, each word and each piece of a word between ``=``, ``:``,
+    ``@`` and ``/`` is hashed and looked up. Catches a secret that travels as one of those;
+    not one glued to other characters."""
+
+    __slots__ = ("_hashes", "_key")
+
+    name = "env"
+    contained = False
+    joinable = False
+    run = 0
+    min_len = _FINGERPRINT_MIN
+
+    def __init__(self, key: bytes, hashes: frozenset[str]) -> None:
+        self._key = key
+        self._hashes = hashes
+
+    @classmethod
+    def from_meta(cls, meta: object) -> FingerprintRule | None:
+        """The rule for a cassette's ``redaction.fingerprints`` (None when absent or malformed)."""
+        if not isinstance(meta, Mapping) or meta.get("scheme") != FINGERPRINT_SCHEME:
+            return None
+        key, values = meta.get("key"), meta.get("values")
+        if not isinstance(key, str) or not isinstance(values, list) or not values:
+            return None
+        try:
+            raw = bytes.fromhex(key)
+        except ValueError:
+            return None
+        if len(raw) != 32 or not all(isinstance(v, str) for v in values):
+            return None
+        return cls(raw, frozenset(values))
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < _FINGERPRINT_MIN:
+            return []
+        spans = {m.span() for m in _WORDS.finditer(s)}
+        spans.update(m.span() for m in _PIECES_OF_WORDS.finditer(s))
+        if len(s) <= _WHOLE_MAX:
+            spans.add((0, len(s)))
+        key, hashes = self._key, self._hashes
+        return [(a, b, self.name) for a, b in sorted(spans) if fingerprint(key, s[a:b]) in hashes]
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
 
 
 # --- high-entropy tokens ------------------------------------------------------------------------

@@ -39,16 +39,23 @@ class Scanner:
             contained.append(entropy)
         self._run_rules = tuple(contained)
         self._run_min = min((r.run for r in contained), default=0)
+        self._run_groups = _groups(self._run_rules)
+        self._text_groups = _groups(self._text_rules)
         self._joined = tuple(r for r in self._text_rules if getattr(r, "joinable", True))
+        self._joined_groups = _groups(self._joined)
         self._separate = tuple(r for r in self._text_rules if not getattr(r, "joinable", True))
         self._cache: dict[str, tuple[Hit, ...]] = {}
         self.min_len = min((r.min_len for r in (*self._text_rules, *contained)), default=1 << 30)
 
     def any(self, text: Text) -> bool:
         """Whether some rule may hit ``text`` (entropy included; ``allow`` not considered)."""
-        for rule in self._joined:
-            if rule.any(text):
-                return True
+        s = text.s
+        for needle, rules in self._joined_groups:
+            if needle is not None and needle not in s:
+                continue
+            for rule, long in rules:
+                if (long is None or long in s) and rule.any(text):
+                    return True
         return self._any_run(text)
 
     def any_separately(self, strings: Sequence[str]) -> bool:
@@ -62,9 +69,15 @@ class Scanner:
         least = self._run_min
         if not self._run_rules or not text.has_run(least):
             return False
-        if text.count_runs(least) > _RUNS_ONE_BY_ONE:
-            return any(rule.any(text) for rule in self._run_rules)
         s = text.s
+        if text.count_runs(least) > _RUNS_ONE_BY_ONE:
+            for needle, rules in self._run_groups:
+                if needle is not None and needle not in s:
+                    continue
+                for rule, long in rules:
+                    if (long is None or long in s) and rule.any(text):
+                        return True
+            return False
         cache = self._cache
         seen: set[str] = set()
         for start, end in text.runs(least):
@@ -85,21 +98,30 @@ class Scanner:
         if not self._run_rules or not text.has_run(self._run_min):
             pass
         elif text.count_runs(self._run_min) > _RUNS_ONE_BY_ONE:
-            for rule in self._run_rules:
-                if entropy or rule is not self._entropy:
-                    found = rule(text)
-                    if found:
-                        hits.extend(found)
+            s = text.s
+            for needle, rules in self._run_groups:
+                if needle is not None and needle not in s:
+                    continue
+                for rule, long in rules:
+                    if (long is None or long in s) and (entropy or rule is not self._entropy):
+                        found = rule(text)
+                        if found:
+                            hits.extend(found)
         else:
             s = text.s
             for start, end in text.runs(self._run_min):
                 for a, b, name in self._run_hits(s[start:end]):
                     if entropy or name != EntropyRule.name:
                         hits.append((start + a, start + b, name))
-        for rule in self._text_rules:
-            found = rule(text)
-            if found:
-                hits.extend(found)
+        s = text.s
+        for needle, rules in self._text_groups:
+            if needle is not None and needle not in s:
+                continue
+            for rule, long in rules:
+                if long is None or long in s:
+                    found = rule(text)
+                    if found:
+                        hits.extend(found)
         return hits
 
     def _run_hits(self, run: str) -> tuple[Hit, ...]:
@@ -108,13 +130,32 @@ class Scanner:
         if found is None:
             text = Text(run)
             collected: list[Hit] = []
-            for rule in self._run_rules:
-                hits = rule(text)
-                if hits:
-                    collected.extend(hits)
+            for needle, rules in self._run_groups:
+                if needle is not None and needle not in run:
+                    continue
+                for rule, long in rules:
+                    if long is None or long in run:
+                        hits = rule(text)
+                        if hits:
+                            collected.extend(hits)
             found = tuple(collected)
             if len(run) <= _CACHED_RUN_MAX:
                 if len(self._cache) >= _CACHE_MAX:
                     self._cache.clear()
                 self._cache[run] = found
         return found
+
+
+def _groups(rules: Sequence[Any]) -> tuple[tuple[str | None, tuple[tuple[Any, str | None], ...]], ...]:
+    """``rules`` grouped by the first substring each needs (its cheapest gate, usually one rare
+    character such as ``_`` or ``-``): one search tells a whole group it cannot match. Each rule
+    comes with the longest substring it needs (or None), searched before the rule is called.
+    Rules with no such substring form groups of their own (``None``). Order is kept."""
+    by_needle: dict[str | None, list[tuple[Any, str | None]]] = {}
+    for rule in rules:
+        facts = getattr(rule, "_facts", None)
+        needles = facts.needles if facts is not None else ()
+        first = needles[0] if needles else None
+        longest = max(needles, key=len) if needles else None
+        by_needle.setdefault(first, []).append((rule, longest if longest != first else None))
+    return tuple((needle, tuple(group)) for needle, group in by_needle.items())

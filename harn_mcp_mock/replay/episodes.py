@@ -107,7 +107,9 @@ def serve_new_episodes(
     engine = open_engine(path, policy_path=policy_path, ignore_paths=ignore_paths, on_event=on_event)
     policy = RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
     scratch = path.with_name(path.name.removesuffix(".cassette.json") + ".new-episodes.cassette.json")
-    redactor = policy.redactor(argv=list(command), env=dict(os.environ))
+    # The recording's env secrets, known by their fingerprints, are redacted from new episodes too.
+    known = (engine.cassette.meta.get("redaction") or {}).get("fingerprints")
+    redactor = policy.redactor(argv=list(command), env=dict(os.environ), fingerprints=known)
     recorder: Recorder | None = None
     live: _Live | None = None
     handshake: dict[str, Any] | None = None

@@ -82,11 +82,13 @@ def engine_factory(
     environ = dict(os.environ if env is None else env)
     ignore = list(ignore_paths)
     latency_scale = parse_latency(latency)
+    # The recording's env secrets, known only by their fingerprints, are redacted from live traffic.
+    fingerprints = (loaded.meta.get("redaction") or {}).get("fingerprints")
 
     def make() -> ReplayEngine:
         return ReplayEngine(
             loaded,
-            redactor=policy.redactor(argv=[], env=environ),
+            redactor=policy.redactor(argv=[], env=environ, fingerprints=fingerprints),
             matcher=Matcher.with_paths(ignore),
             repeat=repeat,
             strict_order=strict_order,

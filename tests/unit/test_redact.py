@@ -29,6 +29,11 @@ def redactor(**kwargs: Any) -> Redactor:
     return RedactionPolicy.default().redactor(**kwargs)
 
 
+def entropy_redactor(**kwargs: Any) -> Redactor:
+    """The default policy with the (opt-in) entropy rule turned on."""
+    return RedactionPolicy.from_dict({"entropy": {"enabled": True}}).redactor(**kwargs)
+
+
 def call(arguments: dict[str, Any], request_id: int = 1) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
@@ -498,15 +503,32 @@ def test_ordinary_identifiers_hashes_dates_paths_and_urls_are_not_redacted(text:
     assert redactor().redact_message(message) is message
 
 
-def test_random_looking_32_character_keys_are_caught_by_entropy() -> None:
+def test_free_standing_random_ids_are_left_alone_by_the_default_policy() -> None:
     red = redactor()
+    keys = ["".join(random.Random(seed).choices(ALNUM, k=32)) for seed in range(50)]
+    for key in keys:
+        assert red.redact_text(f"use {key} here") == f"use {key} here", key
+
+
+def test_random_ids_are_secrets_when_their_context_says_so() -> None:
+    red = redactor()
+    for seed in range(20):
+        key = "".join(random.Random(seed).choices(ALNUM, k=32))
+        for text in (f"API_KEY={key}", f'"client_secret": "{key}"', f"Authorization: Bearer {key}"):
+            assert key not in red.redact_text(text), text
+        message = call({"apiKey": key, "note": f"token={key}"})
+        assert key not in orjson.dumps(red.redact_message(message)).decode()
+
+
+def test_random_looking_32_character_keys_are_caught_by_the_opt_in_entropy_rule() -> None:
+    red = entropy_redactor()
     keys = ["".join(random.Random(seed).choices(ALNUM, k=32)) for seed in range(50)]
     for key in keys:
         assert red.redact_text(f"use {key} here") != f"use {key} here", key
 
 
 def test_a_random_segment_of_a_file_path_is_still_caught() -> None:
-    red = redactor()
+    red = entropy_redactor()
     for seed in range(20):
         key = "".join(random.Random(seed).choices(ALNUM, k=32))
         for text in (f"/var/lib/app/{key}/config.json", f"~/.cache/tokens/{key}"):
@@ -570,10 +592,13 @@ def test_token_formats_still_apply_inside_data_fields() -> None:
     assert redactor().redact_message(result)["result"]["content"][0]["data"] == "[REDACTED:1]"
 
 
-def test_a_long_random_string_outside_data_fields_is_entropy_scanned() -> None:
+def test_a_long_random_string_outside_data_fields_is_entropy_scanned_when_entropy_is_on() -> None:
     key = varied(40, 7, BASE64)
     message = {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"value": key}}}
-    assert redactor().redact_message(message)["result"]["structuredContent"]["value"] == "[REDACTED:1]"
+    assert redactor().redact_message(message) is message
+    assert (
+        entropy_redactor().redact_message(message)["result"]["structuredContent"]["value"] == "[REDACTED:1]"
+    )
 
 
 def test_strings_of_alphanumerics_longer_than_the_entropy_limit_are_left_alone() -> None:
@@ -588,7 +613,11 @@ def test_a_literal_secret_is_also_found_url_encoded_and_inside_base64() -> None:
     for prefix in (b"", b"x", b"xy"):
         blob = base64.b64encode(prefix + b"password=" + value.encode() + b";").decode()
         out = red.redact_message({"jsonrpc": "2.0", "id": 1, "result": {"contents": [{"blob": blob}]}})
-        assert "[REDACTED:" in out["result"]["contents"][0]["blob"]
+        decoded = base64.b64decode(out["result"]["contents"][0]["blob"]).decode()  # text: decoded, redacted
+        assert decoded == prefix.decode() + "password=[REDACTED:1];"
+        encoded = base64.b64encode(b"\x89PNG\x00" + prefix + value.encode() + b"\x00").decode()
+        out = red.redact_message({"jsonrpc": "2.0", "id": 1, "result": {"contents": [{"blob": encoded}]}})
+        assert "[REDACTED:" in out["result"]["contents"][0]["blob"]  # binary: the base64 form
     quoted = red.redact_text(
         "GET /login?pw=" + value.replace("@", "%40").replace(" ", "%20").replace("/", "%2F")
     )
@@ -601,3 +630,33 @@ def test_the_python_example_in_the_redaction_docs_runs() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "redaction.md").read_text(encoding="utf-8")
     code = doc.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "docs/redaction.md", "exec"), {})
+
+
+def test_the_env_secrets_are_kept_as_keyed_fingerprints_never_as_values() -> None:
+    value = "hunter2-" + varied(12, 5)
+    recording = redactor(env={"DB_PASSWORD": value, "HOME": "/home/ada"})
+    known = recording.fingerprints()
+    assert known is not None and value not in orjson.dumps(known).decode()
+    assert known["scheme"] == "blake3-keyed-128" and len(known["values"]) == 1
+    assert redactor(env={"HOME": "/home/ada"}).fingerprints() is None
+    replaying = redactor(env={}, fingerprints=known)
+    for text in (value, f"login with {value} now", "postgres://ada:" + value + "@db/x", f"pw={value}"):
+        assert value not in replaying.redact_text(text), text
+    message = call({"q": f"note for {value}"})
+    assert replaying.redact_message(message)["params"]["arguments"]["q"] == "note for [REDACTED:1]"
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,
+        "x",
+        {},
+        {"scheme": "other"},
+        {"scheme": "blake3-keyed-128", "key": "zz", "values": ["a"]},
+        {"scheme": "blake3-keyed-128", "key": "00" * 32, "values": "a"},
+    ],
+)
+def test_malformed_fingerprints_are_ignored(meta: Any) -> None:
+    message = call({"q": "hello"})
+    assert redactor(fingerprints=meta).redact_message(message) is message

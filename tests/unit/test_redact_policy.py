@@ -114,7 +114,7 @@ def test_the_digest_ignores_order_duplicates_and_case_of_plain_names() -> None:
         {"allow": {"keys": ["k"]}},
         {"allow": {"patterns": ["^x$"]}},
         {"entropy": {"threshold": 4.5}},
-        {"entropy": {"enabled": False}},
+        {"entropy": {"enabled": True}},
         {"extends": "none"},
     ],
 )

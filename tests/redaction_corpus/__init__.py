@@ -1,0 +1,1 @@
+"""The redaction corpus: credential formats and harmless values, generated from a seed."""
