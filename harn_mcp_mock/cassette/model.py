@@ -38,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.migrate import FORMAT, FORMAT_VERSION, JOURNAL_FORMAT, check_version
 from harn_mcp_mock.errors import CassetteError, CassetteFormatError, CassetteIntegrityError
 from harn_mcp_mock.jsonrpc.frames import Kind, classify
@@ -47,6 +48,9 @@ _META_KEYS = ("recorder", "recorded_at", "transport", "command", "redaction", "s
 _HTTP_METHODS = ("POST", "GET", "DELETE")
 _HTTP_KEYS = frozenset({"seq", "method", "status", "content_type", "headers"})
 _DIRECTIONS = ("client", "server")
+INLINE_DEPTH = 200
+"""Messages nested deeper than this go to a blob, so the cassette's own JSON stays writable
+(orjson writes 254 levels) and parsable (1,024) whatever a peer sent (:mod:`harn_mcp_mock.deepjson`)."""
 
 
 def cas_dir(path: Path) -> Path:
@@ -136,8 +140,8 @@ def message_entry(msg: Message, cas: CasStore) -> dict[str, Any]:
         else:
             entry["raw"] = msg.raw or ""
         return entry
-    body = orjson.dumps(msg.message)
-    if len(body) > INLINE_THRESHOLD:
+    body = deepjson.dumps(msg.message)
+    if len(body) > INLINE_THRESHOLD or deepjson.depth(msg.message) > INLINE_DEPTH:
         entry["blob"] = {"blake3": cas.put(body), "bytes": len(body), "as": "json"}
     else:
         entry["message"] = msg.message

@@ -12,12 +12,14 @@ from typing import Any
 import orjson
 from blake3 import blake3
 
+from harn_mcp_mock import deepjson
+
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
 def canonical_bytes(value: Any) -> bytes:
     """Canonical JSON bytes of ``value`` (sorted keys, compact)."""
-    return orjson.dumps(value, option=_OPTS)
+    return deepjson.dumps(value, _OPTS)
 
 
 def digest(data: bytes) -> str:
@@ -27,4 +29,4 @@ def digest(data: bytes) -> str:
 
 def digest_json(value: Any) -> str:
     """BLAKE3 hex digest of the canonical JSON of ``value``."""
-    return blake3(orjson.dumps(value, option=_OPTS)).hexdigest()
+    return blake3(deepjson.dumps(value, _OPTS)).hexdigest()
