@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.errors import WorldSpecError
 from harn_mcp_mock.scoring.diff import diff_paths
 from harn_mcp_mock.scoring.run import score_run
@@ -129,7 +130,7 @@ def annotation_problems(spec: WorldSpec, observed: dict[str, list[Any]]) -> list
         annotations = spec.tools[name].definition.get("annotations") or {}
         hints = {k: annotations.get(k, v) for k, v in HINT_DEFAULTS.items()}
         for args, changes, again in runs:
-            call = f"tool {name!r} called with {clip(orjson.dumps(args).decode(), 80)}"
+            call = f"tool {name!r} called with {clip(deepjson.dumps(args).decode(), 80)}"
             if hints["readOnlyHint"] and changes:
                 problems.append(f"{call}: readOnlyHint is true but it changed {changes[0][0]}")
             if hints["idempotentHint"] and again:

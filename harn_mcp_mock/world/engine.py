@@ -14,8 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.world.faults import decide
 from harn_mcp_mock.world.predicates import get_path, holds
@@ -370,7 +369,7 @@ def _timeout(rule: FaultRule) -> dict[str, Any]:
 
 
 def _shape(result: Any, tool: ToolSpec) -> dict[str, Any]:
-    text = result if isinstance(result, str) else orjson.dumps(result).decode()
+    text = result if isinstance(result, str) else deepjson.dumps(result).decode()
     shaped: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
     if tool.output_schema is not None:
         shaped["structuredContent"] = result
