@@ -180,11 +180,14 @@ def message_from_entry(entry: Any, index: int, cas: CasStore, path: Path) -> Mes
         blob = entry["blob"]
         if not isinstance(blob, dict) or not isinstance(blob.get("blake3"), str):
             raise _fail(path, f"{where}.blob", "expected {blake3, bytes, as}")
+        size = blob.get("bytes")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise _fail(path, f"{where}.blob.bytes", "expected a non-negative integer")
         try:
-            data = cas.get(blob["blake3"])
+            data = cas.get(blob["blake3"], size)
         except CassetteIntegrityError as exc:
             raise CassetteIntegrityError(exc.message, path=path, where=f"{where}.blob") from None
-        if blob.get("bytes") != len(data):
+        if size != len(data):
             raise CassetteIntegrityError("CAS blob size does not match", path=path, where=f"{where}.blob")
         if blob.get("as") == "text":
             raw = data.decode("utf-8", "replace")
