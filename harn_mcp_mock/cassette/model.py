@@ -269,8 +269,7 @@ def load_cassette(path: str | Path) -> Cassette:
     messages = [message_from_entry(entry, i, cas, path) for i, entry in enumerate(messages_doc)]
     _check_seqs(messages, path)
     meta = {key: doc[key] for key in _META_KEYS if key in doc}
-    if "http" in meta:
-        _check_http(meta["http"], path)
+    _check_meta(meta, path)
     return Cassette(messages, meta, path, complete=True)
 
 
@@ -306,7 +305,49 @@ def load_journal(jpath: Path, *, cassette_path: Path | None = None) -> Cassette:
             meta.update({k: record[k] for k in ("server", "exit", "redaction", "http") if k in record})
     if not meta and not messages:
         raise CassetteFormatError("empty journal", path=jpath)
+    _check_meta(meta, jpath)
     return Cassette(messages, meta, target, complete="exit" in meta)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_META_SHAPES: dict[str, tuple[type, dict[str, Any]]] = {
+    # field -> (type, {sub-field: predicate}); every field is optional
+    "redaction": (dict, {"policy": str, "digest": str, "findings": dict}),
+    "server": (dict, {"handshake": str, "protocolVersion": str, "serverInfo": dict, "capabilities": dict}),
+    "exit": (
+        dict,
+        {"code": (int, type(None)), "signal": (int, str, type(None)), "reason": (str, type(None))},
+    ),
+}
+
+
+def _check_meta(meta: dict[str, Any], path: Path) -> None:
+    """The recording's top-level fields have the types docs/cassette-format.md gives them."""
+    for key in ("recorder", "recorded_at", "transport"):
+        if key in meta and not isinstance(meta[key], str):
+            raise _fail(path, key, "expected a string")
+    command = meta.get("command")
+    if command is not None and (
+        not isinstance(command, list) or not all(isinstance(a, str) for a in command)
+    ):
+        raise _fail(path, "command", "expected a list of strings")
+    for key, (kind, fields) in _META_SHAPES.items():
+        if key not in meta:
+            continue
+        value = meta[key]
+        if not isinstance(value, kind):
+            raise _fail(path, key, "expected an object")
+        for name, types in fields.items():
+            if name in value and (not isinstance(value[name], types) or isinstance(value[name], bool)):
+                raise _fail(path, f"{key}.{name}", f"unexpected {type(value[name]).__name__}")
+    findings = meta.get("redaction", {}).get("findings", {})
+    if not all(_is_int(v) for v in findings.values()):
+        raise _fail(path, "redaction.findings", "expected an object of counts")
+    if "http" in meta:
+        _check_http(meta["http"], path)
 
 
 def _check_http(entries: Any, path: Path) -> None:

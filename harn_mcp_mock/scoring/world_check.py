@@ -57,6 +57,25 @@ def schema_errors(doc: Any) -> list[str]:
     return out
 
 
+def _check_tool_schemas(spec: Any, path: Path) -> None:
+    """Each tool's inputSchema/outputSchema must itself be a valid JSON Schema."""
+    import jsonschema
+
+    for index, tool in enumerate(spec.tools.values()):
+        for key in ("inputSchema", "outputSchema"):
+            schema = tool.definition.get(key)
+            if schema is None:
+                continue
+            try:
+                jsonschema.validators.validator_for(schema).check_schema(schema)
+            except jsonschema.exceptions.SchemaError as exc:
+                raise WorldSpecError(
+                    f"not a valid JSON Schema: {clip(exc.message, 160)}",
+                    path=path,
+                    where=f"tools[{index}].{key}",
+                ) from None
+
+
 def check_world(path: str | Path) -> CheckResult:
     path = Path(path)
     doc = read_spec_json(path)
@@ -69,6 +88,7 @@ def check_world(path: str | Path) -> CheckResult:
             path=path,
         )
     spec = compile_spec(doc, path)
+    _check_tool_schemas(spec, path)
     if not spec.tasks:
         result.notes.append("no tasks: nothing to check beyond the schema")
     observed: dict[str, list[tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]] | None]]] = {}

@@ -87,9 +87,7 @@ def read_regular(path: Path, size: int | None, *, what: str) -> bytes:
             left -= len(chunk)
         data = b"".join(chunks)
         if size is not None and len(data) > size:
-            raise CassetteIntegrityError(
-                f"{what} is longer than the {size} bytes declared for it", path=path
-            )
+            raise CassetteIntegrityError(f"{what} is longer than the {size} bytes declared for it", path=path)
         return data
     finally:
         os.close(fd)

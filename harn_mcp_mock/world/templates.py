@@ -147,12 +147,19 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
             key = sort.lstrip("-")
             items = sorted(
                 items,
-                key=lambda i: deepjson.dumps(i.get(key), option=orjson.OPT_SORT_KEYS),
+                key=lambda i: deepjson.dumps(
+                    i.get(key) if isinstance(i, dict) else None, option=orjson.OPT_SORT_KEYS
+                ),
                 reverse=sort.startswith("-"),
             )
         fields = template.get("fields")
         if isinstance(fields, list):
-            items = [{f: item[f] for f in fields if f in item} for item in items]
+            items = [
+                {f: item[f] for f in fields if isinstance(f, str) and f in item}
+                if isinstance(item, dict)
+                else item
+                for item in items
+            ]
         limit = concrete(render(template.get("limit"), ctx)) if "limit" in template else None
         if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
             items = items[:limit]
