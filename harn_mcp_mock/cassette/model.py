@@ -313,14 +313,11 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-_META_SHAPES: dict[str, tuple[type, dict[str, Any]]] = {
-    # field -> (type, {sub-field: predicate}); every field is optional
-    "redaction": (dict, {"policy": str, "digest": str, "findings": dict}),
-    "server": (dict, {"handshake": str, "protocolVersion": str, "serverInfo": dict, "capabilities": dict}),
-    "exit": (
-        dict,
-        {"code": (int, type(None)), "signal": (int, str, type(None)), "reason": (str, type(None))},
-    ),
+_META_SHAPES: dict[str, dict[str, Any]] = {
+    # object field -> {sub-field: accepted types}; every field is optional
+    "redaction": {"policy": str, "digest": str, "findings": dict},
+    "server": {"handshake": str, "protocolVersion": str, "serverInfo": dict, "capabilities": dict},
+    "exit": {"code": (int, type(None)), "signal": (int, str, type(None)), "reason": (str, type(None))},
 }
 
 
@@ -334,11 +331,11 @@ def _check_meta(meta: dict[str, Any], path: Path) -> None:
         not isinstance(command, list) or not all(isinstance(a, str) for a in command)
     ):
         raise _fail(path, "command", "expected a list of strings")
-    for key, (kind, fields) in _META_SHAPES.items():
+    for key, fields in _META_SHAPES.items():
         if key not in meta:
             continue
         value = meta[key]
-        if not isinstance(value, kind):
+        if not isinstance(value, dict):
             raise _fail(path, key, "expected an object")
         for name, types in fields.items():
             if name in value and (not isinstance(value[name], types) or isinstance(value[name], bool)):
