@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from harn_mcp_mock.cassette.model import journal_path, load_cassette
 from harn_mcp_mock.cli.mock import app
 from harn_mcp_mock.errors import HarnError
+from harn_mcp_mock.tape.model import load_tape
 from harn_mcp_mock.world.spec import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -172,3 +173,38 @@ def test_mutated_world_specs_never_crash_check_world_or_eval() -> None:
             cli_exit(["world", "check", "--spec", str(path)])
 
     case()
+
+
+def sample_tape(path: Path) -> list[Any]:
+    from harn_mcp_mock.clock import PausedClock
+    from harn_mcp_mock.store.canonical import digest
+    from harn_mcp_mock.tape import TapeWriter
+
+    clock = PausedClock(1_767_225_600_000, step_ns=1_000_000)
+    with TapeWriter(path, clock=clock, script_path="examples/cron.harn", argv=["--mode=daily"]) as w:
+        w.record("clock_read", source="wall", value_ms=clock.wall_ms())
+        w.record("llm_call", request_digest=digest(b"req"), payloads={"response": "hello"})
+        w.record("file_write", path="out.txt", content_hash=digest(b"data"), len_bytes=4)
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+def test_mutated_tapes_never_crash_the_loader_or_fidelity() -> None:
+    from harn_mcp_mock.cli.testbench import app as bench_app
+
+    with tempfile.TemporaryDirectory(prefix="harn-fuzz-") as folder:
+        good = Path(folder) / "good.tape"
+        lines = sample_tape(good)
+
+        @PROFILE
+        @given(mutated(lines))
+        def case(doc: Any) -> None:
+            with tempfile.TemporaryDirectory(prefix="harn-fuzz-") as inner:
+                path = Path(inner) / "f.tape"
+                records = doc if isinstance(doc, list) else [doc]
+                path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+                harn_or_ok(load_tape, path)
+                result = CliRunner().invoke(bench_app, ["fidelity", str(good), str(path)])
+                assert result.exit_code in DOCUMENTED_EXITS, (result.exit_code, result.output[-2000:])
+                assert "internal error" not in result.output
+
+        case()
