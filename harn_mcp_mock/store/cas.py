@@ -61,13 +61,14 @@ def read_regular(path: Path, size: int | None, *, what: str) -> bytes:
     Opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked with ``fstat``: a symlink, FIFO, device,
     socket or folder is a :class:`CassetteIntegrityError` naming the file (a FIFO cannot hang
     us, a link to ``/dev/zero`` cannot fill memory). With ``size`` (what the referring file
-    declares) at most ``size + 1`` bytes are read and a longer file is refused.
+    declares) at most ``size + 1`` bytes are read and a longer file is refused. A missing file
+    raises ``FileNotFoundError`` (the caller names what is missing).
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise CassetteIntegrityError(f"missing {what}", path=path.parent) from None
     except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise  # FileNotFoundError: the caller names what is missing
         if exc.errno == errno.ELOOP:
             raise CassetteIntegrityError(f"{what} is a symlink (refused)", path=path) from None
         raise CassetteIntegrityError(f"cannot read {what}: {exc.strerror}", path=path) from None
@@ -124,7 +125,10 @@ class CasStore:
         and never reads more than ``size`` bytes (+1, to tell a longer blob).
         """
         target = self.path_for(key)
-        data = read_regular(target, size, what=f"CAS blob {target}")
+        try:
+            data = read_regular(target, size, what=f"CAS blob {target}")
+        except FileNotFoundError:
+            raise CassetteIntegrityError(f"missing CAS blob {key}", path=self.root) from None
         if blake3(data).hexdigest() != key:
             raise CassetteIntegrityError(
                 f"CAS blob {key} is altered (its hash does not match its name)", path=self.root
@@ -141,7 +145,7 @@ class CasStore:
                 continue
             try:
                 data = read_regular(entry, None, what=f"CAS blob {entry.name}")
-            except CassetteIntegrityError:
+            except (CassetteIntegrityError, FileNotFoundError):
                 bad.append(entry.name)
                 continue
             if not _HEX.fullmatch(entry.name) or blake3(data).hexdigest() != entry.name:
