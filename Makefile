@@ -27,7 +27,7 @@ CONFORMANCE_MISSING := $(if $(wildcard $(CONFORMANCE_MANIFEST)),,conformance-mis
 
 PYTEST_ARGS ?=
 
-.PHONY: venv install peers lint lint-test-patterns test test-fast test-conformance bench demo peers-missing \
+.PHONY: venv install peers lint lint-test-patterns test test-fast test-conformance fuzz bench demo peers-missing \
 	conformance-missing
 
 venv: $(PY)
@@ -78,6 +78,11 @@ test-conformance: $(INSTALL_STAMP) $(CONFORMANCE_STAMP)
 
 test-fast: $(INSTALL_STAMP)
 	$(BIN)/pytest -q -m "not e2e" $(PYTEST_ARGS)
+
+# The input fuzzers of tests/test_fuzz_inputs.py with random seeds and thousands of examples
+# each (the suite runs a small fixed-seed sample); HARN_FUZZ_EXAMPLES=N to change the count.
+fuzz: $(INSTALL_STAMP)
+	HARN_FUZZ_PROFILE=fuzz $(BIN)/pytest -q -p no:randomly tests/test_fuzz_inputs.py $(PYTEST_ARGS)
 
 bench: install
 	@benches="$(wildcard benchmarks/bench_*.py)"; \

@@ -143,7 +143,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-protocol-") as scratch:
         db = Path(scratch) / "harness.sqlite3"
-        argv = [*HARN, "protocol", "serve", "--port", "0", "--db", str(db), "--api-key", f"bench={KEY}",
+        argv = [*HARN, "protocol", "serve", "--port", "0", "--db", str(db), "--api-key-for", f"bench={KEY}",
                 "--world-root", str(ROOT)]  # fmt: skip
         proc, url = start(argv)
         try:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Self, TextIO
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
 from harn_mcp_mock.errors import ServerStartError, UsageError, sole_exception
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
@@ -80,7 +81,7 @@ def _to_wire(message: Any) -> Any:
 
 
 def _frame(message: Any, direction: str) -> Frame:
-    return parse_frame(orjson.dumps(_to_wire(message)), direction)
+    return parse_frame(deepjson.dumps(_to_wire(message)), direction)
 
 
 # --- replay --------------------------------------------------------------------------------
@@ -540,7 +541,7 @@ class EpisodesTransport(_SingleUse):
                 async with from_client:
                     async for item in from_client:
                         try:
-                            await stdin.send(orjson.dumps(_to_wire(item.message)) + b"\n")
+                            await stdin.send(deepjson.dumps(_to_wire(item.message)) + b"\n")
                         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                             return
 

@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.migrate import FORMAT, FORMAT_VERSION, JOURNAL_FORMAT, check_version
 from harn_mcp_mock.errors import (
     CassetteError,
@@ -54,6 +55,9 @@ _META_KEYS = ("recorder", "recorded_at", "transport", "command", "redaction", "s
 _HTTP_METHODS = ("POST", "GET", "DELETE")
 _HTTP_KEYS = frozenset({"seq", "method", "status", "content_type", "headers", "events"})
 _DIRECTIONS = ("client", "server")
+INLINE_DEPTH = 200
+"""Messages nested deeper than this go to a blob, so the cassette's own JSON stays writable
+(orjson writes 254 levels) and parsable (1,024) whatever a peer sent (:mod:`harn_mcp_mock.deepjson`)."""
 
 
 def cas_dir(path: Path) -> Path:
@@ -143,8 +147,8 @@ def message_entry(msg: Message, cas: CasStore) -> dict[str, Any]:
         else:
             entry["raw"] = msg.raw or ""
         return entry
-    body = orjson.dumps(msg.message)
-    if len(body) > INLINE_THRESHOLD:
+    body = deepjson.dumps(msg.message)
+    if len(body) > INLINE_THRESHOLD or deepjson.depth(msg.message) > INLINE_DEPTH:
         entry["blob"] = {"blake3": cas.put(body), "bytes": len(body), "as": "json"}
     else:
         entry["message"] = msg.message
@@ -183,11 +187,14 @@ def message_from_entry(entry: Any, index: int, cas: CasStore, path: Path) -> Mes
         blob = entry["blob"]
         if not isinstance(blob, dict) or not isinstance(blob.get("blake3"), str):
             raise _fail(path, f"{where}.blob", "expected {blake3, bytes, as}")
+        size = blob.get("bytes")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise _fail(path, f"{where}.blob.bytes", "expected a non-negative integer")
         try:
-            data = cas.get(blob["blake3"])
+            data = cas.get(blob["blake3"], size)
         except CassetteIntegrityError as exc:
             raise CassetteIntegrityError(exc.message, path=path, where=f"{where}.blob") from None
-        if blob.get("bytes") != len(data):
+        if size != len(data):
             raise CassetteIntegrityError("CAS blob size does not match", path=path, where=f"{where}.blob")
         if blob.get("as") == "text":
             raw = data.decode("utf-8", "replace")
@@ -269,8 +276,7 @@ def load_cassette(path: str | Path) -> Cassette:
     messages = [message_from_entry(entry, i, cas, path) for i, entry in enumerate(messages_doc)]
     _check_seqs(messages, path)
     meta = {key: doc[key] for key in _META_KEYS if key in doc}
-    if "http" in meta:
-        _check_http(meta["http"], path)
+    _check_meta(meta, path)
     return Cassette(messages, meta, path, complete=True)
 
 
@@ -306,7 +312,46 @@ def load_journal(jpath: Path, *, cassette_path: Path | None = None) -> Cassette:
             meta.update({k: record[k] for k in ("server", "exit", "redaction", "http") if k in record})
     if not meta and not messages:
         raise CassetteFormatError("empty journal", path=jpath)
+    _check_meta(meta, jpath)
     return Cassette(messages, meta, target, complete="exit" in meta)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_META_SHAPES: dict[str, dict[str, Any]] = {
+    # object field -> {sub-field: accepted types}; every field is optional
+    "redaction": {"policy": str, "digest": str, "findings": dict},
+    "server": {"handshake": str, "protocolVersion": str, "serverInfo": dict, "capabilities": dict},
+    "exit": {"code": (int, type(None)), "signal": (int, str, type(None)), "reason": (str, type(None))},
+}
+
+
+def _check_meta(meta: dict[str, Any], path: Path) -> None:
+    """The recording's top-level fields have the types docs/cassette-format.md gives them."""
+    for key in ("recorder", "recorded_at", "transport"):
+        if key in meta and not isinstance(meta[key], str):
+            raise _fail(path, key, "expected a string")
+    command = meta.get("command")
+    if command is not None and (
+        not isinstance(command, list) or not all(isinstance(a, str) for a in command)
+    ):
+        raise _fail(path, "command", "expected a list of strings")
+    for key, fields in _META_SHAPES.items():
+        if key not in meta:
+            continue
+        value = meta[key]
+        if not isinstance(value, dict):
+            raise _fail(path, key, "expected an object")
+        for name, types in fields.items():
+            if name in value and (not isinstance(value[name], types) or isinstance(value[name], bool)):
+                raise _fail(path, f"{key}.{name}", f"unexpected {type(value[name]).__name__}")
+    findings = meta.get("redaction", {}).get("findings", {})
+    if not all(_is_int(v) for v in findings.values()):
+        raise _fail(path, "redaction.findings", "expected an object of counts")
+    if "http" in meta:
+        _check_http(meta["http"], path)
 
 
 def _check_http(entries: Any, path: Path) -> None:

@@ -2,13 +2,17 @@
 
 ``serve`` opens the SQLite store, binds 127.0.0.1 (port 0 picks a free port), prints the base
 URL as the first line of stdout, and serves REST + SSE until interrupted. API keys come from
-``--api-key [ACTOR=]KEY`` (repeatable) and from ``HARN_PROTOCOL_API_KEYS`` (comma-separated, same
-form; keeps keys out of the process list). Keys are never printed or logged.
+``--api-key KEY`` (the whole value is the key, never split: base64 ``=`` padding, ``:``, ``+``,
+``/`` are key characters; its actor is ``actor_N``), ``--api-key-for ACTOR=KEY`` (split at the
+first ``=``; ACTOR is ``[A-Za-z0-9_.-]+``) and ``HARN_PROTOCOL_API_KEYS`` (comma-separated
+entries of the ``--api-key-for`` form, or bare keys without any ``=``; keeps keys out of the
+process list). A key shorter than 16 characters is refused. Keys are never printed or logged.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +25,8 @@ from harn_mcp_mock.errors import UsageError
 PROG = "harn protocol"
 DEFAULT_DB = ".harn-protocol.sqlite3"
 KEYS_ENV = "HARN_PROTOCOL_API_KEYS"
+MIN_KEY_LENGTH = 16
+_ACTOR = re.compile(r"[A-Za-z0-9_.-]+")
 
 app = typer.Typer(
     help="Harn Agents Protocol v1: a mock Harness (REST + SSE, SQLite-durable, scripted agent).",
@@ -41,7 +47,15 @@ DbOpt = Annotated[Path, typer.Option("--db", help=f"SQLite file (default {DEFAUL
 KeyOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--api-key", help="An API key, KEY or ACTOR=KEY (repeatable); also $HARN_PROTOCOL_API_KEYS."
+        "--api-key",
+        help="An API key, taken whole (never split; actor actor_N; repeatable); also $HARN_PROTOCOL_API_KEYS.",
+    ),
+]
+KeyForOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--api-key-for",
+        help="ACTOR=KEY: an API key for a named actor (split at the first '='; repeatable).",
     ),
 ]
 WorldRootOpt = Annotated[
@@ -50,17 +64,53 @@ WorldRootOpt = Annotated[
 ]
 
 
-def parse_api_keys(values: list[str]) -> dict[str, str]:
-    """``KEY`` or ``ACTOR=KEY`` entries -> ``{key: actor}`` (a bare key's actor is ``actor_N``)."""
-    keys: dict[str, str] = {}
-    for index, value in enumerate(values, start=1):
+def parse_api_keys(
+    keys: list[str], keys_for: list[str] | None = None, env_entries: list[str] | None = None
+) -> dict[str, str]:
+    """``--api-key`` values (whole keys), ``--api-key-for`` values and ``$HARN_PROTOCOL_API_KEYS``
+    entries (``ACTOR=KEY``) -> ``{key: actor}``; a bare key's actor is ``actor_N``.
+
+    An env entry without ``=`` is a bare key. Raises a one-line UsageError (never quoting a key)
+    for an empty or short key or a bad actor name.
+    """
+    out: dict[str, str] = {}
+    count = 0
+
+    def add(key: str, actor: str | None, where: str) -> None:
+        nonlocal count
+        count += 1
+        if len(key) < MIN_KEY_LENGTH:
+            raise UsageError(
+                f"API key is {'empty' if not key else f'{len(key)} characters'}: "
+                f"use at least {MIN_KEY_LENGTH} (e.g. `openssl rand -base64 24`)",
+                where=where,
+            )
+        out[key] = actor or f"actor_{count}"
+
+    def add_for(value: str, where: str) -> None:
         actor, sep, key = value.partition("=")
-        if not sep:
-            actor, key = f"actor_{index}", value
-        if not key or not actor:
-            raise UsageError(f"API key #{index} is empty (use KEY or ACTOR=KEY)", where="--api-key")
-        keys[key] = actor
-    return keys
+        if not sep or not _ACTOR.fullmatch(actor):
+            raise UsageError(
+                "expected ACTOR=KEY with ACTOR made of letters, digits, '_', '.', '-'", where=where
+            )
+        add(key, actor, where)
+
+    for index, value in enumerate(keys, start=1):
+        add(value, None, f"--api-key #{index}")
+    for index, value in enumerate(keys_for or [], start=1):
+        add_for(value, f"--api-key-for #{index}")
+    for index, value in enumerate(env_entries or [], start=1):
+        where = f"${KEYS_ENV} entry {index}"
+        if "=" in value:
+            add_for(value, where)
+        else:
+            add(value, None, where)
+    return out
+
+
+def _old_style(values: list[str]) -> bool:
+    """Whether an ``--api-key`` value looks like the ``ACTOR=KEY`` form it took before 0.2."""
+    return any(re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*=[^=].*", v) for v in values)
 
 
 @app.command("serve")
@@ -68,6 +118,7 @@ def serve_cmd(
     port: PortOpt = 0,
     db: DbOpt = Path(DEFAULT_DB),
     api_key: KeyOpt = None,
+    api_key_for: KeyForOpt = None,
     world_root: WorldRootOpt = None,
     allow_origin: AllowOriginOpt = None,
     allow_host: AllowHostOpt = None,
@@ -75,11 +126,15 @@ def serve_cmd(
 ) -> None:
     """Serve the Harness; the first stdout line is its base URL."""
     with handle_errors(PROG):
-        entries = list(api_key or [])
-        entries += [e.strip() for e in os.environ.get(KEYS_ENV, "").split(",") if e.strip()]
-        keys = parse_api_keys(entries)
+        env_entries = [e.strip() for e in os.environ.get(KEYS_ENV, "").split(",") if e.strip()]
+        keys = parse_api_keys(list(api_key or []), list(api_key_for or []), env_entries)
         if not keys:
-            raise UsageError(f"no API key: pass --api-key [ACTOR=]KEY or set ${KEYS_ENV}", where="--api-key")
+            raise UsageError(
+                f"no API key: pass --api-key KEY, --api-key-for ACTOR=KEY or set ${KEYS_ENV}",
+                where="--api-key",
+            )
+        if _old_style(list(api_key or [])):
+            note(PROG, "--api-key takes the whole value as the key; for ACTOR=KEY use --api-key-for")
         from harn_mcp_mock.http.guard import GuardSettings
         from harn_mcp_mock.protocol.server.app import MAX_BODY_BYTES
         from harn_mcp_mock.protocol.server.serve import serve

@@ -30,8 +30,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.guard import GuardSettings, guard_middleware
 from harn_mcp_mock.http.replay_server import (
@@ -218,13 +217,13 @@ class RecordProxy:
         status = exchange.get("status")
         if not isinstance(status, int) or 200 <= status < 300:
             return
-        answered = {orjson.dumps(i) for i in exchange.get("server_ids") or ()}
+        answered = {deepjson.dumps(i) for i in exchange.get("server_ids") or ()}
         seq = exchange.get("seq")
         items = frame.obj if isinstance(frame.obj, list) else [frame.obj]
         for item in items:
             if not (isinstance(item, dict) and "method" in item and "id" in item):
                 continue
-            if orjson.dumps(item["id"]) in answered or not isinstance(seq, int):
+            if deepjson.dumps(item["id"]) in answered or not isinstance(seq, int):
                 continue
             self.recorder.forget_request(CLIENT, item["id"], seq)
 
@@ -296,7 +295,7 @@ class RecordProxy:
                 request_frame.id if request_frame is not None and request_frame.kind == "request" else None
             )
             error = {"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32603, "message": text}}
-            await _json(send, 502, orjson.dumps(error), [])
+            await _json(send, 502, deepjson.dumps(error), [])
             return
         try:
             await self._relay(response, exchange, receive, send, scope, url)

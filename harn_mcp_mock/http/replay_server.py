@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.guard import GuardSettings, SessionTable, guard_middleware, is_loopback
@@ -92,7 +93,7 @@ def _client_version(message: Any, headers: dict[bytes, bytes]) -> str:
 
 
 def _id_key(value: Any) -> bytes:
-    return orjson.dumps(value)
+    return deepjson.dumps(value)
 
 
 def _is_request(obj: Any) -> bool:
@@ -245,9 +246,9 @@ class HttpFault:
         if self.content_type is None or "json" not in self.content_type.lower():
             return b""
         if isinstance(self.reply, dict):
-            return orjson.dumps({**self.reply, "id": msg_id})
+            return deepjson.dumps({**self.reply, "id": msg_id})
         text = f"HTTP {self.status} (recorded)"
-        return orjson.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32600, "message": text}})
+        return deepjson.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32600, "message": text}})
 
     def header_list(self) -> list[tuple[bytes, bytes]]:
         out = [(k.lower().encode("latin-1"), v.encode("latin-1", "replace")) for k, v in self.headers.items()]
@@ -573,7 +574,7 @@ class StreamableHttpEndpoint:
         if lone and not use_sse:
             if session.ended:  # the recorded server exited here: its other streams end too
                 _close_streams(session)
-            await _json(send, 200, orjson.dumps(outs[0].message), extra)
+            await _json(send, 200, deepjson.dumps(outs[0].message), extra)
             return
         sink = _new_sink(key)
         session.route(outs, sink)
@@ -602,7 +603,7 @@ class StreamableHttpEndpoint:
         if replies is None:
             await _plain(send, 202, b"", extra=extra)
         else:
-            await _json(send, 200, orjson.dumps(replies), extra)
+            await _json(send, 200, deepjson.dumps(replies), extra)
 
     async def _collect(
         self, session: HttpSession, sink: _Sink, request_id: Any, send: Send, extra: list[tuple[bytes, bytes]]
@@ -619,7 +620,7 @@ class StreamableHttpEndpoint:
             if delay > 0:
                 await anyio.sleep(delay)
             if _is_reply(message) and _id_key(message.get("id")) == sink.waiting_for:
-                await _json(send, 200, orjson.dumps(message), extra)
+                await _json(send, 200, deepjson.dumps(message), extra)
                 return
             if session.get_stream is not None:
                 if _is_request(message):  # its answer resumes the engine here, on this POST
@@ -636,7 +637,7 @@ class StreamableHttpEndpoint:
                 )
                 self._event(text)
                 body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": text}}
-                await _json(send, 200, orjson.dumps(body), extra)
+                await _json(send, 200, deepjson.dumps(body), extra)
                 return
             else:
                 self._event(
@@ -710,7 +711,7 @@ class StreamableHttpEndpoint:
                     event = b"event: message\nid: %d-%d\ndata: %s\n\n" % (
                         log.number,
                         number,
-                        orjson.dumps(message),
+                        deepjson.dumps(message),
                     )
                     log.events.append((due, event))
                     if (
@@ -861,7 +862,7 @@ async def _json(send: Send, status: int, body: bytes, extra: list[tuple[bytes, b
 
 
 async def _error(send: Send, status: int, msg_id: Any, code: int, text: str) -> None:
-    body = orjson.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": text}})
+    body = deepjson.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": text}})
     await _json(send, status, body, [])
 
 

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import orjson
 
+from harn_mcp_mock import deepjson  # noqa: F401  (makes recursion room for MAX_DEPTH-deep messages)
+
 CLIENT = "client"
 """The frame was sent by the client (client -> server)."""
 SERVER = "server"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
+from harn_mcp_mock import deepjson
 
 
 class LineSplitter:
@@ -52,4 +52,4 @@ class LineSplitter:
 
 def encode_message(message: Any) -> bytes:
     """One JSON-RPC message as a wire line (compact JSON + ``\\n``), key order preserved."""
-    return orjson.dumps(message) + b"\n"
+    return deepjson.dumps(message) + b"\n"

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import orjson
-
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter
@@ -75,7 +74,7 @@ def serve_stdio(
         nonlocal counter
         due = now
         for out in outs:
-            data = (out.raw if out.raw is not None else orjson.dumps(out.message)) + b"\n"
+            data = (out.raw if out.raw is not None else deepjson.dumps(out.message)) + b"\n"
             due = max(due, now + int(out.delay_ms * 1_000_000))
             if due > now:
                 counter += 1

@@ -17,9 +17,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Protocol
 
-import orjson
-
-from harn_mcp_mock import __version__
+from harn_mcp_mock import __version__, deepjson
 from harn_mcp_mock.cassette.migrate import FORMAT_VERSION, JOURNAL_FORMAT
 from harn_mcp_mock.cassette.model import (
     Cassette,
@@ -66,7 +64,7 @@ class JournalWriter:
     def append(self, records: list[dict[str, Any]]) -> None:
         if self._fd is None or not records:
             return
-        data = b"".join(orjson.dumps(r) + b"\n" for r in records)
+        data = b"".join(deepjson.dumps(r) + b"\n" for r in records)
         view = memoryview(data)
         while view:
             written = os.write(self._fd, view)
@@ -152,7 +150,7 @@ class Recorder:
         with id ``msg_id``): it was refused at the transport level (an HTTP redirect, 401, 429)
         and will be sent again, often with the same id, so a later answer must pair with the
         retry. True when it was waiting."""
-        key = (direction, orjson.dumps(msg_id))
+        key = (direction, deepjson.dumps(msg_id))
         with self._lock:
             waiting = self._pending.get(key)
             if not waiting:
@@ -195,12 +193,12 @@ class Recorder:
 
     def _pair(self, item: Frame, seq: int, now: int, redacted: Any) -> tuple[int | None, float | None]:
         if item.kind == "request":
-            key = (item.direction, orjson.dumps(item.id))
+            key = (item.direction, deepjson.dumps(item.id))
             self._pending.setdefault(key, deque()).append((seq, now, item.method or ""))
             return None, None
         if item.kind not in ("response", "error"):
             return None, None
-        key = (_other(item.direction), orjson.dumps(item.id))
+        key = (_other(item.direction), deepjson.dumps(item.id))
         waiting = self._pending.get(key)
         if not waiting:
             return None, None

@@ -32,8 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import orjson
-
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.matching import Matcher, explain_miss
 from harn_mcp_mock.cassette.model import Cassette, Message
 from harn_mcp_mock.cassette.unanswered import (
@@ -134,7 +133,7 @@ class ReplayReport:
 
 
 def _id_key(value: Any) -> bytes:
-    return orjson.dumps(value)
+    return deepjson.dumps(value)
 
 
 def _with(message: dict[str, Any], **changes: Any) -> dict[str, Any]:
@@ -584,7 +583,7 @@ def _body(message: Any) -> bytes:
 
 
 def _summary(value: Any) -> str:
-    text = orjson.dumps(value).decode() if not isinstance(value, bytes) else value.decode()
+    text = deepjson.dumps(value).decode() if not isinstance(value, bytes) else value.decode()
     return clip(text, 200)
 
 

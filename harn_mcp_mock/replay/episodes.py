@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.model import Cassette, cas_dir, journal_path, load_cassette, save_cassette
 from harn_mcp_mock.errors import ServerError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, parse_frame
@@ -59,7 +60,7 @@ class _Live:
 
     def _handshake(self, initialize: dict[str, Any]) -> None:
         request = {**initialize, "id": HANDSHAKE_ID}
-        self.send(orjson.dumps(request) + b"\n")
+        self.send(deepjson.dumps(request) + b"\n")
         while True:
             ready, _, _ = select.select([self.stdout], [], [], 30.0)
             chunk = os.read(self.stdout, CHUNK) if ready else b""
@@ -157,11 +158,11 @@ def serve_new_episodes(
                     assert recorder is not None
                     recorder.feed_frame(frame)
                     if frame.kind in ("response", "error"):
-                        live_ids.discard(orjson.dumps(frame.id))
+                        live_ids.discard(deepjson.dumps(frame.id))
                     if frame.kind == "request" and isinstance(frame.obj, dict):
                         to_client(
-                            orjson.dumps(
-                                {**frame.obj, "id": f"{LIVE_PREFIX}{orjson.dumps(frame.id).decode()}"}
+                            deepjson.dumps(
+                                {**frame.obj, "id": f"{LIVE_PREFIX}{deepjson.dumps(frame.id).decode()}"}
                             )
                             + b"\n"
                         )
@@ -182,13 +183,13 @@ def serve_new_episodes(
                     if obj.get("method") == "initialize":
                         handshake = obj
                     if engine.has_match(obj):
-                        out.extend(orjson.dumps(o.message) + b"\n" for o in engine.receive(obj))
+                        out.extend(deepjson.dumps(o.message) + b"\n" for o in engine.receive(obj))
                         continue
                     if live is None:
                         live = start_live()
                     assert recorder is not None
                     recorder.feed_frame(frame)
-                    live_ids.add(orjson.dumps(frame.id))
+                    live_ids.add(deepjson.dumps(frame.id))
                     engine.report.recorded += 1
                     live.send(line + b"\n")
                 elif (
@@ -198,11 +199,11 @@ def serve_new_episodes(
                 ):
                     assert live is not None and recorder is not None
                     answer = {**obj, "id": orjson.loads(frame.id.removeprefix(LIVE_PREFIX))}
-                    data = orjson.dumps(answer)
+                    data = deepjson.dumps(answer)
                     recorder.feed_frame(parse_frame(data, CLIENT))
                     live.send(data + b"\n")
                 elif frame.is_message:
-                    out.extend(orjson.dumps(o.message) + b"\n" for o in engine.receive(obj))
+                    out.extend(deepjson.dumps(o.message) + b"\n" for o in engine.receive(obj))
             if out:
                 to_client(b"".join(out))
     except BaseException:

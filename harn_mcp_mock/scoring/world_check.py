@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.errors import WorldSpecError
 from harn_mcp_mock.scoring.diff import diff_paths
 from harn_mcp_mock.scoring.run import score_run
@@ -56,6 +57,25 @@ def schema_errors(doc: Any) -> list[str]:
     return out
 
 
+def _check_tool_schemas(spec: Any, path: Path) -> None:
+    """Each tool's inputSchema/outputSchema must itself be a valid JSON Schema."""
+    import jsonschema
+
+    for index, tool in enumerate(spec.tools.values()):
+        for key in ("inputSchema", "outputSchema"):
+            schema = tool.definition.get(key)
+            if schema is None:
+                continue
+            try:
+                jsonschema.validators.validator_for(schema).check_schema(schema)
+            except jsonschema.exceptions.SchemaError as exc:
+                raise WorldSpecError(
+                    f"not a valid JSON Schema: {clip(exc.message, 160)}",
+                    path=path,
+                    where=f"tools[{index}].{key}",
+                ) from None
+
+
 def check_world(path: str | Path) -> CheckResult:
     path = Path(path)
     doc = read_spec_json(path)
@@ -68,6 +88,7 @@ def check_world(path: str | Path) -> CheckResult:
             path=path,
         )
     spec = compile_spec(doc, path)
+    _check_tool_schemas(spec, path)
     if not spec.tasks:
         result.notes.append("no tasks: nothing to check beyond the schema")
     observed: dict[str, list[tuple[dict[str, Any], list[tuple[str, str]], list[tuple[str, str]] | None]]] = {}
@@ -129,7 +150,7 @@ def annotation_problems(spec: WorldSpec, observed: dict[str, list[Any]]) -> list
         annotations = spec.tools[name].definition.get("annotations") or {}
         hints = {k: annotations.get(k, v) for k, v in HINT_DEFAULTS.items()}
         for args, changes, again in runs:
-            call = f"tool {name!r} called with {clip(orjson.dumps(args).decode(), 80)}"
+            call = f"tool {name!r} called with {clip(deepjson.dumps(args).decode(), 80)}"
             if hints["readOnlyHint"] and changes:
                 problems.append(f"{call}: readOnlyHint is true but it changed {changes[0][0]}")
             if hints["idempotentHint"] and again:

@@ -12,6 +12,8 @@ from typing import Any
 import orjson
 from blake3 import blake3
 
+from harn_mcp_mock import deepjson
+
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
@@ -22,7 +24,7 @@ def canonical_bytes(value: Any) -> bytes:
     canonical bytes are often kept (match keys: one per recorded request in every replay
     session's engine). The exact-size copy costs ~65 ns; a 100-byte key then holds 130 bytes.
     """
-    return b"%b" % (orjson.dumps(value, option=_OPTS),)
+    return b"%b" % (deepjson.dumps(value, _OPTS),)
 
 
 def digest(data: bytes) -> str:
@@ -32,4 +34,4 @@ def digest(data: bytes) -> str:
 
 def digest_json(value: Any) -> str:
     """BLAKE3 hex digest of the canonical JSON of ``value``."""
-    return blake3(orjson.dumps(value, option=_OPTS)).hexdigest()
+    return blake3(deepjson.dumps(value, _OPTS)).hexdigest()

@@ -7,8 +7,10 @@ altered or truncated blob is an error, never silently wrong data.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -44,6 +46,54 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def read_regular(path: Path, size: int | None, *, what: str) -> bytes:
+    """The bytes of the regular file ``path``, read without trusting it.
+
+    Opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked with ``fstat``: a symlink, FIFO, device,
+    socket or folder is a :class:`CassetteIntegrityError` naming the file (a FIFO cannot hang
+    us, a link to ``/dev/zero`` cannot fill memory). With ``size`` (what the referring file
+    declares) at most ``size + 1`` bytes are read and a longer file is refused. A missing file
+    raises ``FileNotFoundError`` (the caller names what is missing).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise  # FileNotFoundError: the caller names what is missing
+        if exc.errno == errno.ELOOP:
+            raise CassetteIntegrityError(f"{what} is a symlink (refused)", path=path) from None
+        raise CassetteIntegrityError(f"cannot read {what}: {exc.strerror}", path=path) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise CassetteIntegrityError(f"{what} is {kind}, not a regular file (refused)", path=path)
+        limit = os.fstat(fd).st_size if size is None else size
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if size is not None and len(data) > size:
+            raise CassetteIntegrityError(f"{what} is longer than the {size} bytes declared for it", path=path)
+        return data
+    finally:
+        os.close(fd)
+
+
 class CasStore:
     """A folder of blobs named by the BLAKE3 hex digest of their bytes."""
 
@@ -68,10 +118,15 @@ class CasStore:
     def has(self, key: str) -> bool:
         return self.path_for(key).is_file()
 
-    def get(self, key: str) -> bytes:
+    def get(self, key: str, size: int | None = None) -> bytes:
+        """The blob's bytes, hash verified; ``size`` is the length the referring file declares.
+
+        Never follows a symlink, never opens a FIFO, device or folder (:func:`read_regular`),
+        and never reads more than ``size`` bytes (+1, to tell a longer blob).
+        """
         target = self.path_for(key)
         try:
-            data = target.read_bytes()
+            data = read_regular(target, size, what=f"CAS blob {target}")
         except FileNotFoundError:
             raise CassetteIntegrityError(f"missing CAS blob {key}", path=self.root) from None
         if blake3(data).hexdigest() != key:
@@ -88,6 +143,11 @@ class CasStore:
         for entry in sorted(self.root.iterdir()):
             if entry.name.startswith("."):
                 continue
-            if not _HEX.fullmatch(entry.name) or blake3(entry.read_bytes()).hexdigest() != entry.name:
+            try:
+                data = read_regular(entry, None, what=f"CAS blob {entry.name}")
+            except (CassetteIntegrityError, FileNotFoundError):
+                bad.append(entry.name)
+                continue
+            if not _HEX.fullmatch(entry.name) or blake3(data).hexdigest() != entry.name:
                 bad.append(entry.name)
         return bad

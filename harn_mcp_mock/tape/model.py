@@ -107,7 +107,8 @@ class TapeRecord(NamedTuple):
         if self.cas is None:
             raise TapeIntegrityError("payload is in a CAS sidecar but the tape has none", where=where)
         try:
-            data = self.cas.get(str(key))
+            size = ref.get("len_bytes")
+            data = self.cas.get(str(key), size if isinstance(size, int) and size >= 0 else 0)
         except CassetteIntegrityError as exc:
             raise TapeIntegrityError(exc.message, path=exc.path, where=where) from None
         if len(data) != ref.get("len_bytes"):

@@ -14,11 +14,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.world.faults import decide
-from harn_mcp_mock.world.predicates import get_path, holds
+from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
 from harn_mcp_mock.world.spec import FaultRule, TaskSpec, ToolSpec, WorldSpec
 from harn_mcp_mock.world.state import EffectError, apply_effects, changed_paths, copy_state
 from harn_mcp_mock.world.templates import Context, concrete, render
@@ -226,7 +225,7 @@ class WorldEngine:
                 )
                 ctx.state = new_state
                 result = render(tool.result, ctx) if tool.result is not None else None
-        except EffectError as exc:
+        except (EffectError, PredicateError) as exc:  # a bad pointer in a template is a tool error
             entry["outcome"] = "tool_error"
             return CallOutcome(_tool_error(str(exc)).response, notes)
         self.state = new_state
@@ -293,7 +292,12 @@ class WorldEngine:
             import jsonschema  # lazily: keeps the server's start-up fast
 
             schema = tool.definition.get("inputSchema") or {"type": "object"}
-            validator = self._validators[tool.name] = jsonschema.validators.validator_for(schema)(schema)
+            cls = jsonschema.validators.validator_for(schema)
+            try:
+                cls.check_schema(schema)
+            except jsonschema.exceptions.SchemaError as exc:
+                return f"the world spec's inputSchema is not a valid JSON Schema: {exc.message}"
+            validator = self._validators[tool.name] = cls(schema)
         errors = sorted(validator.iter_errors(args), key=lambda e: (list(e.absolute_path), e.message))
         if not errors:
             return None
@@ -370,7 +374,7 @@ def _timeout(rule: FaultRule) -> dict[str, Any]:
 
 
 def _shape(result: Any, tool: ToolSpec) -> dict[str, Any]:
-    text = result if isinstance(result, str) else orjson.dumps(result).decode()
+    text = result if isinstance(result, str) else deepjson.dumps(result).decode()
     shaped: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
     if tool.output_schema is not None:
         shaped["structuredContent"] = result

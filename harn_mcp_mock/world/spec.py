@@ -317,7 +317,7 @@ def _tool(raw: Any, where: str, c: _Checker) -> ToolSpec:
     for i, effect in enumerate(c.lst(doc.get("effects", []), f"{where}.effects")):
         e = c.obj(effect, f"{where}.effects[{i}]")
         op = e.get("op")
-        if op not in EFFECT_OPS:
+        if not isinstance(op, str) or op not in EFFECT_OPS:
             raise c.fail(f"{where}.effects[{i}].op", f"unknown op {op!r} (ops: {', '.join(EFFECT_OPS)})")
         c.known(e, {"op", "path", "value", "key", "from", "by"}, f"{where}.effects[{i}]")
         for needed in EFFECT_OPS[op]:
@@ -360,7 +360,7 @@ def _task(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> Task
     for i, step in enumerate(c.lst(doc.get("reference", []), f"{where}.reference")):
         s = c.obj(step, f"{where}.reference[{i}]")
         c.known(s, {"tool", "arguments"}, f"{where}.reference[{i}]")
-        if s.get("tool") not in tools:
+        if not isinstance(s.get("tool"), str) or s.get("tool") not in tools:
             raise c.fail(f"{where}.reference[{i}].tool", f"no tool {s.get('tool')!r}")
         c.obj(s.get("arguments", {}), f"{where}.reference[{i}].arguments")
         reference.append(s)
@@ -371,12 +371,12 @@ def _rule(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> Faul
     doc = c.obj(raw, where)
     c.known(doc, RULE, where)
     kind = doc.get("kind")
-    if kind not in FAULT_KINDS:
+    if not isinstance(kind, str) or kind not in FAULT_KINDS:
         raise c.fail(
             f"{where}.kind", f"unknown fault kind {kind!r} (kinds: {', '.join(sorted(FAULT_KINDS))})"
         )
     tool = doc.get("tool", "*")
-    if tool != "*" and tool not in tools:
+    if tool != "*" and (not isinstance(tool, str) or tool not in tools):
         raise c.fail(f"{where}.tool", f"no tool {tool!r}")
     on_calls = doc.get("on_calls")
     if on_calls is not None and (

@@ -6,6 +6,7 @@ from typing import Any
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.world.predicates import MISSING, get_path, split_pointer
 from harn_mcp_mock.world.templates import Context, concrete, render, render_path
 
@@ -16,7 +17,7 @@ class EffectError(Exception):
 
 def copy_state(state: Any) -> Any:
     """A deep copy (orjson round trip: much faster than copy.deepcopy for JSON)."""
-    return orjson.loads(orjson.dumps(state))
+    return orjson.loads(deepjson.dumps(state))
 
 
 class _CopyOnWrite:
@@ -121,7 +122,7 @@ def apply_one(cow: _CopyOnWrite, effect: dict[str, Any], ctx: Context) -> None:
             key = concrete(render(effect.get("key", "{id}"), ctx))
             if key is None:
                 raise EffectError(f"{path}: insert into an object needs a key")
-            key = key if isinstance(key, str) else orjson.dumps(key).decode()
+            key = key if isinstance(key, str) else deepjson.dumps(key).decode()
             if key in target:
                 raise EffectError(f"{path}/{key}: already exists")
             target[key] = value

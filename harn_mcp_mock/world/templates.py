@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.world.predicates import MISSING, get_path, items_of, split_pointer, subset_match
 
 _REF = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_\-]+)*)\}")
@@ -108,7 +109,7 @@ def _render_string(text: str, ctx: Context) -> Any:
             return ""
         if isinstance(value, str):
             return value
-        return orjson.dumps(value).decode()
+        return deepjson.dumps(value).decode()
 
     return _REF.sub(sub, text)
 
@@ -121,7 +122,7 @@ def render_path(path: str, ctx: Context) -> str:
         text = (
             ""
             if value is ABSENT or value is None
-            else (value if isinstance(value, str) else orjson.dumps(value).decode())
+            else (value if isinstance(value, str) else deepjson.dumps(value).decode())
         )
         parts.append(text.replace("~", "~0").replace("/", "~1"))
     return "".join("/" + p for p in parts)
@@ -146,12 +147,19 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
             key = sort.lstrip("-")
             items = sorted(
                 items,
-                key=lambda i: orjson.dumps(i.get(key), option=orjson.OPT_SORT_KEYS),
+                key=lambda i: deepjson.dumps(
+                    i.get(key) if isinstance(i, dict) else None, option=orjson.OPT_SORT_KEYS
+                ),
                 reverse=sort.startswith("-"),
             )
         fields = template.get("fields")
         if isinstance(fields, list):
-            items = [{f: item[f] for f in fields if f in item} for item in items]
+            items = [
+                {f: item[f] for f in fields if isinstance(f, str) and f in item}
+                if isinstance(item, dict)
+                else item
+                for item in items
+            ]
         limit = concrete(render(template.get("limit"), ctx)) if "limit" in template else None
         if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
             items = items[:limit]

@@ -394,3 +394,14 @@ def test_a_new_harness_on_the_same_file_recovers_every_accepted_task(db: Path, c
         assert len(receipts) == 3 and verify_chain(receipts).ok
     finally:
         second.close()
+
+
+@pytest.mark.parametrize(
+    ("depth", "words"),
+    [(300, "nested deeper than 200 levels"), (2000, "not valid JSON: depth limit exceeded")],
+)
+def test_a_deeply_nested_body_is_400_naming_the_problem(client: TestClient, depth: int, words: str) -> None:
+    body = b'{"input":{"text":"hi","x":' + b"[" * depth + b"]" * depth + b"}}"
+    r = client.post("/v1/tasks", content=body, headers={**headers(), "Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert words in r.json()["error"]["message"] and r.json()["error"]["param"] == "body"

@@ -31,13 +31,13 @@ CLOSE_BUG = {"world": "worlds/tickets/tickets.world.json", "world_task": "close-
 
 
 class Served:
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, keys: list[str] | None = None, env: dict[str, str] | None = None) -> None:
         code = "from harn_mcp_mock.cli.protocol import app; app(prog_name='harn protocol')"
+        keys = keys if keys is not None else ["--api-key-for", f"alice={KEY}"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", code, "serve", "--db", str(db), "--api-key", f"alice={KEY}",
-             "--world-root", str(REPO)],
+            [sys.executable, "-c", code, "serve", "--db", str(db), *keys, "--world-root", str(REPO)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )  # fmt: skip
         lines: queue.Queue[str] = queue.Queue()
         assert self.proc.stdout is not None
@@ -101,8 +101,63 @@ def test_serve_prints_its_url_runs_tasks_live_and_keeps_them_across_a_kill(db: P
     assert KEY not in err
 
 
-def test_api_keys_parse_as_key_or_actor_equals_key() -> None:
-    assert parse_api_keys(["k1", "bob=k2"]) == {"k1": "actor_1", "k2": "bob"}
+# Keys made of every base64 / base64url / URL character that a naive split would trip on.
+ODD_KEYS = ["c2VjcmV0LWtleS0xMjM0NQ==", "dG9rZW4=:a+b/c-d_e.f~g", "==leading=equals==x", "a:b:c:d:e:f:g:h:i"]
+
+
+def test_api_keys_are_taken_whole_and_actor_keys_split_at_the_first_equals() -> None:
+    keys = parse_api_keys(
+        ODD_KEYS[:2], ["bob=" + ODD_KEYS[2]], ["carol=" + ODD_KEYS[3], "plain-env-key-0123"]
+    )
+    assert keys == {
+        ODD_KEYS[0]: "actor_1",
+        ODD_KEYS[1]: "actor_2",
+        ODD_KEYS[2]: "bob",
+        ODD_KEYS[3]: "carol",
+        "plain-env-key-0123": "actor_5",
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "where"),
+    [
+        (["--api-key", "short=key"], "", "--api-key #1"),
+        (["--api-key-for", "bob=c2VjcmV0=="], "", "--api-key-for #1"),
+        (["--api-key-for", "b ob=" + "k" * 20], "", "--api-key-for #1"),
+        ([], "c2VjcmV0LWtleQ==", "$HARN_PROTOCOL_API_KEYS entry 1"),
+    ],
+)
+def test_short_keys_and_bad_actors_are_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], env: str, where: str
+) -> None:
+    monkeypatch.setenv("HARN_PROTOCOL_API_KEYS", env)
+    result = CliRunner().invoke(app, ["serve", *args])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and where in lines[0], result.output
+    assert "c2VjcmV0" not in result.output and "Traceback" not in result.output
+
+
+def test_keys_with_base64_and_url_characters_authenticate_over_real_http(tmp_path: Path) -> None:
+    served = Served(
+        tmp_path / "k.sqlite3",
+        ["--api-key", ODD_KEYS[0], "--api-key", ODD_KEYS[1], "--api-key-for", f"bob={ODD_KEYS[2]}"],
+        {"HARN_PROTOCOL_API_KEYS": f"dave={ODD_KEYS[3]}"},
+    )
+    url = served.url
+    try:
+        with httpx2.Client(timeout=REQUEST_TIMEOUT_S) as http:
+
+            def status(key: str) -> int:
+                auth = {VERSION_HEADER: PROTOCOL_VERSION, "Authorization": f"Bearer {key}"}
+                return http.get(f"{url}/v1/tasks", headers=auth).status_code
+
+            assert [status(k) for k in ODD_KEYS] == [200, 200, 200, 200]
+            for wrong in ("=", "==", "c2VjcmV0LWtleS0xMjM0NQ", "dG9rZW4=", "bob=" + ODD_KEYS[2], "a"):
+                assert status(wrong) == 401, wrong
+    finally:
+        err = served.kill()
+    assert not any(k in err for k in ODD_KEYS)
 
 
 def test_serve_without_an_api_key_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -143,7 +198,7 @@ def test_an_unusable_store_file_is_one_line_and_exit_3(tmp_path: Path, content: 
     if content is not None:
         path = tmp_path / "h.sqlite3"
         path.write_bytes(content)
-    result = CliRunner().invoke(app, ["serve", "--db", str(path), "--api-key", "k"])
+    result = CliRunner().invoke(app, ["serve", "--db", str(path), "--api-key", KEY])
     assert result.exit_code == 3
     lines = [line for line in result.output.splitlines() if "error" in line]
     assert len(lines) == 1 and str(path) in lines[0] and "Harness store" in lines[0]

@@ -31,6 +31,7 @@ def send(obj: object, raw: bytes | None = None) -> None:
 
 
 def main() -> None:
+    sys.setrecursionlimit(5000)  # parse (and echo) messages nested up to JSON parsers' 1,024 levels
     mode = sys.argv[1]
     arg = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() else 0
     if os.environ.get("FAKE_PID_FILE"):
@@ -54,7 +55,7 @@ def main() -> None:
     for line in sys.stdin.buffer:
         try:
             msg = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # a real server would answer -32700; this one just skips it
         if "id" not in msg or "method" not in msg:
             continue

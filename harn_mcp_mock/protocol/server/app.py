@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.clock import Clock
 from harn_mcp_mock.http.guard import BodyTooLarge, GuardSettings, guard_middleware
 from harn_mcp_mock.protocol import PROTOCOL_VERSION, VERSION_HEADER
@@ -40,6 +41,8 @@ from harn_mcp_mock.protocol.store import ProtocolStore
 __all__ = ["EventBus", "TaskRunner", "agent_card", "create_app"]
 
 MAX_BODY_BYTES = 1 << 20
+MAX_BODY_DEPTH = 200
+"""Deepest JSON nesting a request body may have (the store writes it back with orjson: 254 levels)."""
 Handler = Callable[[Request, str], Awaitable[Response]]
 
 
@@ -266,9 +269,17 @@ def create_app(
         if not raw:
             return {}
         try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            raise ProtocolError.invalid("the request body is not valid JSON", param="body") from None
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            reason = str(exc).split(":")[0]  # "depth limit exceeded", ... (never the content)
+            raise ProtocolError.invalid(
+                f"the request body is not valid JSON: {reason}", param="body"
+            ) from None
+        if deepjson.depth(body) > MAX_BODY_DEPTH:
+            raise ProtocolError.invalid(
+                f"the request body is nested deeper than {MAX_BODY_DEPTH} levels", param="body"
+            )
+        return body
 
     # -- routes ------------------------------------------------------------------------------
 
