@@ -426,11 +426,11 @@ def recover_journal(path: str | Path) -> Cassette:
     if not jpath.exists():
         raise CassetteError("no unfinished recording (journal) to recover", path=jpath)
     cassette = load_journal(jpath, cassette_path=path)
-    if path.exists() and not any(m.direction == "client" and m.invalid is None for m in cassette.messages):
+    if path.exists() and not any(m.direction == "client" for m in cassette.messages):
         # A recording killed before its client said anything must not replace a good cassette.
         os.unlink(jpath)
         raise NothingRecordedError(
-            "the unfinished recording holds no client message: removed its journal and kept the "
+            "the unfinished recording holds no line from the client: removed its journal and kept the "
             "existing cassette unchanged",
             path=path,
         )

@@ -111,6 +111,8 @@ class Recorder:
         if known:  # the env's secrets as keyed hashes, so that a replay can recognise them
             self._redaction["fingerprints"] = known
         self.counts = {CLIENT: 0, SERVER: 0, "invalid": 0}
+        self.client_lines = 0
+        """Lines the client sent, invalid ones included: any of them makes a session worth keeping."""
         recorded_at = dt.datetime.fromtimestamp(clock.wall_ms() / 1000, tz=dt.UTC)
         header = {
             "recorder": f"harn-mcp-mock {__version__}",
@@ -167,6 +169,8 @@ class Recorder:
         seq = self._seq
         self._seq += 1
         direction = frame.direction
+        if direction == CLIENT:
+            self.client_lines += 1
         if frame.kind == "invalid":
             self.counts["invalid"] += 1
             text = self._redactor.redact_text(frame.raw.decode("utf-8", "replace"))
@@ -246,7 +250,7 @@ class Recorder:
         """
         self.end_of_stream(CLIENT)
         self.end_of_stream(SERVER)
-        if not allow_empty and not self.counts[CLIENT]:
+        if not allow_empty and not self.client_lines:
             self.discard()
             raise NothingRecordedError(
                 _nothing_recorded(self.cassette_path, exit_info), path=self.cassette_path
@@ -282,7 +286,7 @@ class Recorder:
     def broke_off(self) -> None:
         """The session ended without :meth:`finish` (an exception, a kill): keep the journal for
         ``harn mcp mock recover`` if the client sent anything, else remove it (no stale journal)."""
-        if self.counts[CLIENT]:
+        if self.client_lines:
             self.abandon()
         else:
             self.discard()
