@@ -18,6 +18,19 @@ from harn_mcp_mock.jsonrpc.server import Engine
 from harn_mcp_mock.replay.engine import ReplayEngine
 from harn_mcp_mock.replay.session import open_engine
 
+# A raw client's headers and first message, for tests that speak HTTP by hand.
+ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
 REPO = Path(__file__).resolve().parents[2]
 NOTES = REPO / "examples" / "servers" / "notes_server.py"
 

@@ -31,19 +31,8 @@ from harn_mcp_mock.replay.session import open_engine
 from tests.protocol.harness_client import KEYS, PERMISSIONS
 from tests.protocol.harness_client import headers as protocol_headers
 
-from .conftest import serve_app, serve_cassette
+from .conftest import ACCEPT, INIT, serve_app, serve_cassette
 
-ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 

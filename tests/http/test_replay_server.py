@@ -19,19 +19,7 @@ from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.replay_server import HttpServer, build_app, is_loopback
 from harn_mcp_mock.replay.engine import ReplayEngine
 
-from .conftest import serve_cassette, serve_engines
-
-ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
+from .conftest import ACCEPT, INIT, serve_cassette, serve_engines
 
 
 def _dump(result: Any) -> Any:
