@@ -15,21 +15,10 @@ import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
 
-from .conftest import serve_cassette
+from .conftest import ACCEPT, INIT, serve_cassette
 from .test_replay_sessions import WAIT, counter_server, stop
 from .test_signals_http import url_process
 
-ACCEPT = "application/json, text/event-stream"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 TOUCH = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "touch", "arguments": {}}}
 CHANGED = "notifications/resources/list_changed"
 
@@ -53,19 +42,17 @@ async def touch_with_a_get_stream(url: str) -> tuple[list[Any], Any]:
     """initialize, open the GET stream, call ``touch``: (the call's messages, the GET's first)."""
     with anyio.fail_after(WAIT):
         async with httpx2.AsyncClient() as http:
-            opened = await http.post(url, json=INIT, headers={"accept": ACCEPT})
+            opened = await http.post(url, json=INIT, headers=ACCEPT)
             headers = {
                 "mcp-session-id": opened.headers["mcp-session-id"],
                 "mcp-protocol-version": "2025-06-18",
             }
             initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            assert (
-                await http.post(url, json=initialized, headers={**headers, "accept": ACCEPT})
-            ).status_code == 202
+            assert (await http.post(url, json=initialized, headers={**headers, **ACCEPT})).status_code == 202
             get_headers = {**headers, "accept": "text/event-stream"}
             async with http.stream("GET", url, headers=get_headers) as get_stream:
                 assert get_stream.status_code == 200  # the stream is open: touch's notification goes there
-                called = await http.post(url, json=TOUCH, headers={**headers, "accept": ACCEPT})
+                called = await http.post(url, json=TOUCH, headers={**headers, **ACCEPT})
                 on_get = await _next_message(get_stream.aiter_lines())
             await http.delete(url, headers=headers)
     return _messages(called.content), on_get
