@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+BIN = Path(sys.executable).parent
+HARN = (
+    [str(BIN / "harn-mcp-mock")]
+    if (BIN / "harn-mcp-mock").exists()
+    else [sys.executable, "-m", "harn_mcp_mock"]
+)
+"""How the benchmarks start `harn mcp mock`: the venv's console script, else `python -m`."""
 
 
 def start(argv: list[str]) -> tuple[subprocess.Popen[bytes], str]:

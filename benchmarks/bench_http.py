@@ -22,16 +22,10 @@ from typing import Any
 
 import orjson
 from _cassettes import handshake, init_params  # benchmarks/ is on sys.path when run as scripts
-from _http import hammer, serve_app, start, stop
+from _http import HARN, hammer, serve_app, start, stop
 
 from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
 
-BIN = Path(sys.executable).parent
-HARN = (
-    [str(BIN / "harn-mcp-mock")]
-    if (BIN / "harn-mcp-mock").exists()
-    else [sys.executable, "-m", "harn_mcp_mock"]
-)
 TARGET = 2000.0
 INIT_PARAMS = init_params("2025-06-18")
 

@@ -22,14 +22,8 @@ import time
 from pathlib import Path
 
 import anyio
-from _http import start, stop  # benchmarks/ is on sys.path when run as scripts
+from _http import HARN, start, stop  # benchmarks/ is on sys.path when run as scripts
 
-BIN = Path(sys.executable).parent
-HARN = (
-    [str(BIN / "harn-mcp-mock")]
-    if (BIN / "harn-mcp-mock").exists()
-    else [sys.executable, "-m", "harn_mcp_mock"]
-)
 TARGET = 2.0
 
 
