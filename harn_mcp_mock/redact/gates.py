@@ -197,6 +197,56 @@ def analyze(pattern: str, flags: int = 0) -> Facts:
     return Facts(min_len, run, plain, fold, safe, contained)
 
 
+_INDEX: dict[str, Facts] | None = None
+INDEX_NAME = "default.facts.json"
+"""The facts of the default policy's patterns, precomputed (``policies/default.facts.json``):
+analysing its ~230 patterns costs tens of milliseconds, paid at every replay's start-up
+otherwise. Written by :func:`write_index`; a test keeps it current."""
+
+
+def _index_key(pattern: str, flags: int) -> str:
+    return f"{flags}:{pattern}"
+
+
+def facts_of(pattern: str, flags: int = 0) -> Facts:
+    """:func:`analyze`, answered from the precomputed index when the pattern is in it."""
+    global _INDEX
+    if _INDEX is None:
+        _INDEX = _load_index()
+    facts = _INDEX.get(_index_key(pattern, flags))
+    return analyze(pattern, flags) if facts is None else facts
+
+
+def _load_index() -> dict[str, Facts]:
+    import os
+
+    import orjson
+
+    path = os.path.join(os.path.dirname(__file__), "policies", INDEX_NAME)
+    try:
+        with open(path, "rb") as fh:
+            raw = orjson.loads(fh.read())
+    except (OSError, ValueError):
+        return {}  # no index: every pattern is analysed (slower start-up, same answers)
+    return {key: Facts(m, r, tuple(n), tuple(f), b, c) for key, (m, r, n, f, b, c) in raw.items()}
+
+
+def index_entries(patterns: Iterable[tuple[str, int]]) -> dict[str, list[Any]]:
+    """The index document for ``(pattern, flags)`` pairs (what :func:`write_index` writes)."""
+    out: dict[str, list[Any]] = {}
+    for pattern, flags in patterns:
+        f = analyze(pattern, flags)
+        out[_index_key(pattern, flags)] = [
+            f.min_len,
+            f.run,
+            list(f.needles),
+            list(f.fold_needles),
+            f.blob_safe,
+            f.contained,
+        ]
+    return dict(sorted(out.items()))
+
+
 def _needles(literals: Iterable[str]) -> tuple[str, ...]:
     """The substrings worth searching for, cheapest and most telling first: single characters
     that are rare in text and absent from base64 (a one-character search is a ``memchr``), then

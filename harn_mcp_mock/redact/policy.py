@@ -21,6 +21,7 @@ quotes a value from the file.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,7 +32,7 @@ import orjson
 
 from harn_mcp_mock.errors import RedactionPolicyError
 from harn_mcp_mock.redact import pointers as ptr
-from harn_mcp_mock.redact.gates import NO_FACTS, analyze
+from harn_mcp_mock.redact.gates import NO_FACTS, analyze, facts_of, index_entries
 from harn_mcp_mock.redact.rules import EntropyRule, PatternRule
 from harn_mcp_mock.store.canonical import digest_json
 
@@ -129,7 +130,7 @@ def _pointers(value: Any, where: str) -> list[str]:
     return out
 
 
-def _redact_patterns(value: Any, where: str) -> dict[str, str]:
+def _redact_patterns(value: Any, where: str, *, check_regex: bool = True) -> dict[str, str]:
     if not isinstance(value, list):
         raise _Problem(where, 'must be a list of {"name": ..., "regex": ...} objects')
     out: dict[str, str] = {}
@@ -148,10 +149,11 @@ def _redact_patterns(value: Any, where: str) -> dict[str, str]:
             raise _Problem(f"{at}.name", "is the name of a built-in rule: choose another")
         if name in out:
             raise _Problem(f"{at}.name", "the same name is used twice")
-        compiled = _regex(regex, f"{at}.regex")
-        facts = analyze(regex)
-        if compiled.search("") is not None or (facts is not NO_FACTS and facts.min_len == 0):
-            raise _Problem(f"{at}.regex", "can match the empty string")
+        if check_regex:
+            compiled = _regex(regex, f"{at}.regex")
+            facts = analyze(regex)
+            if compiled.search("") is not None or (facts is not NO_FACTS and facts.min_len == 0):
+                raise _Problem(f"{at}.regex", "can match the empty string")
         out[name] = regex
     return out
 
@@ -190,7 +192,7 @@ def _entropy(value: Any, where: str) -> dict[str, Any]:
     return out
 
 
-def _parse(doc: Any) -> tuple[str, dict[str, Any]]:
+def _parse(doc: Any, *, check_regex: bool = True) -> tuple[str, dict[str, Any]]:
     """(extends, the document's own rules in the effective shape, only the fields it has)."""
     top = _object(doc, None, _TOP_FIELDS)
     if "version" in top:
@@ -223,7 +225,7 @@ def _parse(doc: Any) -> tuple[str, dict[str, Any]]:
         if "patterns" in body:
             where = f"{section}.patterns"
             if section == "redact":
-                parsed["patterns"] = _redact_patterns(body["patterns"], where)
+                parsed["patterns"] = _redact_patterns(body["patterns"], where, check_regex=check_regex)
             else:
                 parsed["patterns"] = _allow_patterns(body["patterns"], where)
         own[section] = parsed
@@ -270,9 +272,11 @@ def _merge(base: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _build(doc: Any, source: str, *, base: Mapping[str, Any] | None) -> RedactionPolicy:
+def _build(
+    doc: Any, source: str, *, base: Mapping[str, Any] | None, check_regex: bool = True
+) -> RedactionPolicy:
     try:
-        extends, own = _parse(doc)
+        extends, own = _parse(doc, check_regex=check_regex)
         if base is None or extends == "none":
             base = _empty()
         data = _merge(base, own)
@@ -283,10 +287,44 @@ def _build(doc: Any, source: str, *, base: Mapping[str, Any] | None) -> Redactio
 
 @functools.cache
 def _default_policy() -> RedactionPolicy:
-    from importlib import resources  # only when the default is first needed: start-up speed
+    # A plain file read: importlib.resources would import zipfile and more at every start-up.
+    folder = Path(__file__).with_name("policies")
+    with open(folder / "default.json", "rb") as fh:
+        raw = fh.read()
+    # The built-in patterns are checked by the test suite (tests/unit/test_redact_policy.py), not
+    # compiled and analysed at every start-up: a rule is compiled when its gate first admits text.
+    policy = _build(orjson.loads(raw), "default", base=None, check_regex=False)
+    # Its digest is precomputed too (BLAKE3 is then imported only when something is hashed).
+    with contextlib.suppress(OSError):
+        policy._digest = (folder / "default.digest").read_text().strip() or None
+    return policy
 
-    raw = resources.files("harn_mcp_mock.redact").joinpath("policies/default.json").read_bytes()
-    return _build(orjson.loads(raw), "default", base=None)
+
+def default_index_patterns() -> list[tuple[str, int]]:
+    """The (pattern, flags) pairs of the default policy whose facts are precomputed."""
+    data = _default_policy().to_dict()
+    pairs = [(p["regex"], 0) for p in data["redact"]["patterns"]]
+    for section in ("redact", "allow"):
+        for field in ("keys", "env"):
+            pairs += [
+                (e[len(_REGEX_PREFIX) :], re.IGNORECASE)
+                for e in data[section][field]
+                if e.startswith(_REGEX_PREFIX)
+            ]
+    return pairs
+
+
+def write_facts_index(path: str | Path | None = None) -> Path:
+    """Write the default policy's precomputed pattern facts (see :func:`~.gates.facts_of`) and,
+    beside them, its digest (``default.digest``)."""
+    target = Path(path) if path is not None else Path(__file__).with_name("policies") / "default.facts.json"
+    _default_policy.cache_clear()
+    policy = RedactionPolicy(_default_policy().to_dict(), "default")
+    target.with_name("default.digest").write_text(policy.digest + "\n")
+    entries = index_entries(default_index_patterns())
+    lines = [orjson.dumps(key) + b": " + orjson.dumps(value) for key, value in entries.items()]
+    target.write_bytes(b"{\n" + b",\n".join(lines) + b"\n}\n")  # one pattern a line: readable diffs
+    return target
 
 
 class RedactionPolicy:
@@ -294,15 +332,21 @@ class RedactionPolicy:
     or :meth:`from_dict`, then a :class:`~harn_mcp_mock.redact.Redactor` per server with
     :meth:`redactor`."""
 
-    __slots__ = ("_compiled", "_data", "digest", "name")
+    __slots__ = ("_compiled", "_data", "_digest", "name")
 
     def __init__(self, data: dict[str, Any], name: str) -> None:
         self._data = data
         self.name = name
         """``"default"``, or where the policy came from (the file path given to :meth:`load`)."""
-        self.digest = "blake3:" + digest_json(data)
-        """``blake3:<hex>`` of the canonical JSON of the effective policy."""
+        self._digest: str | None = None
         self._compiled: CompiledPolicy | None = None
+
+    @property
+    def digest(self) -> str:
+        """``blake3:<hex>`` of the canonical JSON of the effective policy (computed on first use)."""
+        if self._digest is None:
+            self._digest = "blake3:" + digest_json(self._data)
+        return self._digest
 
     @classmethod
     def default(cls) -> RedactionPolicy:
@@ -395,7 +439,7 @@ class _NameSet:
         widths = [len(n) for n in self.names]
         complete = True
         for source in self.sources:
-            facts = analyze(source, re.IGNORECASE)
+            facts = facts_of(source, re.IGNORECASE)
             widths.append(facts.min_len)
             if facts.fold_needles:
                 needles.add(facts.fold_needles[0])
@@ -414,7 +458,9 @@ class CompiledPolicy:
         self._allowed_keys = _NameSet(allow["keys"])
         self._secret_env = _NameSet(redact["env"])
         self._allowed_env = _NameSet(allow["env"])
-        self.patterns = tuple(PatternRule(p["name"], p["regex"]) for p in redact["patterns"])
+        self.patterns = tuple(
+            PatternRule(p["name"], p["regex"], facts=facts_of(p["regex"])) for p in redact["patterns"]
+        )
         self.allow_patterns = tuple(re.compile(p) for p in allow["patterns"])
         self.entropy = (
             EntropyRule(entropy["min_length"], entropy["max_length"], entropy["threshold"])

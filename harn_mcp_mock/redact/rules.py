@@ -24,23 +24,46 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from harn_mcp_mock.redact.gates import TOKEN_CHARS, Text, analyze
+from harn_mcp_mock.redact.gates import TOKEN_CHARS, Facts, Text, analyze
 
 Hit = tuple[int, int, str]
 """(start, end, rule name) of one secret inside a string."""
 
 
 class PatternRule:
-    """A named regular expression; the group named ``secret``, if any, is what gets replaced."""
+    """A named regular expression; the group named ``secret``, if any, is what gets replaced.
 
-    __slots__ = ("_blob", "_facts", "_group", "name", "regex")
+    The expression is compiled on first use: most rules' gates (:class:`~.gates.Facts`) turn
+    most strings away, so a replay that answers ``initialize`` compiles only the few rules
+    whose gates admitted something (a start-up cost of tens of milliseconds otherwise).
+    ``facts`` may be given precomputed (the default policy ships them, see ``_factsindex``).
+    """
 
-    def __init__(self, name: str, regex: str, flags: int = 0) -> None:
+    __slots__ = ("_blob", "_compiled", "_facts", "_flags", "_group", "name", "pattern")
+
+    def __init__(self, name: str, regex: str, flags: int = 0, facts: Facts | None = None) -> None:
         self.name = name
-        self.regex = re.compile(regex, flags)
-        self._group: int | str = "secret" if "secret" in self.regex.groupindex else 0
-        self._facts = analyze(regex, flags)
-        self._blob = re.compile(regex, flags | re.MULTILINE) if self._facts.blob_safe else None
+        self.pattern = regex
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+        self._blob: re.Pattern[str] | None = None
+        self._group: int | str = 0
+        self._facts = analyze(regex, flags) if facts is None else facts
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled expression."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.pattern, self._flags)
+            self._group = "secret" if "secret" in compiled.groupindex else 0
+        return compiled
+
+    def _blob_regex(self) -> re.Pattern[str]:
+        blob = self._blob
+        if blob is None:
+            blob = self._blob = re.compile(self.pattern, self._flags | re.MULTILINE)
+        return blob
 
     @property
     def min_len(self) -> int:
@@ -65,14 +88,15 @@ class PatternRule:
     @property
     def joinable(self) -> bool:
         """Whether :meth:`any` may be asked of several strings joined by newlines."""
-        return self._blob is not None
+        return self._facts.blob_safe
 
     def __call__(self, text: Text) -> list[Hit]:
         if not self._facts.admits(text):
             return []
+        regex = self.regex  # first: it sets self._group
         group, name = self._group, self.name
         hits: list[Hit] = []
-        for match in self.regex.finditer(text.s):
+        for match in regex.finditer(text.s):
             start, end = match.span(group)
             if end > start:
                 hits.append((start, end, name))
@@ -81,7 +105,7 @@ class PatternRule:
     def any(self, text: Text) -> bool:
         if not self._facts.admits(text):
             return False
-        regex = self._blob if self._blob is not None else self.regex
+        regex = self._blob_regex() if self._facts.blob_safe else self.regex
         return regex.search(text.s) is not None
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from blake3 import blake3
 
 from harn_mcp_mock import deepjson
 
@@ -29,9 +28,13 @@ def canonical_bytes(value: Any) -> bytes:
 
 def digest(data: bytes) -> str:
     """BLAKE3 hex digest of raw bytes."""
+    from blake3 import blake3  # on first use: start-up speed
+
     return blake3(data).hexdigest()
 
 
 def digest_json(value: Any) -> str:
     """BLAKE3 hex digest of the canonical JSON of ``value``."""
+    from blake3 import blake3  # on first use: start-up speed
+
     return blake3(deepjson.dumps(value, _OPTS)).hexdigest()

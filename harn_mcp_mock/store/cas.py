@@ -11,10 +11,7 @@ import errno
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
-
-from blake3 import blake3
 
 from harn_mcp_mock.errors import CassetteIntegrityError
 
@@ -30,6 +27,8 @@ os.umask(_UMASK)  # read once at import (single-threaded): mkstemp's 0600 is wid
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temp file in the same folder and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # not on replay's start-up path: only writers need it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)
@@ -109,7 +108,7 @@ class CasStore:
         return self.root / key
 
     def put(self, data: bytes) -> str:
-        key = blake3(data).hexdigest()
+        key = _hexdigest(data)
         target = self.root / key
         if not target.exists():
             atomic_write(target, data)
@@ -129,7 +128,7 @@ class CasStore:
             data = read_regular(target, size, what=f"CAS blob {target}")
         except FileNotFoundError:
             raise CassetteIntegrityError(f"missing CAS blob {key}", path=self.root) from None
-        if blake3(data).hexdigest() != key:
+        if _hexdigest(data) != key:
             raise CassetteIntegrityError(
                 f"CAS blob {key} is altered (its hash does not match its name)", path=self.root
             )
@@ -148,6 +147,14 @@ class CasStore:
             except (CassetteIntegrityError, FileNotFoundError):
                 bad.append(entry.name)
                 continue
-            if not _HEX.fullmatch(entry.name) or blake3(data).hexdigest() != entry.name:
+            if not _HEX.fullmatch(entry.name) or _hexdigest(data) != entry.name:
                 bad.append(entry.name)
         return bad
+
+
+def _hexdigest(data: bytes) -> str:
+    """BLAKE3 of ``data`` in hex (the module is imported on first use: a replay of a cassette
+    without blobs never needs it)."""
+    from blake3 import blake3
+
+    return blake3(data).hexdigest()

@@ -415,3 +415,41 @@ def test_the_documented_example_policy_loads(tmp_path: Path) -> None:
     block = text.split("```json\n", 1)[1].split("```", 1)[0]
     policy = RedactionPolicy.load(write(tmp_path, block))
     assert policy.digest != RedactionPolicy.default().digest
+
+
+def test_the_built_in_policy_passes_the_checks_a_user_policy_gets() -> None:
+    # The default policy is loaded without compiling its patterns (start-up speed); here it
+    # goes through every check a policy file gets, so a broken built-in pattern still fails.
+    raw = resources.files("harn_mcp_mock.redact").joinpath("policies/default.json").read_bytes()
+    doc = orjson.loads(raw)
+    checked = RedactionPolicy.from_dict({**doc, "extends": "none"}, source="default.json")
+    assert checked.to_dict() == RedactionPolicy.default().to_dict()
+
+
+def test_the_precomputed_pattern_facts_are_current() -> None:
+    from harn_mcp_mock.redact.gates import index_entries
+    from harn_mcp_mock.redact.policy import default_index_patterns
+
+    shipped = orjson.loads(
+        resources.files("harn_mcp_mock.redact").joinpath("policies/default.facts.json").read_bytes()
+    )
+    assert shipped == index_entries(default_index_patterns()), (
+        "regenerate: python -c 'from harn_mcp_mock.redact.policy import write_facts_index; write_facts_index()'"
+    )
+
+
+def test_a_pattern_rule_compiles_its_expression_only_when_its_gate_admits_text() -> None:
+    from harn_mcp_mock.redact.gates import Text
+    from harn_mcp_mock.redact.rules import PatternRule
+
+    rule = PatternRule("t", r"tok_(?P<secret>[A-Za-z0-9]{20})")
+    assert rule(Text("nothing to see here")) == []
+    assert rule._compiled is None
+    assert rule(Text("x tok_abcdefghij0123456789 y")) == [(6, 26, "t")]
+    assert rule._compiled is not None
+
+
+def test_the_precomputed_default_digest_is_the_digest_of_the_default_policy() -> None:
+    default = RedactionPolicy.default()
+    recomputed = RedactionPolicy(default.to_dict(), "default")
+    assert default.digest == recomputed.digest
