@@ -23,7 +23,7 @@ def version_line() -> str:
     try:
         return f"harn-mcp-mock {version('harn-mcp-mock')}"
     except PackageNotFoundError:  # run from a source tree that was never installed
-        from harn_mcp_mock import __version__
+        from harn_mcp_mock._version import __version__
 
         return f"harn-mcp-mock {__version__}"
 

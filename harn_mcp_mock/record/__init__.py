@@ -1,0 +1,35 @@
+"""Record: the stdio proxy, the recorder (redaction before anything is written) and the command."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from harn_mcp_mock._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.record.proxy import RecordResult, StdioProxy, record_stdio
+    from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+    from harn_mcp_mock.record.session import load_policy, record_command
+
+# name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
+_HOME = {
+    "MessageRedactor": "recorder",
+    "RecordResult": "proxy",
+    "Recorder": "recorder",
+    "StdioProxy": "proxy",
+    "load_policy": "session",
+    "record_command": "session",
+    "record_stdio": "proxy",
+}
+
+__getattr__ = lazy_exports(__name__, _HOME)
+
+__all__ = [
+    "MessageRedactor",
+    "RecordResult",
+    "Recorder",
+    "StdioProxy",
+    "load_policy",
+    "record_command",
+    "record_stdio",
+]

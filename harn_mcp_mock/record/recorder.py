@@ -17,7 +17,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Protocol
 
-from harn_mcp_mock import __version__, deepjson
+from harn_mcp_mock import deepjson
+from harn_mcp_mock._version import __version__
 from harn_mcp_mock.cassette.migrate import FORMAT_VERSION, JOURNAL_FORMAT
 from harn_mcp_mock.cassette.model import (
     Cassette,

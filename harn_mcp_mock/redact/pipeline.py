@@ -31,9 +31,9 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.redact import pointers as ptr
+from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.gates import Text
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
-from harn_mcp_mock.redact.policy import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.rules import (
     FINGERPRINT_SCHEME,
     AssignmentRule,

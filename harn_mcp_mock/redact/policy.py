@@ -32,6 +32,7 @@ import orjson
 
 from harn_mcp_mock.errors import RedactionPolicyError
 from harn_mcp_mock.redact import pointers as ptr
+from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.gates import NO_FACTS, analyze, facts_of, index_entries
 from harn_mcp_mock.redact.rules import EntropyRule, PatternRule
 from harn_mcp_mock.store.canonical import digest_json
@@ -45,10 +46,6 @@ FORMAT_VERSION = 1
 RESERVED_RULE_NAMES = frozenset({"argv", "entropy", "env", "pointer", "secret-assignment", "secret-key"})
 """Finding names of the built-in rules; a pattern may not take one of them."""
 
-K_SECRET = 1
-"""Key flag: a ``redact.keys`` rule matches the key."""
-K_ALLOW = 2
-"""Key flag: an ``allow.keys`` rule matches the key."""
 
 _REGEX_PREFIX = "re:"
 _SECTIONS = ("keys", "pointers", "patterns", "env")

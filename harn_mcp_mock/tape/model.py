@@ -22,7 +22,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 import orjson
 
-from harn_mcp_mock import __version__
+from harn_mcp_mock._version import __version__
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import (
     CassetteIntegrityError,

@@ -1,4 +1,6 @@
-"""Process-wide originals and a per-thread "inside the testbench machinery" flag.
+"""Process-wide originals, the active testbench and a per-thread "inside the testbench
+machinery" flag (a leaf module: the axes and the LLM entry point read the active testbench here,
+so they need not import ``core``, which imports them).
 
 The originals are captured when this module is first imported, before any patch, so the
 testbench's own code (tape writing, real spawns, real reads) can always reach the real thing.
@@ -15,6 +17,10 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.testbench.core import Testbench
 
 REAL_OPEN = builtins.open
 REAL_IO_OPEN = io.open
@@ -24,6 +30,10 @@ REAL_SLEEP = time.sleep
 REAL_STAT = os.stat
 
 _local = threading.local()
+
+active_lock = threading.Lock()
+active: Testbench | None = None
+"""The testbench active in this process (set and cleared by ``Testbench`` under ``active_lock``)."""
 
 
 def is_quiet() -> bool:

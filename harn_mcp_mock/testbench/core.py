@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,17 +23,14 @@ DEFAULT_START_MS = 1_767_225_600_000
 
 ClockMode = Literal["paused", "recorded", "real"]
 
-_active_lock = threading.Lock()
-_active: Testbench | None = None
-
 
 def current() -> Testbench | None:
     """The active testbench, if any."""
-    return _active
+    return _guard.active
 
 
 def is_active() -> bool:
-    return _active is not None
+    return _guard.active is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,13 +193,12 @@ class Testbench:
 
     # -- activation ----------------------------------------------------------------------------
     def __enter__(self) -> Testbench:
-        global _active
-        with _active_lock:
-            if _active is not None:
+        with _guard.active_lock:
+            if _guard.active is not None:
                 raise TestbenchError("a testbench is already active in this process")
             if self._active or self._result is not None:
                 raise TestbenchError("a Testbench activates once; build a new one")
-            _active = self
+            _guard.active = self
         try:
             self._activate()
         except BaseException:
@@ -247,14 +242,13 @@ class Testbench:
             self.overlay.install()
 
     def _deactivate(self) -> None:
-        global _active
         for axis in (self.overlay, self.process, self.network, self._clock_patch):
             if axis is not None:
                 axis.restore()
         self._active = False
-        with _active_lock:
-            if _active is self:
-                _active = None
+        with _guard.active_lock:
+            if _guard.active is self:
+                _guard.active = None
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

@@ -147,9 +147,7 @@ def llm_call(request: LlmRequest, *, provider: Provider | None = None) -> LlmRes
     Under an active testbench: the next fixture (replay), or ``provider`` recorded (record), or an
     :class:`LlmFixtureError` when no LLM fixture is installed. Outside a testbench: ``provider``.
     """
-    from harn_mcp_mock.testbench.core import current
-
-    bench = current()
+    bench = _guard.active
     if bench is None:
         if provider is None:
             raise LlmFixtureError("llm_call() outside a testbench needs a provider")
