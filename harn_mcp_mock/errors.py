@@ -24,7 +24,8 @@ line or field at fault (never a secret, never a traceback)::
     ├── JcsError                      exit 2  a value RFC 8785 cannot canonicalise (protocol/jcs.py)
     ├── HarnessStoreError             exit 3  the mock Harness's SQLite file cannot be opened or used
     ├── ServerError                   exit 4  the MCP server could not be started or failed
-    │   └── ServerStartError                  the command could not be spawned
+    │   ├── ServerStartError                  the command could not be spawned
+    │   └── UpstreamTimeout                   a live server did not answer in time
     ├── NothingRecordedError          exit 5  a recording saw no client message: the cassette
     │                                         was left as it was (``record --allow-empty``)
     ├── TestbenchError                exit 2  the testbench was misused (nested, contradictory flags)
@@ -136,6 +137,11 @@ class HarnessStoreError(HarnError):
 
 class ServerError(HarnError):
     exit_code = 4
+
+
+class UpstreamTimeout(ServerError):
+    """A live server did not answer a request within the time allowed (the drivers that
+    can go on, e.g. ``verify`` against a live server, catch it and move on)."""
 
 
 class ServerStartError(ServerError):

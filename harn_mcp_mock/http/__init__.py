@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from harn_mcp_mock.http.record_proxy import RecordProxy, build_proxy_app, record_http
     from harn_mcp_mock.http.replay_server import HttpServer, StreamableHttpEndpoint, build_app, serve_http
     from harn_mcp_mock.http.run import ReportMerger, merge_reports, run_replay_http
-    from harn_mcp_mock.http.verify_live import rerun_live_http
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
 _HOME = {
@@ -31,7 +30,6 @@ _HOME = {
     "guard_middleware": "guard",
     "merge_reports": "run",
     "record_http": "record_proxy",
-    "rerun_live_http": "verify_live",
     "run_replay_http": "run",
     "serve_http": "replay_server",
 }
@@ -51,7 +49,6 @@ __all__ = [
     "guard_middleware",
     "merge_reports",
     "record_http",
-    "rerun_live_http",
     "run_replay_http",
     "serve_http",
 ]

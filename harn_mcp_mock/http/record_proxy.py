@@ -22,7 +22,6 @@ is then closed too) and when the proxy shuts down (:meth:`RecordProxy.close`).
 
 from __future__ import annotations
 
-import os
 import signal
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -31,7 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock import deepjson
-from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.guard import GuardSettings, guard_middleware
 from harn_mcp_mock.http.replay_server import (
     HttpServer,
@@ -45,99 +43,22 @@ from harn_mcp_mock.http.replay_server import (
     _watch_disconnect,
 )
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
+from harn_mcp_mock.record.session import http_recorder
+from harn_mcp_mock.upstream.http import (
+    HOP_BY_HOP,
+    KEPT_RESPONSE_HEADERS,
+    REPLAYED_HEADERS,
+    HttpForwarder,
+    SseSplitter,
+    describe_error,
+    upstream_relative,
+)
 
 if TYPE_CHECKING:
     import httpx2
 
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
-
-HOP_BY_HOP = frozenset(
-    {
-        b"connection",
-        b"keep-alive",
-        b"proxy-authenticate",
-        b"proxy-authorization",
-        b"te",
-        b"trailer",
-        b"transfer-encoding",
-        b"upgrade",
-        b"host",
-        b"content-length",
-        b"accept-encoding",
-        b"content-encoding",
-    }
-)
-KEPT_RESPONSE_HEADERS = ("content-type", "mcp-session-id", "location", "retry-after", "www-authenticate")
-REPLAYED_HEADERS = ("location", "retry-after", "www-authenticate")
-"""The response headers the cassette's ``http`` entries keep (redacted)."""
-
-
-def _origin(url: urllib.parse.SplitResult) -> tuple[str, str, int | None]:
-    default = {"http": 80, "https": 443}.get(url.scheme.lower())
-    return url.scheme.lower(), (url.hostname or "").lower(), url.port or default
-
-
-def upstream_relative(location: str, request_url: str, upstream: str) -> str | None:
-    """``location`` (as answered to ``request_url``) as a path on the upstream's origin
-    (``/path?query``), or None when it points elsewhere."""
-    target = urllib.parse.urlsplit(urllib.parse.urljoin(request_url, location))
-    if _origin(target) != _origin(urllib.parse.urlsplit(upstream)):
-        return None
-    return urllib.parse.urlunsplit(("", "", target.path or "/", target.query, target.fragment))
-
-
-def parse_header_option(text: str) -> tuple[str, str]:
-    """``"K:V"`` (as given to ``--header``) -> ``("K", "V")``."""
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip():
-        raise UsageError(f"bad header {text!r}: use NAME:VALUE", where="--header")
-    return name.strip(), value.strip()
-
-
-class SseSplitter:
-    """Incremental SSE parser: feed bytes, get the ``data`` of each complete event.
-
-    Linear in what it is fed: a chunk is scanned once, from where the last scan ended, and the
-    pieces of an unfinished event are joined once, when it ends (a 20 MB answer arrives in
-    hundreds of chunks; concatenating and re-scanning the buffer on each was quadratic).
-    """
-
-    def __init__(self) -> None:
-        self._parts: list[bytes] = []
-        """The current, unfinished event's bytes so far (line ends already ``\n``)."""
-        self._cr = False
-        """The last chunk ended with ``\r`` (held back: a ``\r\n`` may be cut in two)."""
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        if self._cr:
-            chunk, self._cr = b"\r" + chunk, False
-        if chunk.endswith(b"\r"):
-            chunk, self._cr = chunk[:-1], True
-        chunk = chunk.replace(b"\r\n", b"\n")
-        events: list[bytes] = []
-        start = 0
-        if chunk.startswith(b"\n") and self._parts and self._parts[-1].endswith(b"\n"):
-            self._parts[-1] = self._parts[-1][:-1]  # the blank line was cut between two chunks
-            self._emit(events)
-            start = 1
-        while True:
-            end = chunk.find(b"\n\n", start)
-            if end < 0:
-                break
-            self._parts.append(chunk[start:end])
-            self._emit(events)
-            start = end + 2
-        if start < len(chunk):
-            self._parts.append(chunk[start:])
-        return events
-
-    def _emit(self, events: list[bytes]) -> None:
-        block = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
-        self._parts = []
-        data = [line[5:].removeprefix(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
-        if data:
-            events.append(b"\n".join(data))
 
 
 class RecordProxy:
@@ -154,8 +75,8 @@ class RecordProxy:
         on_event: Callable[[str], None] | None = None,
         path: str = "/mcp",
     ) -> None:
-        if not upstream.startswith(("http://", "https://")):
-            raise UsageError(f"bad upstream URL {upstream!r}: use http:// or https://", where="--url")
+        self.forwarder = HttpForwarder(upstream, verify=verify)
+        """The upstream side: one async client, owned by :meth:`lifespan`."""
         self.upstream = upstream
         self.path = path
         """The proxy's own path: it stands for ``upstream``."""
@@ -170,7 +91,6 @@ class RecordProxy:
         self.on_event = on_event
         self.exchanges: list[dict[str, Any]] = []
         """One entry per HTTP exchange: method, status, content type, redacted headers, rpc ids."""
-        self._client: httpx2.AsyncClient | None = None
         self._last_seq: int | None = None
         self._closing: Any = None
         """An anyio Event, set when the server shuts down: open streams end then."""
@@ -196,18 +116,11 @@ class RecordProxy:
 
     @asynccontextmanager
     async def lifespan(self, _app: Any) -> AsyncIterator[None]:
-        import httpx2
-
-        timeout = httpx2.Timeout(30.0, read=300.0)
         import anyio
 
         self._closing = anyio.Event()
-        async with httpx2.AsyncClient(timeout=timeout, verify=self.verify, follow_redirects=False) as client:
-            self._client = client
-            try:
-                yield
-            finally:
-                self._client = None
+        async with self.forwarder.running():
+            yield
 
     def _unanswered(self, frame: Frame, exchange: dict[str, Any]) -> None:
         """A request that got a non-2xx status and no JSON-RPC answer (a redirect, 401, 429...)
@@ -252,7 +165,6 @@ class RecordProxy:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        assert self._client is not None, "RecordProxy runs inside its lifespan"
         method: str = scope["method"]
         body = await _read_body(receive) if method in ("POST", "PUT", "PATCH") else b""
         exchange: dict[str, Any] = {"method": method}
@@ -282,10 +194,9 @@ class RecordProxy:
         import httpx2
 
         try:
-            request = self._client.build_request(method, url, headers=request_headers, content=body or None)
-            response = await self._client.send(request, stream=True)
+            response = await self.forwarder.open(method, url, request_headers, body or None)
         except httpx2.HTTPError as exc:
-            cause = _describe(exc)
+            cause = describe_error(exc)
             text = f"harn-mcp-mock record: cannot reach the upstream server {self.upstream}: {cause}"
             self._event(text)
             exchange.update(status=502, error=cause, content_type="application/json")
@@ -373,7 +284,7 @@ class RecordProxy:
                         await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 except httpx2.HTTPError as exc:  # cut off, or quiet past the read timeout
                     # End the client's stream too (it may resume it with Last-Event-ID).
-                    self._event(f"the upstream's SSE stream broke off: {_describe(exc)}")
+                    self._event(f"the upstream's SSE stream broke off: {describe_error(exc)}")
                 tg.cancel_scope.cancel()
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
@@ -381,21 +292,6 @@ class RecordProxy:
         if body and content_type.partition(";")[0].strip().lower() == "application/json":
             server_ids.extend(self._record(parse_frame(body, SERVER)))
         await _plain(send, response.status_code, body, headers)
-
-
-def _describe(exc: Exception) -> str:
-    """A one-line cause for an httpx error (refused, TLS, timeout...)."""
-    parts: list[str] = []
-    current: BaseException | None = exc
-    while current is not None and len(parts) < 4:
-        text = str(current).strip()
-        if text and text not in parts:
-            parts.append(text)
-        current = current.__cause__ or current.__context__
-    kind = type(exc).__name__
-    if "CERTIFICATE" in " ".join(parts).upper() or "SSL" in " ".join(parts).upper():
-        kind = "TLS error"
-    return f"{kind}: {'; '.join(parts) or 'no detail'}"
 
 
 def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp", guard: GuardSettings | None = None) -> Any:
@@ -412,37 +308,6 @@ def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp", guard: GuardSetti
         lifespan=proxy.lifespan,
         middleware=guard_middleware(guard),
     )
-
-
-def open_recorder(
-    cassette: str | Path,
-    upstream: str,
-    headers: Sequence[str] = (),
-    *,
-    policy_path: str | Path | None = None,
-    env: Mapping[str, str] | None = None,
-) -> tuple[Recorder, Any, dict[str, str]]:
-    """(recorder, redactor, parsed headers) for recording ``upstream`` into ``cassette``."""
-    from harn_mcp_mock.cassette.claim import check_no_journal
-    from harn_mcp_mock.record.recorder import Recorder
-    from harn_mcp_mock.record.session import load_policy
-
-    cassette = Path(cassette)
-    check_no_journal(cassette)
-    parsed = dict(parse_header_option(h) for h in headers)
-    argv = ["--url", upstream, *(f"{k}:{v}" for k, v in parsed.items()), *parsed.values()]
-    policy = load_policy(policy_path)
-    redactor = policy.redactor(argv=argv, env=dict(os.environ if env is None else env))
-    command = redactor.redact_argv(["--url", upstream, *(x for h in headers for x in ("--header", h))])
-    recorder = Recorder(
-        cassette,
-        redactor,
-        command=command,
-        policy_name=policy.name,
-        policy_digest=policy.digest,
-        transport="http",
-    )
-    return recorder, redactor, parsed
 
 
 def record_http(
@@ -506,7 +371,7 @@ def _record_http(
     allow_empty: bool,
     guard: GuardSettings | None,
 ) -> tuple[Cassette, RecordProxy]:
-    recorder, redactor, parsed = open_recorder(cassette, upstream, headers, policy_path=policy_path)
+    recorder, redactor, parsed = http_recorder(cassette, upstream, headers, policy_path=policy_path)
     try:
         proxy = RecordProxy(
             upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path

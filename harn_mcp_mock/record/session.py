@@ -10,6 +10,7 @@ from harn_mcp_mock.cassette.claim import CassetteClaim, recording_claim
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.record.proxy import RecordResult, record_stdio
+from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
 from harn_mcp_mock.redact import RedactionPolicy
 
 
@@ -102,3 +103,46 @@ def _record_claimed(
     finally:
         if writer is not None:
             writer.close()
+
+
+def command_recorder(
+    command: Sequence[str], cassette: str | Path, policy: RedactionPolicy
+) -> tuple[Recorder, list[str]]:
+    """(recorder, the redacted command) for recording the stdio server ``command``."""
+    redactor = policy.redactor(argv=list(command), env=dict(os.environ))
+    shown = redactor.redact_argv(list(command))
+    recorder = Recorder(
+        cassette, redactor, command=shown, policy_name=policy.name, policy_digest=policy.digest
+    )
+    return recorder, shown
+
+
+def http_recorder(
+    cassette: str | Path,
+    upstream: str,
+    headers: Sequence[str] = (),
+    *,
+    policy_path: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[Recorder, MessageRedactor, dict[str, str]]:
+    """(recorder, redactor, parsed ``--header`` values) for recording the Streamable HTTP
+    server at ``upstream`` into ``cassette``; the header values are secrets to the redactor."""
+    from harn_mcp_mock.cassette.claim import check_no_journal
+    from harn_mcp_mock.upstream.http import parse_header_option
+
+    cassette = Path(cassette)
+    check_no_journal(cassette)
+    parsed = dict(parse_header_option(h) for h in headers)
+    argv = ["--url", upstream, *(f"{k}:{v}" for k, v in parsed.items()), *parsed.values()]
+    policy = load_policy(policy_path)
+    redactor = policy.redactor(argv=argv, env=dict(os.environ if env is None else env))
+    command = redactor.redact_argv(["--url", upstream, *(x for h in headers for x in ("--header", h))])
+    recorder = Recorder(
+        cassette,
+        redactor,
+        command=command,
+        policy_name=policy.name,
+        policy_digest=policy.digest,
+        transport="http",
+    )
+    return recorder, redactor, parsed

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 from harn_mcp_mock._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from harn_mcp_mock.verify.answers import BaselineAnswers, RoundTrips
     from harn_mcp_mock.verify.drift import VerifyOptions, compare
     from harn_mcp_mock.verify.findings import Finding, Severity
     from harn_mcp_mock.verify.ignore import IgnoreRule, apply_ignores, load_ignore_file
-    from harn_mcp_mock.verify.live import RoundTrips, rerun_live
+    from harn_mcp_mock.verify.live import drive, rerun_live, rerun_live_http
     from harn_mcp_mock.verify.report import VerifyResult, github_step_summary, render
     from harn_mcp_mock.verify.run import verify
     from harn_mcp_mock.verify.schema_diff import diff_input_schema, diff_output_schema
@@ -18,9 +19,10 @@ if TYPE_CHECKING:
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
 _HOME = {
+    "BaselineAnswers": "answers",
     "Finding": "findings",
     "IgnoreRule": "ignore",
-    "RoundTrips": "live",
+    "RoundTrips": "answers",
     "Severity": "findings",
     "Surface": "surface",
     "VerifyOptions": "drift",
@@ -29,10 +31,12 @@ _HOME = {
     "compare": "drift",
     "diff_input_schema": "schema_diff",
     "diff_output_schema": "schema_diff",
+    "drive": "live",
     "github_step_summary": "report",
     "load_ignore_file": "ignore",
     "render": "report",
     "rerun_live": "live",
+    "rerun_live_http": "live",
     "surface_of": "surface",
     "verify": "run",
 }
@@ -40,6 +44,7 @@ _HOME = {
 __getattr__ = lazy_exports(__name__, _HOME)
 
 __all__ = [
+    "BaselineAnswers",
     "Finding",
     "IgnoreRule",
     "RoundTrips",
@@ -51,10 +56,12 @@ __all__ = [
     "compare",
     "diff_input_schema",
     "diff_output_schema",
+    "drive",
     "github_step_summary",
     "load_ignore_file",
     "render",
     "rerun_live",
+    "rerun_live_http",
     "surface_of",
     "verify",
 ]

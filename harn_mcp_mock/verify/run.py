@@ -47,7 +47,7 @@ def verify(
         cand = load_cassette(candidate)
         label = str(candidate)
     elif url is not None:
-        from harn_mcp_mock.http.verify_live import rerun_live_http
+        from harn_mcp_mock.verify.live import rerun_live_http
 
         with tempfile.TemporaryDirectory(prefix="harn-verify-") as scratch:
             target = (

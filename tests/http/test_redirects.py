@@ -11,10 +11,10 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
-from harn_mcp_mock.http.record_proxy import upstream_relative
 from harn_mcp_mock.http.replay_server import Receive, Scope, Send, _read_body, redirect_paths
 from harn_mcp_mock.replay.engine import ReplayEngine
 from harn_mcp_mock.replay.session import open_engine
+from harn_mcp_mock.upstream.http import upstream_relative
 
 from .conftest import serve_app, serve_engines
 from .test_proxy_streams import proxy

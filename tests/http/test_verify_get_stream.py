@@ -11,7 +11,7 @@ import pytest
 
 from harn_mcp_mock.cassette.model import Cassette, Message, load_cassette, save_cassette
 from harn_mcp_mock.http.replay_server import Receive, Scope, Send, _read_body
-from harn_mcp_mock.http.verify_live import rerun_live_http
+from harn_mcp_mock.verify.live import rerun_live_http
 
 from .conftest import serve_app
 
