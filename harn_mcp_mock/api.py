@@ -445,12 +445,14 @@ class EpisodesTransport(_SingleUse):
     """``new_episodes``: replay what the cassette holds, forward the rest to the real server
     ``command`` and append it to the cassette.
 
-    It runs ``harn-mcp-mock replay --mode new_episodes`` as a child process (the code path of the
-    CLI, tested against real servers), speaking newline-delimited JSON-RPC over its pipes. On
-    exit it closes the child's stdin and waits for it to finish appending (up to
-    ``shutdown_timeout`` seconds, which covers the live server's own shutdown grace), so the new
-    interactions are on disk when the ``async with`` block ends; :attr:`report` then holds the
-    replay report (``recorded`` counts the forwarded requests). A transport can be entered once.
+    It runs in this process: the replay engine answers in memory, as :class:`ReplayTransport`
+    does, and the first miss starts ``command`` (the live server) as a child process, through
+    the same :class:`~harn_mcp_mock.replay.episodes.NewEpisodes` session the CLI's
+    ``replay --mode new_episodes`` drives. It holds the cassette's recording claim while it
+    runs. On exit it waits (up to ``shutdown_timeout`` seconds) for the live server's answers
+    to forwarded requests, stops the server and appends, so the new interactions are on disk
+    when the ``async with`` block ends; :attr:`report` then holds the replay report
+    (``recorded`` counts the forwarded requests). A transport can be entered once.
     """
 
     def __init__(
@@ -481,109 +483,85 @@ class EpisodesTransport(_SingleUse):
         self.report: ReplayReport | None = None
         """The replay report, set when the transport exits."""
 
-    def argv(self, report_path: Path) -> list[str]:
-        """The child's command line."""
-        argv = [sys.executable, "-m", "harn_mcp_mock", "replay", "--mode", "new_episodes"]
-        argv += ["--cassette", str(self.path.absolute()), "--report", str(report_path)]
-        for pointer in self.ignore_paths:
-            argv += ["--ignore-path", pointer]
-        if self.redact_policy is not None:
-            argv += ["--redact-policy", str(Path(self.redact_policy).absolute())]
-        return [*argv, "--", *self.command]
-
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[TransportStreams]:
-        import subprocess
-        import tempfile
-
         import anyio
         from mcp.shared.message import SessionMessage
 
-        from harn_mcp_mock.cassette.claim import CassetteClaim
+        from harn_mcp_mock.cassette.claim import recording_claim
+        from harn_mcp_mock.replay.episodes import NewEpisodes
 
-        # Fail fast, naming the holder, when another process records this cassette; the child
-        # takes the claim itself for the whole session.
-        CassetteClaim(self.path).acquire().release()
-        with tempfile.TemporaryDirectory(prefix="harn-episodes-") as scratch:
-            report_path = Path(scratch) / "report.json"
-            try:
-                process = await anyio.open_process(
-                    self.argv(report_path),
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=self.errlog if self.errlog is not None else None,
-                    cwd=os.fspath(self.cwd) if self.cwd is not None else None,
-                    env={**os.environ, **self.env},
-                )
-            except OSError as exc:
-                raise ServerStartError(f"cannot start harn-mcp-mock replay: {exc}", path=self.path) from exc
+        with recording_claim(self.path):  # appends to the cassette: one writer at a time
+            session = NewEpisodes(
+                self.path,
+                self.command,
+                policy_path=Path(self.redact_policy) if self.redact_policy is not None else None,
+                ignore_paths=self.ignore_paths,
+                grace=self.shutdown_timeout,
+                env={**os.environ, **self.env},
+                cwd=os.fspath(self.cwd) if self.cwd is not None else None,
+                stderr=self.errlog or _default_errlog(),
+            )
             to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
             client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](0)
-            assert process.stdin is not None and process.stdout is not None
-            stdin, stdout = process.stdin, process.stdout
+            live_done = anyio.Event()
+            answered: list[anyio.Event] = []
+            """Set when no forwarded request is left unanswered (or the live server ended)."""
 
-            async def read() -> None:
-                buffer = b""
-                async with to_client:
-                    async for chunk in stdout:
-                        buffer += chunk
-                        *lines, buffer = buffer.split(b"\n")
-                        for line in lines:
-                            if line.strip():
-                                try:
-                                    obj = orjson.loads(line)
-                                except orjson.JSONDecodeError as exc:
-                                    await to_client.send(exc)
-                                    continue
-                                await to_client.send(_session_message(obj))
+            async def relay(lines: list[bytes]) -> None:
+                for line in lines:
+                    await to_client.send(_session_message(orjson.loads(line)))
 
-            async def write() -> None:
+            async def read_live() -> None:
+                """The live server's output, read in a worker thread, relayed to the client."""
+                assert session.live is not None
+                live = session.live
+                try:
+                    while True:
+                        chunk = await anyio.to_thread.run_sync(live.read_chunk)
+                        if not chunk:
+                            return
+                        await relay(session.from_live(chunk))
+                        if answered and not session.waiting:
+                            answered[0].set()
+                finally:
+                    live_done.set()
+                    if answered:
+                        answered[0].set()
+
+            async def write(tg: TaskGroup) -> None:
                 async with from_client:
                     async for item in from_client:
-                        try:
-                            await stdin.send(deepjson.dumps(_to_wire(item.message)) + b"\n")
-                        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                            return
+                        started = session.live is not None
+                        line = deepjson.dumps(_to_wire(item.message))
+                        out = await anyio.to_thread.run_sync(session.from_client, line)
+                        if not started and session.live is not None:
+                            tg.start_soon(read_live)
+                        await relay(out)
 
             try:
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(read)
-                    tg.start_soon(write)
+                async with to_client, client_reads, anyio.create_task_group() as tg:
+                    tg.start_soon(write, tg)
                     try:
                         yield client_reads, client_writes
                     finally:
                         with anyio.CancelScope(shield=True):
                             await client_writes.aclose()
-                            await stdin.aclose()  # EOF: the child stops the live server and appends
-                            with anyio.move_on_after(self.shutdown_timeout):
-                                await process.wait()
-                            if process.returncode is None:
-                                process.kill()
-                                await process.wait()
+                            if session.live is not None:
+                                # Let the forwarded requests be answered, then end the server's
+                                # input: it exits, its output ends, the reader stops.
+                                answered.append(anyio.Event())
+                                if session.waiting and not live_done.is_set():
+                                    with anyio.move_on_after(self.shutdown_timeout):
+                                        await answered[0].wait()
+                                session.live.close_input()
+                                with anyio.move_on_after(self.shutdown_timeout):
+                                    await live_done.wait()
                         tg.cancel_scope.cancel()
-            finally:
-                await client_reads.aclose()
-                if report_path.exists():
-                    self.report = _report_from(orjson.loads(report_path.read_bytes()))
-                if process.returncode not in (0, None) and self.report is None:
-                    raise ServerStartError(
-                        f"harn-mcp-mock replay --mode new_episodes exited with {process.returncode} "
-                        "(its error is on stderr)",
-                        path=self.path,
-                    )
-
-
-def _report_from(data: Mapping[str, Any]) -> ReplayReport:
-    return ReplayReport(
-        data.get("cassette"),
-        requests=int(data.get("requests", 0)),
-        hits=int(data.get("hits", 0)),
-        recorded=int(data.get("recorded", 0)),
-        misses=list(data.get("misses", [])),
-        answer_mismatches=list(data.get("answer_mismatches", [])),
-        unused=list(data.get("unused", [])),
-        unanswered=list(data.get("unanswered", [])),
-    )
+            except BaseException:
+                session.abort()
+                raise
+            self.report = await anyio.to_thread.run_sync(session.finish)
 
 
 # --- choosing by record mode ------------------------------------------------------------------

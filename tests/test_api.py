@@ -516,3 +516,43 @@ def test_every_example_in_the_python_api_docs_runs(
     printed = capsys.readouterr().out
     miss = next(line for line in printed.splitlines() if line.startswith("harn-mcp-mock replay:"))
     assert f"\n{miss}\n" in doc.read_text()
+
+
+@pytest.mark.e2e
+async def test_new_episodes_runs_in_process_and_appends_a_real_servers_new_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harn_mcp_mock.jsonrpc import stdio as spawning
+    from tests.e2e.peers import PeerUnavailableError, in_ci, time_server_command
+
+    try:
+        time_server = time_server_command()
+    except PeerUnavailableError as exc:
+        if in_ci():
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    path = tmp_path / "time.cassette.json"
+    with anyio.fail_after(60):
+        async with replay_session(path, mode="once", command=time_server) as session:
+            await session.call_tool("get_current_time", {"timezone": "UTC"})
+        started: list[list[str]] = []
+        real_popen = spawning.subprocess.Popen
+
+        def popen(args: list[str], **kwargs: Any) -> Any:
+            started.append(list(args))
+            return real_popen(args, **kwargs)
+
+        async def no_child(*args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("new_episodes must not start a child harn-mcp-mock")
+
+        monkeypatch.setattr(spawning.subprocess, "Popen", popen)
+        monkeypatch.setattr(anyio, "open_process", no_child)
+        async with open_replay(path, mode="new_episodes", command=time_server) as replay:
+            converted = await replay.session.call_tool(
+                "convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
+            )
+    assert started == [time_server]  # the live server, started on the miss: nothing else
+    assert not converted.is_error
+    assert replay.report is not None and replay.report.recorded == 1 and not replay.report.misses
+    calls = [m.message["params"]["name"] for m in load_cassette(path).messages if m.method == "tools/call"]
+    assert calls == ["get_current_time", "convert_time"]

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from typing import IO, Any
 
 from harn_mcp_mock.errors import ServerStartError
 
@@ -42,8 +43,9 @@ def spawn_server(
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     display: str | None = None,
+    stderr: int | IO[Any] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start ``command`` with piped stdin/stdout and inherited stderr.
+    """Start ``command`` with piped stdin/stdout and stderr inherited (or sent to ``stderr``).
 
     ``display`` is the (redacted) command text used in error messages, so a secret in the
     argv never reaches a terminal or a log.
@@ -59,7 +61,7 @@ def spawn_server(
             list(command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=None,
+            stderr=stderr,
             bufsize=0,
             env=dict(env) if env is not None else None,
             cwd=cwd,

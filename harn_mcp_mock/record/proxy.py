@@ -45,8 +45,9 @@ from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import NothingRecordedError, ServerStartError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER
-from harn_mcp_mock.jsonrpc.stdio import exit_status, reap_group, signal_group, spawn_server, stop_process
+from harn_mcp_mock.jsonrpc.stdio import exit_status
 from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+from harn_mcp_mock.upstream.stdio import StdioUpstream, exit_info, write_all
 
 CHUNK = 1 << 16
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -60,12 +61,6 @@ class RecordResult:
     reason: str
     counts: dict[str, int]
     """Messages recorded: ``client``, ``server`` and ``invalid``."""
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 class StdioProxy:
@@ -106,7 +101,7 @@ class StdioProxy:
         self._ended = threading.Event()
         self._reason: str | None = None
         self._reason_lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._server: StdioUpstream | None = None
 
     def _end(self, reason: str) -> None:
         with self._reason_lock:
@@ -116,9 +111,7 @@ class StdioProxy:
 
     # -- pumps -------------------------------------------------------------------------------
 
-    def _client_to_server(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdin is not None
-        server_in = proc.stdin.fileno()
+    def _client_to_server(self, server: StdioUpstream) -> None:
         server_alive = True
         watched = [self.stdin_fd, self._stop_read]
         try:
@@ -134,31 +127,25 @@ class StdioProxy:
                 self.recorder.feed(CLIENT, chunk)  # journaled first: what the server got is on disk
                 if server_alive:
                     try:
-                        _write_all(server_in, chunk)
+                        server.write(chunk)
                     except (BrokenPipeError, OSError):
                         server_alive = False  # the server is gone; its pump ends the session
         finally:
             self.recorder.end_of_stream(CLIENT)
             self._end("client-eof")  # first: once the server sees EOF, the session is ending
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
+            server.close_input()
 
-    def _server_to_client(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdout is not None
-        server_out = proc.stdout.fileno()
+    def _server_to_client(self, server: StdioUpstream) -> None:
         client_alive = True
         try:
             while True:
-                try:
-                    chunk = os.read(server_out, CHUNK)
-                except OSError:
-                    chunk = b""
+                chunk = server.read_chunk()
                 if not chunk:
                     break
                 self.recorder.feed(SERVER, chunk)  # journaled first: what the client got is on disk
                 if client_alive:
                     try:
-                        _write_all(self.stdout_fd, chunk)
+                        write_all(self.stdout_fd, chunk)
                     except (BrokenPipeError, OSError):
                         client_alive = False
                         self._end("client-closed-output")
@@ -169,21 +156,21 @@ class StdioProxy:
     # -- run ---------------------------------------------------------------------------------
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
-        proc = self._proc
+        server = self._server
         self._signals += 1
         if self._signals > 1:
-            if proc is not None:
+            if server is not None:
                 self._say("killing the server (SIGKILL); the cassette keeps what was recorded")
-                signal_group(proc, signal.SIGKILL)  # a second signal: stop now
+                server.signal(signal.SIGKILL)  # a second signal: stop now
             return
         again = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
-        if self._reason is not None and proc is not None:
+        if self._reason is not None and server is not None:
             # Already stopping (the client closed its input): whoever signals us now (an MCP host
             # does, shortly after closing stdin) will not wait out the grace period.
             self._say(
                 f"stopping: the server's input is closed; sending it SIGTERM ({again} again to kill it)"
             )
-            signal_group(proc, signal.SIGTERM)
+            server.signal(signal.SIGTERM)
             return
         self._say(
             f"stopping: waiting up to {self.grace:g} s for the server to exit ({again} again to kill it)"
@@ -206,30 +193,32 @@ class StdioProxy:
             for sig in STOP_SIGNALS:
                 previous[sig] = signal.signal(sig, self._on_signal)
         try:
-            proc = spawn_server(self.command, env=self.env, cwd=self.cwd, display=self.display_command)
+            server = StdioUpstream.spawn(
+                self.command, env=self.env, cwd=self.cwd, display=self.display_command
+            )
         except BaseException:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
             raise
-        self._proc = proc
+        self._server = server
         try:
             if self.on_started is not None:
-                self.on_started(proc)
-            c2s = threading.Thread(target=self._client_to_server, args=(proc,), name="c2s", daemon=True)
-            s2c = threading.Thread(target=self._server_to_client, args=(proc,), name="s2c", daemon=True)
+                self.on_started(server.proc)
+            c2s = threading.Thread(target=self._client_to_server, args=(server,), name="c2s", daemon=True)
+            s2c = threading.Thread(target=self._server_to_client, args=(server,), name="s2c", daemon=True)
             c2s.start()
             s2c.start()
             self._ended.wait()
             reason = self._reason or "server-exit"
             if reason == "client-closed-output":
                 self._stop_client_pump()  # it closes the server's stdin
-            returncode = proc.poll()
+            returncode = server.poll()
             if returncode is None:
-                returncode = stop_process(proc, grace=self.grace)
+                returncode = server.stop(self.grace)
             # The server is gone: what it wrote before exiting is relayed and recorded, even
             # if a grandchild still holds its stdout open (then that is cut off by reap_group).
             s2c.join(timeout=self.grace)
-            reap_group(proc)
+            server.reap()
             s2c.join(timeout=self.grace)
             # Client input after this point is not part of the session.
             self._stop_client_pump()
@@ -238,19 +227,16 @@ class StdioProxy:
                 for fd in (self._stop_read, self._stop_write):
                     os.close(fd)
         except BaseException:
-            signal_group(proc, signal.SIGKILL)
-            proc.wait()
+            server.kill()
             self.recorder.abandon()
             raise
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
-        if proc.stdout is not None:
-            with contextlib.suppress(OSError):
-                proc.stdout.close()
-        code, signame = exit_status(returncode)
-        exit_info = {"code": returncode if returncode >= 0 else None, "signal": signame, "reason": reason}
-        cassette = self.recorder.finish(exit_info, allow_empty=self.allow_empty)
+        server.close_output()
+        info = exit_info(returncode, reason)
+        cassette = self.recorder.finish(dict(info), allow_empty=self.allow_empty)
+        code, _ = exit_status(returncode)
         return RecordResult(code, cassette, reason, dict(self.recorder.counts))
 
 

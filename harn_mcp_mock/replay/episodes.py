@@ -1,12 +1,17 @@
 """``--mode new_episodes`` (X07 ``record_missing``): replay hits, forward misses, append them.
 
 Requests the cassette answers are replayed. The first request it cannot answer starts the live
-server, which is given the client's own ``initialize`` (and ``notifications/initialized``)
-first; then every miss is forwarded to it byte for byte, and everything the live server sends
-is relayed to the client (its server-to-client request ids are mapped to ``live:<id>`` so they
-never collide with the replay's own) and recorded, redacted, through the usual
+server (a :class:`~harn_mcp_mock.upstream.stdio.StdioUpstream`), which is given the client's own
+``initialize`` (and ``notifications/initialized``) first; then every miss is forwarded to it
+byte for byte, and everything the live server sends is relayed to the client (its
+server-to-client request ids are mapped to ``live:<id>`` so they never collide with the
+replay's own) and recorded, redacted, through the usual
 :class:`~harn_mcp_mock.record.recorder.Recorder`. At the end the new messages are appended to
 the cassette in one atomic write. A cassette with no handshake yet is simply recorded.
+
+:class:`NewEpisodes` is the session, without I/O of its own: the CLI's stdio loop
+(:func:`serve_new_episodes`) and the Python API's in-memory transport
+(:class:`harn_mcp_mock.api.EpisodesTransport`) both drive it.
 """
 
 from __future__ import annotations
@@ -14,80 +19,197 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.model import Cassette, cas_dir, journal_path, load_cassette, save_cassette
-from harn_mcp_mock.errors import ServerError
-from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, parse_frame
+from harn_mcp_mock.errors import ServerError, UpstreamTimeout
+from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter
-from harn_mcp_mock.jsonrpc.stdio import exit_status, reap_group, spawn_server, stop_process
 from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.replay.session import open_engine
+from harn_mcp_mock.upstream.stdio import CHUNK, StdioUpstream, exit_info, write_all
 
-CHUNK = 1 << 16
 HANDSHAKE_ID = "harn-new-episodes-initialize"
 LIVE_PREFIX = "live:"
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+class NewEpisodes:
+    """One ``new_episodes`` session: client lines in, lines for the client out.
 
-
-class _Live:
-    """The live server, started on the first miss."""
+    Feed it the client's lines (:meth:`from_client`) and the live server's output
+    (:meth:`from_live`, once :attr:`live` exists: read :attr:`live_fd`); each returns the lines
+    to send to the client. :meth:`finish` stops the live server and appends what it recorded.
+    """
 
     def __init__(
-        self, command: list[str], recorder: Recorder, handshake: dict[str, Any], grace: float
+        self,
+        cassette: str | Path,
+        command: list[str],
+        *,
+        policy_path: str | Path | None = None,
+        ignore_paths: Iterable[str] = (),
+        on_event: Callable[[str], None] | None = None,
+        grace: float = 5.0,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        stderr: int | IO[Any] | None = None,
     ) -> None:
-        self.recorder = recorder
+        self.path = Path(cassette)
+        self.command = list(command)
+        self.on_event = on_event
         self.grace = grace
-        self.proc: subprocess.Popen[bytes] = spawn_server(command, display=" ".join(recorder.command))
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.stdin = self.proc.stdin.fileno()
-        self.stdout = self.proc.stdout.fileno()
-        self.splitter = LineSplitter()
-        self._handshake(handshake)
+        self.env = dict(os.environ if env is None else env)
+        self.cwd = cwd
+        self.stderr = stderr
+        self.engine = open_engine(
+            self.path, policy_path=policy_path, ignore_paths=ignore_paths, on_event=on_event
+        )
+        self.policy = (
+            RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
+        )
+        self.scratch = self.path.with_name(
+            self.path.name.removesuffix(".cassette.json") + ".new-episodes.cassette.json"
+        )
+        # The recording's env secrets, known by their fingerprints, are redacted from new episodes too.
+        known = (self.engine.cassette.meta.get("redaction") or {}).get("fingerprints")
+        self.redactor = self.policy.redactor(argv=self.command, env=self.env, fingerprints=known)
+        self.recorder: Recorder | None = None
+        self.live: StdioUpstream | None = None
+        self.handshake: dict[str, Any] | None = None
+        self.waiting: set[bytes] = set()
+        """The ids (JSON bytes) of forwarded requests the live server has not answered yet."""
 
-    def _handshake(self, initialize: dict[str, Any]) -> None:
-        request = {**initialize, "id": HANDSHAKE_ID}
-        self.send(deepjson.dumps(request) + b"\n")
-        while True:
-            ready, _, _ = select.select([self.stdout], [], [], 30.0)
-            chunk = os.read(self.stdout, CHUNK) if ready else b""
-            if not chunk:
-                raise ServerError("the live server did not answer `initialize` (new_episodes)")
-            for line in self.splitter.feed(chunk):
-                frame = parse_frame(line, SERVER)
-                if frame.kind in ("response", "error") and frame.id == HANDSHAKE_ID:
-                    if frame.kind == "error":
-                        raise ServerError("the live server refused `initialize` (new_episodes)")
-                    self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-                    return
+    @property
+    def live_fd(self) -> int | None:
+        """The live server's output, to wait on; None until the first miss started it."""
+        return None if self.live is None else self.live.stdout_fd
 
-    def send(self, data: bytes) -> None:
+    # -- the client ----------------------------------------------------------------------------
+
+    def from_client(self, line: bytes) -> list[bytes]:
+        """One line from the client; the lines (no newline) to send it now."""
+        frame = parse_frame(line, CLIENT)
+        obj = frame.obj
+        if frame.kind == "request" and isinstance(obj, dict):
+            if obj.get("method") == "initialize":
+                self.handshake = obj
+            if self.engine.has_match(obj):
+                return [deepjson.dumps(o.message) for o in self.engine.receive(obj)]
+            live, recorder = self._start_live()
+            recorder.feed_frame(frame)
+            self.waiting.add(deepjson.dumps(frame.id))
+            self.engine.report.recorded += 1
+            live.send(line)
+            return []
+        if (
+            frame.kind in ("response", "error")
+            and isinstance(frame.id, str)
+            and frame.id.startswith(LIVE_PREFIX)
+        ):
+            live, recorder = self._start_live()
+            answer = {**obj, "id": orjson.loads(frame.id.removeprefix(LIVE_PREFIX))}
+            data = deepjson.dumps(answer)
+            recorder.feed_frame(parse_frame(data, CLIENT))
+            live.send(data)
+            return []
+        if frame.is_message:
+            return [deepjson.dumps(o.message) for o in self.engine.receive(obj)]
+        return []
+
+    # -- the live server -----------------------------------------------------------------------
+
+    def from_live(self, chunk: bytes) -> list[bytes]:
+        """Output of the live server (``b""``: it ended); the lines to relay to the client."""
+        assert self.live is not None and self.recorder is not None
+        if not chunk:
+            raise ServerError("the live server exited while recording new episodes")
+        out: list[bytes] = []
+        for frame in self.live.frames(chunk):
+            self.recorder.feed_frame(frame)
+            if frame.kind in ("response", "error"):
+                self.waiting.discard(deepjson.dumps(frame.id))
+            if frame.kind == "request" and isinstance(frame.obj, dict):
+                live_id = f"{LIVE_PREFIX}{deepjson.dumps(frame.id).decode()}"
+                out.append(deepjson.dumps({**frame.obj, "id": live_id}))
+            else:
+                out.append(frame.raw)
+        return out
+
+    def _start_live(self) -> tuple[StdioUpstream, Recorder]:
+        if self.live is not None and self.recorder is not None:
+            return self.live, self.recorder
+        if self.handshake is None:
+            raise ServerError("new_episodes needs the client's `initialize` before the first miss")
+        recorder = Recorder(
+            self.scratch,
+            self.redactor,
+            command=self.redactor.redact_argv(self.command),
+            policy_name=self.policy.name,
+            policy_digest=self.policy.digest,
+        )
+        if self.on_event is not None:
+            self.on_event(f"starting the live server to record a miss: {' '.join(recorder.command)}")
+        self.recorder = recorder
+        live = StdioUpstream.spawn(
+            self.command,
+            env=self.env,
+            cwd=self.cwd,
+            display=" ".join(recorder.command),
+            stderr=self.stderr,
+        )
+        self.live = live
+        request = deepjson.dumps({**self.handshake, "id": HANDSHAKE_ID})
         try:
-            _write_all(self.stdin, data)
-        except OSError:
-            raise ServerError("the live server stopped reading its stdin (new_episodes)") from None
+            for frame in live.exchange(request, {orjson.dumps(HANDSHAKE_ID)}, 30.0):
+                if frame.kind == "error" and frame.id == HANDSHAKE_ID:
+                    raise ServerError("the live server refused `initialize` (new_episodes)")
+        except UpstreamTimeout:
+            raise ServerError("the live server did not answer `initialize` (new_episodes)") from None
+        except ServerError as exc:
+            if "refused" in str(exc):
+                raise
+            raise ServerError("the live server did not answer `initialize` (new_episodes)") from None
+        live.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        return live, recorder
 
-    def stop(self) -> dict[str, Any]:
-        assert self.proc.stdin is not None
-        with contextlib.suppress(OSError):
-            self.proc.stdin.close()
-        code = stop_process(self.proc, grace=self.grace)
-        reap_group(self.proc)
-        _, signame = exit_status(code)
-        return {"code": code if code >= 0 else None, "signal": signame, "reason": "client-eof"}
+    # -- the end -------------------------------------------------------------------------------
+
+    def finish(self) -> ReplayReport:
+        """Stop the live server (if started) and append what it recorded to the cassette."""
+        report = self.engine.finish()
+        if self.live is None or self.recorder is None:
+            return report
+        live, recorder = self.live, self.recorder
+        live.close_input()
+        info = exit_info(live.stop(self.grace), "client-eof")
+        live.close_output()
+        live.reap()
+        new = recorder.finish(dict(info))
+        _append(self.path, new)
+        for leftover in (self.scratch, journal_path(self.scratch)):
+            leftover.unlink(missing_ok=True)
+        blobs = cas_dir(self.scratch)
+        if blobs.is_dir():
+            for blob in blobs.iterdir():
+                blob.unlink()
+            blobs.rmdir()
+        if self.on_event is not None:
+            self.on_event(f"appended {len(new.messages)} new messages to {self.path}")
+        return report
+
+    def abort(self) -> None:
+        """After an error: kill the live server; the journal stays for ``recover``."""
+        if self.live is not None:
+            self.live.kill()
+        if self.recorder is not None:
+            self.recorder.abandon()
 
 
 def serve_new_episodes(
@@ -104,42 +226,21 @@ def serve_new_episodes(
 ) -> ReplayReport:
     """Serve until the client's EOF (or ``stop_fd`` turns readable: a stop signal); append
     what the live server recorded."""
-    path = Path(cassette)
-    engine = open_engine(path, policy_path=policy_path, ignore_paths=ignore_paths, on_event=on_event)
-    policy = RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
-    scratch = path.with_name(path.name.removesuffix(".cassette.json") + ".new-episodes.cassette.json")
-    # The recording's env secrets, known by their fingerprints, are redacted from new episodes too.
-    known = (engine.cassette.meta.get("redaction") or {}).get("fingerprints")
-    redactor = policy.redactor(argv=list(command), env=dict(os.environ), fingerprints=known)
-    recorder: Recorder | None = None
-    live: _Live | None = None
-    handshake: dict[str, Any] | None = None
+    session = NewEpisodes(
+        cassette, command, policy_path=policy_path, ignore_paths=ignore_paths, on_event=on_event, grace=grace
+    )
     client_lines = LineSplitter()
-    live_ids: set[bytes] = set()
 
-    def start_live() -> _Live:
-        nonlocal recorder
-        recorder = Recorder(
-            scratch,
-            redactor,
-            command=redactor.redact_argv(list(command)),
-            policy_name=policy.name,
-            policy_digest=policy.digest,
-        )
-        if handshake is None:
-            raise ServerError("new_episodes needs the client's `initialize` before the first miss")
-        if on_event is not None:
-            on_event(f"starting the live server to record a miss: {' '.join(recorder.command)}")
-        return _Live(command, recorder, handshake, grace)
-
-    def to_client(data: bytes) -> None:
-        with contextlib.suppress(OSError):
-            _write_all(stdout_fd, data)
+    def to_client(lines: list[bytes]) -> None:
+        if lines:
+            with contextlib.suppress(OSError):
+                write_all(stdout_fd, b"".join(line + b"\n" for line in lines))
 
     eof = False
     try:
-        while not eof or (live is not None and live_ids):
-            fds = ([] if eof else [stdin_fd]) + ([live.stdout] if live is not None else [])
+        while not eof or (session.live is not None and session.waiting):
+            live_fd = session.live_fd
+            fds = ([] if eof else [stdin_fd]) + ([] if live_fd is None else [live_fd])
             fds += [] if stop_fd is None else [stop_fd]
             # After the client's EOF, wait (bounded) for the answers to forwarded requests.
             readable, _, _ = select.select(fds, [], [], grace if eof else None)
@@ -147,27 +248,11 @@ def serve_new_episodes(
                 break  # a stop signal: finish as at the client's EOF, without waiting
             if eof and not readable:
                 raise ServerError(
-                    f"the live server did not answer {len(live_ids)} forwarded request(s) within {grace}s"
+                    f"the live server did not answer {len(session.waiting)} forwarded request(s) within {grace}s"
                 )
-            if live is not None and live.stdout in readable:
-                chunk = os.read(live.stdout, CHUNK)
-                if not chunk:
-                    raise ServerError("the live server exited while recording new episodes")
-                for line in live.splitter.feed(chunk):
-                    frame = parse_frame(line, SERVER)
-                    assert recorder is not None
-                    recorder.feed_frame(frame)
-                    if frame.kind in ("response", "error"):
-                        live_ids.discard(deepjson.dumps(frame.id))
-                    if frame.kind == "request" and isinstance(frame.obj, dict):
-                        to_client(
-                            deepjson.dumps(
-                                {**frame.obj, "id": f"{LIVE_PREFIX}{deepjson.dumps(frame.id).decode()}"}
-                            )
-                            + b"\n"
-                        )
-                    else:
-                        to_client(line + b"\n")
+            if live_fd is not None and live_fd in readable:
+                assert session.live is not None
+                to_client(session.from_live(session.live.read_chunk() or b""))
             if stdin_fd not in readable:
                 continue
             chunk = os.read(stdin_fd, CHUNK)
@@ -177,56 +262,12 @@ def serve_new_episodes(
             eof = not chunk
             out: list[bytes] = []
             for line in lines:
-                frame = parse_frame(line, CLIENT)
-                obj = frame.obj
-                if frame.kind == "request" and isinstance(obj, dict):
-                    if obj.get("method") == "initialize":
-                        handshake = obj
-                    if engine.has_match(obj):
-                        out.extend(deepjson.dumps(o.message) + b"\n" for o in engine.receive(obj))
-                        continue
-                    if live is None:
-                        live = start_live()
-                    assert recorder is not None
-                    recorder.feed_frame(frame)
-                    live_ids.add(deepjson.dumps(frame.id))
-                    engine.report.recorded += 1
-                    live.send(line + b"\n")
-                elif (
-                    frame.kind in ("response", "error")
-                    and isinstance(frame.id, str)
-                    and frame.id.startswith(LIVE_PREFIX)
-                ):
-                    assert live is not None and recorder is not None
-                    answer = {**obj, "id": orjson.loads(frame.id.removeprefix(LIVE_PREFIX))}
-                    data = deepjson.dumps(answer)
-                    recorder.feed_frame(parse_frame(data, CLIENT))
-                    live.send(data + b"\n")
-                elif frame.is_message:
-                    out.extend(deepjson.dumps(o.message) + b"\n" for o in engine.receive(obj))
-            if out:
-                to_client(b"".join(out))
+                out.extend(session.from_client(line))
+            to_client(out)
     except BaseException:
-        if live is not None:
-            live.proc.kill()
-            live.proc.wait()
-        if recorder is not None:
-            recorder.abandon()
+        session.abort()
         raise
-    report = engine.finish()
-    if live is not None and recorder is not None:
-        new = recorder.finish(live.stop())
-        _append(path, new)
-        for leftover in (scratch, journal_path(scratch)):
-            leftover.unlink(missing_ok=True)
-        blobs = cas_dir(scratch)
-        if blobs.is_dir():
-            for blob in blobs.iterdir():
-                blob.unlink()
-            blobs.rmdir()
-        if on_event is not None:
-            on_event(f"appended {len(new.messages)} new messages to {path}")
-    return report
+    return session.finish()
 
 
 def _append(path: Path, new: Cassette) -> None:

@@ -16,6 +16,7 @@ import select
 import signal
 import subprocess
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import IO, Any
 
 from harn_mcp_mock.errors import ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import SERVER, Frame, parse_frame
@@ -51,9 +52,11 @@ class StdioUpstream:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         display: str | None = None,
+        stderr: int | IO[Any] | None = None,
     ) -> StdioUpstream:
-        """Start ``command`` (``display``: its redacted text, for error messages)."""
-        return cls(spawn_server(command, env=env, cwd=cwd, display=display))
+        """Start ``command`` (``display``: its redacted text, for error messages; ``stderr``:
+        where its stderr goes, ours by default)."""
+        return cls(spawn_server(command, env=env, cwd=cwd, display=display, stderr=stderr))
 
     # -- bytes ---------------------------------------------------------------------------------
 

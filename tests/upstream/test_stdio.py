@@ -1,0 +1,97 @@
+"""upstream/stdio.py against real servers: mcp-server-time, and small servers of our own for
+the edges (one that never answers, one that exits)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from harn_mcp_mock.errors import ServerError, ServerStartError, UpstreamTimeout
+from harn_mcp_mock.jsonrpc.frames import Frame
+from harn_mcp_mock.upstream import StdioUpstream, Upstream, open_upstream, request_ids
+from harn_mcp_mock.upstream.stdio import exit_info
+from tests.e2e.peers import PeerUnavailableError, in_ci, time_server_command
+
+SERVERS = Path(__file__).resolve().parents[1] / "servers"
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+
+def _time_command() -> list[str]:
+    try:
+        return time_server_command()
+    except PeerUnavailableError as exc:
+        if in_ci():
+            pytest.fail(f"{exc} (CI is set: a missing peer fails the run)", pytrace=False)
+        pytest.skip(str(exc))
+
+
+def _exchange(upstream: Upstream, message: dict[str, object], timeout: float = 30.0) -> list[Frame]:
+    body = orjson.dumps(message)
+    from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
+
+    return list(upstream.exchange(body, request_ids(parse_frame(body, CLIENT)), timeout))
+
+
+@pytest.mark.e2e
+def test_a_stdio_upstream_drives_mcp_server_time_through_a_session_and_reports_its_exit() -> None:
+    upstream = open_upstream(_time_command())
+    assert isinstance(upstream, StdioUpstream)
+    try:
+        [init] = [f for f in _exchange(upstream, INIT) if f.kind == "response"]
+        assert init.obj["result"]["serverInfo"]["name"] == "mcp-time"
+        upstream.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        frames = _exchange(upstream, {"jsonrpc": "2.0", "id": "two", "method": "tools/list"})
+        names = {t["name"] for t in frames[-1].obj["result"]["tools"]}
+        assert names == {"get_current_time", "convert_time"}
+    except BaseException:
+        upstream.kill()
+        raise
+    assert upstream.close(5.0) == {"code": 0, "signal": None, "reason": "client-eof"}
+
+
+def test_a_server_that_never_answers_raises_upstream_timeout_and_is_killed_on_close() -> None:
+    silent = [sys.executable, "-c", "import signal, sys\nsys.stdin.readline()\nsignal.pause()"]
+    upstream = StdioUpstream.spawn(silent)
+    with pytest.raises(UpstreamTimeout, match=r"did not answer within 0\.2s"):
+        _exchange(upstream, INIT, timeout=0.2)
+    info = upstream.close(0.0)
+    assert info == {"code": None, "signal": "SIGTERM", "reason": "client-eof"}
+
+
+def test_a_server_that_exits_before_answering_raises_server_error() -> None:
+    upstream = StdioUpstream.spawn([sys.executable, "-c", "pass"])
+    with pytest.raises(ServerError, match="exited before answering"):
+        _exchange(upstream, INIT)
+    assert upstream.close(5.0)["code"] == 0
+
+
+def test_what_a_server_writes_while_exiting_reaches_on_frame() -> None:
+    script = (
+        'import sys\nsys.stdin.read()\nprint(\'{"jsonrpc":"2.0","method":"bye"}\')\nprint(\'tail\', end=\'\')'
+    )
+    upstream = StdioUpstream.spawn([sys.executable, "-c", script])
+    seen: list[Frame] = []
+    upstream.close(5.0, on_frame=seen.append)
+    assert [(f.kind, f.method) for f in seen] == [("notification", "bye"), ("invalid", None)]
+
+
+def test_a_missing_command_is_one_clear_start_error() -> None:
+    with pytest.raises(ServerStartError, match="command not found"):
+        open_upstream(["no-such-mcp-server-anywhere"])
+
+
+def test_exit_info_names_the_signal_that_ended_the_server() -> None:
+    assert exit_info(-9, "x") == {"code": None, "signal": "SIGKILL", "reason": "x"}
+    assert exit_info(3, "y") == {"code": 3, "signal": None, "reason": "y"}
