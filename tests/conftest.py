@@ -1,10 +1,25 @@
-"""Fixtures shared by every test directory (keep this small: directory-specific ones live beside their tests)."""
+"""Fixtures shared by every test directory (keep this small: directory-specific ones live beside their tests).
+
+The commands that start the real third-party MCP servers are here (not in tests/e2e/) because
+tests of several packages drive them: a missing peer skips the tests that need it, with the
+install command in the reason, except on CI (``CI`` set), where it fails them: CI must never go
+green by skipping the real servers.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.e2e.peers import (
+    PeerUnavailableError,
+    everything_server_command,
+    in_ci,
+    inspector_cli_command,
+    time_server_command,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -13,3 +28,31 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 def repo_root() -> Path:
     """The repository's root folder (where pyproject.toml is)."""
     return REPO_ROOT
+
+
+def require_peer(locate: Callable[[], list[str]]) -> list[str]:
+    """``locate()``, or skip (locally) / fail (on CI) with its reason."""
+    try:
+        return locate()
+    except PeerUnavailableError as exc:
+        if in_ci():
+            pytest.fail(f"{exc} (CI is set: a missing peer fails the run)", pytrace=False)
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def everything_command() -> list[str]:
+    """Starts ``@modelcontextprotocol/server-everything`` on stdio."""
+    return require_peer(everything_server_command)
+
+
+@pytest.fixture(scope="session")
+def time_command() -> list[str]:
+    """Starts ``mcp-server-time --local-timezone UTC`` on stdio."""
+    return require_peer(time_server_command)
+
+
+@pytest.fixture(scope="session")
+def inspector_command() -> list[str]:
+    """Runs the MCP Inspector's CLI (``mcp-inspector --cli``): append a server command and ``--method``."""
+    return require_peer(inspector_cli_command)

@@ -520,17 +520,11 @@ def test_every_example_in_the_python_api_docs_runs(
 
 @pytest.mark.e2e
 async def test_new_episodes_runs_in_process_and_appends_a_real_servers_new_call(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, time_command: list[str]
 ) -> None:
     from harn_mcp_mock.jsonrpc import stdio as spawning
-    from tests.e2e.peers import PeerUnavailableError, in_ci, time_server_command
 
-    try:
-        time_server = time_server_command()
-    except PeerUnavailableError as exc:
-        if in_ci():
-            pytest.fail(str(exc), pytrace=False)
-        pytest.skip(str(exc))
+    time_server = time_command
     path = tmp_path / "time.cassette.json"
     with anyio.fail_after(60):
         async with replay_session(path, mode="once", command=time_server) as session:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import require_peer
 from tests.e2e import scenarios
-from tests.e2e.conftest import require_peer
 from tests.e2e.peers import PeerUnavailableError
 from tests.e2e.scenarios import run_everything, run_time
 

@@ -24,7 +24,7 @@ import pytest
 
 from harn_mcp_mock.verify.findings import Severity
 from harn_mcp_mock.verify.run import verify
-from tests.e2e.conftest import require_peer
+from tests.conftest import require_peer
 from tests.e2e.peers import everything_package_dir
 from tests.e2e.scenarios import run_everything, run_time
 
@@ -100,8 +100,8 @@ def everything_http() -> Iterator[str]:
     try:
         url = None
         while url is None:
-            ready, _, _ = select.select([proc.stdout], [], [], 30)
-            assert ready, "server-everything (HTTP) printed no HARN-LISTENING line within 30 s"
+            ready, _, _ = select.select([proc.stdout], [], [], 60)
+            assert ready, "server-everything (HTTP) printed no HARN-LISTENING line within 60 s"
             line = proc.stdout.readline()
             assert line, "server-everything (HTTP) exited before listening"
             if line.startswith("HARN-LISTENING "):

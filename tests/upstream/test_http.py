@@ -8,18 +8,8 @@ import pytest
 from harn_mcp_mock.errors import ServerError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.upstream import HttpUpstream, open_upstream, request_ids
+from tests.http.conftest import INIT
 from tests.http.test_record_proxy import TOKEN, serve_upstream
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 
 
 def _exchange(upstream: HttpUpstream, message: dict[str, object], seq: int | None = None) -> list[object]:
@@ -33,7 +23,7 @@ def test_an_http_upstream_keeps_the_session_version_and_notes_each_exchange() ->
         upstream = open_upstream(url, headers={"Authorization": f"Bearer {TOKEN}"})
         assert isinstance(upstream, HttpUpstream)
         [init] = _exchange(upstream, INIT, seq=0)
-        assert upstream.session is not None and upstream.version == "2025-11-25"
+        assert upstream.session is not None and upstream.version == INIT["params"]["protocolVersion"]  # type: ignore[index]
         upstream.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}', seq=2)
         call = {
             "jsonrpc": "2.0",

@@ -13,28 +13,9 @@ from harn_mcp_mock.errors import ServerError, ServerStartError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import Frame
 from harn_mcp_mock.upstream import StdioUpstream, Upstream, open_upstream, request_ids
 from harn_mcp_mock.upstream.stdio import exit_info
-from tests.e2e.peers import PeerUnavailableError, in_ci, time_server_command
+from tests.http.conftest import INIT
 
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-
-
-def _time_command() -> list[str]:
-    try:
-        return time_server_command()
-    except PeerUnavailableError as exc:
-        if in_ci():
-            pytest.fail(f"{exc} (CI is set: a missing peer fails the run)", pytrace=False)
-        pytest.skip(str(exc))
 
 
 def _exchange(upstream: Upstream, message: dict[str, object], timeout: float = 30.0) -> list[Frame]:
@@ -45,8 +26,10 @@ def _exchange(upstream: Upstream, message: dict[str, object], timeout: float = 3
 
 
 @pytest.mark.e2e
-def test_a_stdio_upstream_drives_mcp_server_time_through_a_session_and_reports_its_exit() -> None:
-    upstream = open_upstream(_time_command())
+def test_a_stdio_upstream_drives_mcp_server_time_through_a_session_and_reports_its_exit(
+    time_command: list[str],
+) -> None:
+    upstream = open_upstream(time_command)
     assert isinstance(upstream, StdioUpstream)
     try:
         [init] = [f for f in _exchange(upstream, INIT) if f.kind == "response"]
