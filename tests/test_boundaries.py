@@ -218,3 +218,13 @@ def test_no_two_subpackages_import_each_other() -> None:
                 graph[a].add(b)
     loops = _cycles(graph, sorted({_subpackage(m) for m in MODULES}))
     assert not loops, "subpackages that import each other:\n" + "\n".join(" <-> ".join(c) for c in loops)
+
+
+def test_the_agents_protocol_sits_above_the_mcp_side_which_never_imports_it() -> None:
+    users = sorted(
+        module
+        for module, targets in _graph().items()
+        if not module.startswith(("harn_mcp_mock.agents", "harn_mcp_mock.cli"))
+        and any(t.startswith("harn_mcp_mock.agents") for t in targets)
+    )
+    assert users == []

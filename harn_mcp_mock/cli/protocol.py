@@ -135,9 +135,9 @@ def serve_cmd(
             )
         if _old_style(list(api_key or [])):
             note(PROG, "--api-key takes the whole value as the key; for ACTOR=KEY use --api-key-for")
+        from harn_mcp_mock.agents.server.app import MAX_BODY_BYTES
+        from harn_mcp_mock.agents.server.serve import serve
         from harn_mcp_mock.http.guard import GuardSettings
-        from harn_mcp_mock.protocol.server.app import MAX_BODY_BYTES
-        from harn_mcp_mock.protocol.server.serve import serve
 
         guard = GuardSettings.for_host(
             "127.0.0.1",
@@ -182,7 +182,7 @@ def conform_cmd(
 ) -> None:
     """Check a Harness against the spec's MUSTs; exit 0 conforms, 1 a check failed, 2 usage/unreachable."""
     with handle_errors(PROG):
-        from harn_mcp_mock.protocol.conform import (
+        from harn_mcp_mock.agents.conform import (
             LEVELS,
             Settings,
             render_json,

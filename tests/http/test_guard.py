@@ -28,8 +28,8 @@ from harn_mcp_mock.http.run import ReportMerger
 from harn_mcp_mock.jsonrpc.server import Engine
 from harn_mcp_mock.replay.engine import ReplayEngine
 from harn_mcp_mock.replay.session import open_engine
-from tests.protocol.harness_client import KEYS, PERMISSIONS
-from tests.protocol.harness_client import headers as protocol_headers
+from tests.agents.harness_client import KEYS, PERMISSIONS
+from tests.agents.harness_client import headers as protocol_headers
 
 from .conftest import ACCEPT, INIT, serve_app, serve_cassette
 
@@ -239,8 +239,8 @@ def test_the_record_proxy_refuses_foreign_origins_and_big_bodies(tmp_path: Path)
 
 
 def test_protocol_serve_refuses_with_its_error_envelope(tmp_path: Path) -> None:
-    from harn_mcp_mock.protocol.server import create_app
-    from harn_mcp_mock.protocol.store import ProtocolStore
+    from harn_mcp_mock.agents.server import create_app
+    from harn_mcp_mock.agents.store import ProtocolStore
 
     store = ProtocolStore(tmp_path / "p.sqlite3", clock=PausedClock())
     try:
