@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from harn_mcp_mock.agents.errors import ProtocolError
 from harn_mcp_mock.agents.jcs import JcsError, jcs_bytes
+from harn_mcp_mock.store import pointer as jsonptr
 
 __all__ = [
     "HASH_PREFIX",
@@ -137,7 +138,7 @@ def verify_chain(receipts: Sequence[Any], *, anchor: str | None = None) -> Chain
 def _split_pointer(pointer: str) -> list[str]:
     if not pointer.startswith("/"):
         raise ProtocolError.invalid(f"redaction path {pointer!r} is not a JSON pointer", param="path")
-    return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
+    return [jsonptr.unescape(part) for part in pointer[1:].split("/")]
 
 
 def _descend(doc: Any, token: str, pointer: str) -> tuple[Any, str | int]:

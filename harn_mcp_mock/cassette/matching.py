@@ -23,6 +23,7 @@ from typing import Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.redact import PLACEHOLDER_RE
+from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip_repr
 
@@ -42,7 +43,7 @@ def parse_pointer(text: str) -> Pointer:
         return ()
     if not text.startswith("/"):
         raise UsageError(f"JSON pointer {text!r} must start with '/'", where="--ignore-path")
-    return tuple(seg.replace("~1", "/").replace("~0", "~") for seg in text[1:].split("/"))
+    return tuple(jsonptr.unescape(seg) for seg in text[1:].split("/"))
 
 
 def drop_path(value: Any, path: Pointer) -> Any:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harn_mcp_mock.store import pointer as jsonptr
+
 REDACT = 1
 """Flag: the node is a ``redact.pointers`` match: every scalar under it is a secret."""
 ALLOW = 2
@@ -34,7 +36,7 @@ def parse_pointer(text: str) -> tuple[str, ...]:
             raise ValueError("'~' must be followed by 0 or 1 in a JSON pointer")
         if "*" in raw and raw not in ("*", "**"):
             raise ValueError("'*' and '**' must be whole segments")
-        segments.append(raw.replace("~1", "/").replace("~0", "~"))
+        segments.append(jsonptr.unescape(raw))
     return tuple(segments)
 
 

@@ -23,16 +23,14 @@ from typing import Any, Final
 
 import orjson
 
+from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.world.predicates import json_equal, split_pointer
 
 __all__ = ["Differ", "diff_paths", "escape_segment", "glob_match", "path_key"]
 
 
-def escape_segment(segment: str) -> str:
-    """One JSON pointer segment, escaped (``~`` -> ``~0``, ``/`` -> ``~1``)."""
-    if "~" in segment or "/" in segment:
-        return segment.replace("~", "~0").replace("/", "~1")
-    return segment
+escape_segment = jsonptr.escape
+"""One JSON pointer segment, escaped (the one definition is :mod:`harn_mcp_mock.store.pointer`)."""
 
 
 @lru_cache(maxsize=65536)

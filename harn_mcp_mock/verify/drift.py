@@ -18,6 +18,7 @@ import orjson
 
 from harn_mcp_mock.cassette.matching import Matcher, drop_path, parse_pointer
 from harn_mcp_mock.cassette.model import Cassette
+from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
 from harn_mcp_mock.verify.findings import Finding, Severity
@@ -720,7 +721,7 @@ def _differences(a: Any, b: Any, pointer: str = "") -> Iterable[tuple[str, bool]
     """Where two JSON values differ: (JSON pointer, whether the shape differs there), in order."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b)):
-            here = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            here = jsonptr.join(pointer, key)
             if key not in a or key not in b:
                 yield here, True
             else:

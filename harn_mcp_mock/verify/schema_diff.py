@@ -97,6 +97,7 @@ from urllib.parse import unquote
 
 import orjson
 
+from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
 from harn_mcp_mock.verify.findings import Finding, Severity
@@ -197,8 +198,7 @@ def _canon(value: Any) -> bytes:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr).encode()
 
 
-def _esc(segment: str | int) -> str:
-    return str(segment).replace("~", "~0").replace("/", "~1")
+_esc = jsonptr.escape
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +257,7 @@ def _lookup(root: Any, ref: str) -> Any:
         return _MISSING  # plain-name anchors are not resolved
     cur = root
     for raw_seg in pointer[1:].split("/"):
-        seg = raw_seg.replace("~1", "/").replace("~0", "~")
+        seg = jsonptr.unescape(raw_seg)
         if isinstance(cur, dict) and seg in cur:
             cur = cur[seg]
         elif isinstance(cur, list) and seg.isdigit() and int(seg) < len(cur):

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, Final
 
+from harn_mcp_mock.store import pointer as jsonptr
+
 __all__ = [
     "FORMS",
     "META_KEYS",
@@ -86,22 +88,12 @@ def split_pointer(path: str) -> list[str]:
     ``""`` (the whole document) is ``[]`` and ``"/"`` is ``[""]``. A pointer that does not start
     with ``/``, or has a ``~`` not followed by 0 or 1, raises :class:`PredicateError`.
     """
-    if path == "":
-        return []
-    if not isinstance(path, str) or not path.startswith("/"):
+    if not isinstance(path, str):
         raise PredicateError(f"a JSON pointer must be empty or start with '/': {path!r}")
-    segments = path[1:].split("/")
-    if "~" not in path:
-        return segments
-    out = []
-    for seg in segments:
-        if "~" in seg:
-            rest = seg.replace("~0", "").replace("~1", "")
-            if "~" in rest:
-                raise PredicateError(f"a '~' in a JSON pointer must be followed by 0 or 1: {path!r}")
-            seg = seg.replace("~1", "/").replace("~0", "~")
-        out.append(seg)
-    return out
+    try:
+        return jsonptr.split(path)
+    except ValueError as exc:
+        raise PredicateError(f"{exc}: {path!r}") from None
 
 
 @lru_cache(maxsize=8192)

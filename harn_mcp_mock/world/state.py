@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock import deepjson
+from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.world.predicates import MISSING, get_path, split_pointer
 from harn_mcp_mock.world.templates import Context, concrete, render, render_path
 
@@ -201,11 +202,11 @@ def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
         for key in a.keys() | b.keys():
             if key in a and key in b:
                 if a[key] is not b[key]:
-                    _diff(a[key], b[key], path + "/" + str(key).replace("~", "~0").replace("/", "~1"), out)
+                    _diff(a[key], b[key], jsonptr.join(path, key), out)
             else:
                 _leaves(
                     a[key] if key in a else b[key],
-                    path + "/" + str(key).replace("~", "~0").replace("/", "~1"),
+                    jsonptr.join(path, key),
                     out,
                 )
     elif isinstance(a, list) and isinstance(b, list):
@@ -228,7 +229,7 @@ def _same_leaf(a: Any, b: Any) -> bool:
 def _leaves(value: Any, path: str, out: list[str]) -> None:
     if isinstance(value, dict) and value:
         for key, sub in value.items():
-            _leaves(sub, path + "/" + str(key).replace("~", "~0").replace("/", "~1"), out)
+            _leaves(sub, jsonptr.join(path, key), out)
     elif isinstance(value, list) and value:
         for i, sub in enumerate(value):
             _leaves(sub, f"{path}/{i}", out)

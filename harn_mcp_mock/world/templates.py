@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock import deepjson
+from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.world.predicates import MISSING, get_path, items_of, split_pointer, subset_match
 
 _REF = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_\-]+)*)\}")
@@ -124,7 +125,7 @@ def render_path(path: str, ctx: Context) -> str:
             if value is ABSENT or value is None
             else (value if isinstance(value, str) else deepjson.dumps(value).decode())
         )
-        parts.append(text.replace("~", "~0").replace("/", "~1"))
+        parts.append(jsonptr.escape(text))
     return "".join("/" + p for p in parts)
 
 

@@ -630,7 +630,9 @@ class Harness:
                 "type": "server_error",
                 "message": "the Harness restarted while the task was WORKING; its tool calls may have partly happened",
             }
-            self.finish_task(task["id"], TaskState.FAILED, "interrupted by a Harness restart", failure=failure)
+            self.finish_task(
+                task["id"], TaskState.FAILED, "interrupted by a Harness restart", failure=failure
+            )
             failed.append(task["id"])
         if failed:
             self.notify()
