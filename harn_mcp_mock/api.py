@@ -33,6 +33,7 @@ import orjson
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
 from harn_mcp_mock.errors import ServerStartError, UsageError, sole_exception
+from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
@@ -67,7 +68,6 @@ __all__ = [
     "replay_session",
 ]
 
-INTERNAL_ERROR = -32603
 
 PathLike = str | os.PathLike[str]
 

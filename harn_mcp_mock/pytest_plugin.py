@@ -165,7 +165,7 @@ def short_failure(item: pytest.Item, exc: BaseException) -> str | None:
 
 def _is_miss(error: BaseException) -> bool:
     """An ``MCPError`` carrying the replay's miss code (what a request no recording matches raises)."""
-    from harn_mcp_mock.replay.engine import CASSETTE_MISS
+    from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS
 
     return type(error).__name__ == "MCPError" and getattr(error, "code", None) == CASSETTE_MISS
 

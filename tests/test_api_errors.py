@@ -8,7 +8,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from harn_mcp_mock.api import ReplayTransport, replay_session
-from harn_mcp_mock.replay.engine import CASSETTE_MISS
+from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS
 from tests.test_pytest_plugin import echo_cassette
 
 

@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from harn_mcp_mock.api import open_replay, replay_session
-from harn_mcp_mock.cassette.unanswered import RECORDED_UNANSWERED
+from harn_mcp_mock.jsonrpc.codes import RECORDED_UNANSWERED
 
 SERVERS = Path(__file__).parent / "servers"
 CRASHING = str(SERVERS / "crashing_server.py")

@@ -17,9 +17,6 @@ import orjson
 
 from harn_mcp_mock.cassette.model import Cassette
 
-RECORDED_UNANSWERED = -32051
-"""JSON-RPC error code replay answers a request with that was recorded without an answer."""
-
 
 @dataclass(frozen=True, slots=True)
 class Unanswered:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
+from harn_mcp_mock.jsonrpc.codes import INVALID_REQUEST
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -252,7 +253,7 @@ def render_jsonrpc(status: int, kind: str, message: str) -> tuple[int, bytes, li
     """A refusal as a JSON-RPC error (id null), as the MCP endpoints answer."""
     import orjson
 
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
     return status, orjson.dumps(body), [(b"content-type", b"application/json")]
 
 

@@ -42,6 +42,7 @@ from harn_mcp_mock.http.replay_server import (
     _read_body,
     _watch_disconnect,
 )
+from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
 from harn_mcp_mock.record.session import http_recorder
 from harn_mcp_mock.upstream.http import (
@@ -205,7 +206,7 @@ class RecordProxy:
             msg_id = (
                 request_frame.id if request_frame is not None and request_frame.kind == "request" else None
             )
-            error = {"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32603, "message": text}}
+            error = {"jsonrpc": "2.0", "id": msg_id, "error": {"code": INTERNAL_ERROR, "message": text}}
             await _json(send, 502, deepjson.dumps(error), [])
             return
         try:

@@ -50,6 +50,7 @@ from harn_mcp_mock import deepjson
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.guard import GuardSettings, SessionTable, guard_middleware, is_loopback
+from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.server import Engine, Out
 
@@ -69,8 +70,6 @@ LAST_EVENT_ID_HEADER = b"last-event-id"
 HANDSHAKE_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 """Revisions that open a session with ``initialize`` (the SDK's HANDSHAKE_PROTOCOL_VERSIONS)."""
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
 JSON = b"application/json"
 SSE = b"text/event-stream"
 
@@ -248,7 +247,9 @@ class HttpFault:
         if isinstance(self.reply, dict):
             return deepjson.dumps({**self.reply, "id": msg_id})
         text = f"HTTP {self.status} (recorded)"
-        return deepjson.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32600, "message": text}})
+        return deepjson.dumps(
+            {"jsonrpc": "2.0", "id": msg_id, "error": {"code": INVALID_REQUEST, "message": text}}
+        )
 
     def header_list(self) -> list[tuple[bytes, bytes]]:
         out = [(k.lower().encode("latin-1"), v.encode("latin-1", "replace")) for k, v in self.headers.items()]
@@ -547,7 +548,9 @@ class StreamableHttpEndpoint:
             assert session.id is not None
             if not self.sessions.add(session.id, session):
                 self._end_session(session, "refused")
-                await _error(send, 503, frame.id, -32603, "Service Unavailable: every session is busy")
+                await _error(
+                    send, 503, frame.id, INTERNAL_ERROR, "Service Unavailable: every session is busy"
+                )
                 return
         extra = [(SESSION_HEADER, session.id.encode())] if session.id else []
         requests = [item for item in items if _is_request(item)]
@@ -636,14 +639,18 @@ class StreamableHttpEndpoint:
                     "needs a stream: accept text/event-stream or open the session's GET stream"
                 )
                 self._event(text)
-                body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": text}}
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": INTERNAL_ERROR, "message": text},
+                }
                 await _json(send, 200, deepjson.dumps(body), extra)
                 return
             else:
                 self._event(
                     f"dropped {message.get('method')!r}: the client accepts JSON only and has no GET stream"
                 )
-        await _error(send, 500, None, -32603, "the session ended before the response")
+        await _error(send, 500, None, INTERNAL_ERROR, "the session ended before the response")
 
     async def _stream(
         self,

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
+from harn_mcp_mock.jsonrpc.codes import INVALID_REQUEST, PARSE_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter
 
@@ -40,8 +41,6 @@ class Engine(Protocol):
 
 
 CHUNK = 1 << 16
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -36,20 +36,16 @@ from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.matching import Matcher, explain_miss
 from harn_mcp_mock.cassette.model import Cassette, Message
 from harn_mcp_mock.cassette.unanswered import (
-    RECORDED_UNANSWERED,
     describe_unanswered,
     unanswered_error_text,
     unanswered_requests,
 )
+from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS, INVALID_REQUEST, METHOD_NOT_FOUND, RECORDED_UNANSWERED
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.redact.placeholders import normalize_placeholders
 from harn_mcp_mock.replay.handshake import initialize_from_discover
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
-
-CASSETTE_MISS = -32050
-"""JSON-RPC error code of a request that matches no recorded interaction (implementation-defined range)."""
-METHOD_NOT_FOUND = -32601
 
 Repeat = Literal["last", "cycle", "error"]
 
@@ -312,7 +308,7 @@ class ReplayEngine:
                 outs[-1].close = True
             return outs
         if not isinstance(message, dict):
-            return [Out(_error(None, -32600, "Invalid Request"))]
+            return [Out(_error(None, INVALID_REQUEST, "Invalid Request"))]
         method = message.get("method")
         if isinstance(method, str):
             if "id" not in message:
@@ -321,7 +317,7 @@ class ReplayEngine:
             return self._request(message)
         if "id" in message and ("result" in message or "error" in message):
             return self._answer(message)
-        return [Out(_error(message.get("id"), -32600, "Invalid Request"))]
+        return [Out(_error(message.get("id"), INVALID_REQUEST, "Invalid Request"))]
 
     def continue_from(self, other: ReplayEngine) -> None:
         """Serve a later session of the same replay: share ``other``'s recorded interactions

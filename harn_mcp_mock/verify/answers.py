@@ -15,6 +15,7 @@ import orjson
 
 from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import Cassette
+from harn_mcp_mock.jsonrpc.codes import METHOD_NOT_FOUND
 
 
 class BaselineAnswers:
@@ -41,7 +42,7 @@ class BaselineAnswers:
             "jsonrpc": "2.0",
             "id": request["id"],
             "error": {
-                "code": -32601,
+                "code": METHOD_NOT_FOUND,
                 "message": "harn-mcp-mock verify: the baseline holds no answer to this request",
             },
         }

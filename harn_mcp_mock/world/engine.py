@@ -15,6 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harn_mcp_mock import deepjson
+from harn_mcp_mock.jsonrpc.codes import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    RATE_LIMITED,
+    TIMED_OUT,
+)
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.world.faults import decide
 from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
@@ -23,10 +30,6 @@ from harn_mcp_mock.world.state import EffectError, apply_effects, changed_paths,
 from harn_mcp_mock.world.templates import Context, concrete, render
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-RATE_LIMITED = -32000
-TIMED_OUT = -32001
-INVALID_PARAMS = -32602
-METHOD_NOT_FOUND = -32601
 
 
 @dataclass(slots=True)
@@ -79,7 +82,13 @@ class WorldEngine:
             if isinstance(message, dict) and ("result" in message or "error" in message):
                 return []  # an answer to a request we never send
             return [
-                Out({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
+                Out(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {"code": INVALID_REQUEST, "message": "Invalid Request"},
+                    }
+                )
             ]
         if "id" not in message:
             return []  # notifications (initialized, cancelled, ...) need no answer

@@ -11,7 +11,7 @@ import mcp
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from harn_mcp_mock.cassette.unanswered import RECORDED_UNANSWERED
+from harn_mcp_mock.jsonrpc.codes import RECORDED_UNANSWERED
 from tests.test_unanswered import record_crash
 
 from .conftest import serve_cassette

@@ -6,8 +6,9 @@ from typing import Any
 
 from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import Cassette, Message
+from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS, METHOD_NOT_FOUND
 from harn_mcp_mock.redact import RedactionPolicy
-from harn_mcp_mock.replay.engine import CASSETTE_MISS, METHOD_NOT_FOUND, ReplayEngine
+from harn_mcp_mock.replay.engine import ReplayEngine
 
 
 def req(i: Any, method: str, params: Any = None, **meta: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import Cassette
-from harn_mcp_mock.replay.engine import CASSETTE_MISS
+from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS
 from harn_mcp_mock.verify.live import RoundTrips
 
 from .test_replay_engine import Tape, messages, req, res

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import Message
-from harn_mcp_mock.replay.engine import CASSETTE_MISS
+from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS
 from harn_mcp_mock.replay.handshake import initialize_from_discover
 
 from .test_replay_engine import Tape, messages, note, req, res

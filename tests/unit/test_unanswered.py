@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from harn_mcp_mock.cassette.model import Cassette, Message
-from harn_mcp_mock.cassette.unanswered import RECORDED_UNANSWERED, how_it_ended, unanswered_requests
+from harn_mcp_mock.cassette.unanswered import how_it_ended, unanswered_requests
+from harn_mcp_mock.jsonrpc.codes import RECORDED_UNANSWERED
 from harn_mcp_mock.pytest_plugin import describe_problems
 from harn_mcp_mock.replay.engine import ReplayEngine
 

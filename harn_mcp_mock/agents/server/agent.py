@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harn_mcp_mock.errors import HarnError
+from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR, METHOD_NOT_FOUND
 
 __all__ = ["AgentResult", "Reporter", "WorldNotAllowed", "run_scripted"]
 
@@ -121,12 +122,14 @@ class _CassetteBackend:
             if isinstance(message, dict) and "method" in message and "id" in message:
                 return {
                     "error": {
-                        "code": -32601,
+                        "code": METHOD_NOT_FOUND,
                         "message": f"the recorded server asked the client for {message['method']}, "
                         "which a scripted agent cannot answer",
                     }
                 }
-        return {"error": {"code": -32603, "message": "the cassette recorded no response to this call"}}
+        return {
+            "error": {"code": INTERNAL_ERROR, "message": "the cassette recorded no response to this call"}
+        }
 
 
 class _WorldBackend:
