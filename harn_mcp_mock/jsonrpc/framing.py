@@ -7,6 +7,7 @@ are supported (multi-megabyte tool results are ordinary).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from harn_mcp_mock import deepjson
@@ -53,3 +54,10 @@ class LineSplitter:
 def encode_message(message: Any) -> bytes:
     """One JSON-RPC message as a wire line (compact JSON + ``\\n``), key order preserved."""
     return deepjson.dumps(message) + b"\n"
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (a pipe may take fewer at a time)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

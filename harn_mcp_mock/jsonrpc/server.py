@@ -19,7 +19,7 @@ from harn_mcp_mock import deepjson
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.jsonrpc.codes import INVALID_REQUEST, PARSE_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
-from harn_mcp_mock.jsonrpc.framing import LineSplitter
+from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
 
 
 @dataclass(slots=True)
@@ -40,13 +40,28 @@ class Engine(Protocol):
     def receive(self, message: Any) -> list[Out]: ...
 
 
+def receive_batch(receive: Callable[[Any], list[Out]], batch: list[Any]) -> list[Out]:
+    """An engine's outputs for a JSON-RPC batch: each member through ``receive``, the answers
+    gathered into one batch output after whatever else came out (server requests and
+    notifications, in order); a ``close`` on any output closes after the last."""
+    outs: list[Out] = []
+    responses: list[Any] = []
+    close = False
+    for item in batch:
+        for out in receive(item):
+            close = close or out.close
+            if isinstance(out.message, dict) and "method" not in out.message:
+                responses.append(out.message)
+            else:
+                outs.append(out)
+    if responses:
+        outs.append(Out(responses))
+    if close and outs:
+        outs[-1].close = True
+    return outs
+
+
 CHUNK = 1 << 16
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def serve_stdio(
@@ -85,7 +100,7 @@ def serve_stdio(
         nonlocal client_gone
         if buffer and not client_gone:
             try:
-                _write_all(stdout_fd, b"".join(buffer))
+                write_all(stdout_fd, b"".join(buffer))
             except (BrokenPipeError, OSError):
                 client_gone = True
 

@@ -45,9 +45,10 @@ from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import NothingRecordedError, ServerStartError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER
+from harn_mcp_mock.jsonrpc.framing import write_all
 from harn_mcp_mock.jsonrpc.stdio import exit_status
 from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
-from harn_mcp_mock.upstream.stdio import StdioUpstream, exit_info, write_all
+from harn_mcp_mock.upstream.stdio import StdioUpstream, exit_info
 
 CHUNK = 1 << 16
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

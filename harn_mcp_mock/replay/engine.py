@@ -41,7 +41,7 @@ from harn_mcp_mock.cassette.unanswered import (
     unanswered_requests,
 )
 from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS, INVALID_REQUEST, METHOD_NOT_FOUND, RECORDED_UNANSWERED
-from harn_mcp_mock.jsonrpc.server import Out
+from harn_mcp_mock.jsonrpc.server import Out, receive_batch
 from harn_mcp_mock.redact.placeholders import normalize_placeholders
 from harn_mcp_mock.replay.handshake import initialize_from_discover
 from harn_mcp_mock.store.canonical import canonical_bytes
@@ -292,21 +292,7 @@ class ReplayEngine:
     def receive(self, message: Any) -> list[Out]:
         """Outputs for one parsed client message (object or batch)."""
         if isinstance(message, list):
-            outs: list[Out] = []
-            responses: list[Any] = []
-            close = False
-            for item in message:
-                for out in self.receive(item):
-                    close = close or out.close
-                    if isinstance(out.message, dict) and "method" not in out.message:
-                        responses.append(out.message)
-                    else:
-                        outs.append(out)
-            if responses:
-                outs.append(Out(responses))
-            if close and outs:
-                outs[-1].close = True
-            return outs
+            return receive_batch(self.receive, message)
         if not isinstance(message, dict):
             return [Out(_error(None, INVALID_REQUEST, "Invalid Request"))]
         method = message.get("method")

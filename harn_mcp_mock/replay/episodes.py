@@ -29,12 +29,12 @@ from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.model import Cassette, cas_dir, journal_path, load_cassette, save_cassette
 from harn_mcp_mock.errors import ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
-from harn_mcp_mock.jsonrpc.framing import LineSplitter
+from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
 from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.replay.session import open_engine
-from harn_mcp_mock.upstream.stdio import CHUNK, StdioUpstream, exit_info, write_all
+from harn_mcp_mock.upstream.stdio import CHUNK, StdioUpstream, exit_info
 
 HANDSHAKE_ID = "harn-new-episodes-initialize"
 LIVE_PREFIX = "live:"

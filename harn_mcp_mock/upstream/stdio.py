@@ -20,18 +20,11 @@ from typing import IO, Any
 
 from harn_mcp_mock.errors import ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import SERVER, Frame, parse_frame
-from harn_mcp_mock.jsonrpc.framing import LineSplitter
+from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
 from harn_mcp_mock.jsonrpc.stdio import exit_status, reap_group, signal_group, spawn_server, stop_process
 from harn_mcp_mock.upstream.base import ExitInfo, Reply, answered_ids
 
 CHUNK = 1 << 16
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` to ``fd`` (a pipe may take fewer at a time)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 class StdioUpstream:

@@ -22,7 +22,7 @@ from harn_mcp_mock.jsonrpc.codes import (
     RATE_LIMITED,
     TIMED_OUT,
 )
-from harn_mcp_mock.jsonrpc.server import Out
+from harn_mcp_mock.jsonrpc.server import Out, receive_batch
 from harn_mcp_mock.world.faults import decide
 from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
 from harn_mcp_mock.world.spec import FaultRule, TaskSpec, ToolSpec, WorldSpec
@@ -69,15 +69,7 @@ class WorldEngine:
 
     def receive(self, message: Any) -> list[Out]:
         if isinstance(message, list):
-            outs: list[Out] = []
-            responses: list[Any] = []
-            for item in message:
-                for out in self.receive(item):
-                    if "method" in out.message:
-                        outs.append(out)
-                    else:
-                        responses.append(out.message)
-            return [*outs, Out(responses)] if responses else outs
+            return receive_batch(self.receive, message)
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             if isinstance(message, dict) and ("result" in message or "error" in message):
                 return []  # an answer to a request we never send
