@@ -19,10 +19,9 @@ from harn_mcp_mock.jsonrpc.codes import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    RATE_LIMITED,
-    TIMED_OUT,
 )
 from harn_mcp_mock.jsonrpc.server import Out, receive_batch
+from harn_mcp_mock.world.fault_kinds import KINDS, Answer, tool_error
 from harn_mcp_mock.world.faults import decide
 from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
 from harn_mcp_mock.world.spec import FaultRule, TaskSpec, ToolSpec, WorldSpec
@@ -185,9 +184,12 @@ class WorldEngine:
                     "kind": rule.kind,
                 }
             )
-            early = self._early_fault(rule, entry)
-            if early is not None:
-                return early
+            kind = KINDS[rule.kind]
+            if kind.answer is not None:  # answers instead of running the tool
+                answer = kind.answer(rule)
+                entry["outcome"] = answer.outcome
+                self.now_ms += answer.advance_ms
+                return CallOutcome(answer.response)
             if rule.kind == "tools_changed" and rule.replace_with is not None:
                 # This call still runs the definition it was validated against; from the next
                 # call on, tools/list shows the replacement and calls run it.
@@ -195,8 +197,8 @@ class WorldEngine:
                 self.tools[replacement.name] = replacement
                 self._validators.pop(replacement.name, None)
                 notes.append({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-            if rule.kind == "latency":
-                self.now_ms += int(rule.params.get("latency_ms", 1000))
+            if kind.delay_ms is not None:
+                self.now_ms += kind.delay_ms(rule)
         ctx = Context(
             args=args,
             state=self.state,
@@ -211,9 +213,8 @@ class WorldEngine:
                 entry["outcome"] = "requires_failed"
                 message = concrete(render(predicate.get("error", "precondition failed"), ctx))
                 return CallOutcome(_tool_error(str(message)).response, notes)
-        limit = None
-        if rule is not None and rule.kind == "partial_write":
-            limit = int(rule.params.get("apply", 1))
+        hooks = KINDS[rule.kind] if rule is not None else None
+        limit = hooks.limit(rule) if hooks is not None and hooks.limit is not None and rule else None
         try:
             if tool.python is not None:
                 new_state, result, error = self._python(tool, args, ctx)
@@ -230,62 +231,16 @@ class WorldEngine:
             entry["outcome"] = "tool_error"
             return CallOutcome(_tool_error(str(exc)).response, notes)
         self.state = new_state
-        if rule is not None and rule.kind == "partial_write":
-            entry["outcome"] = "tool_error"
-            done, total = min(limit or 0, len(tool.effects)), len(tool.effects)
-            return CallOutcome(
-                _tool_error(
-                    rule.params.get("message", f"partial failure: {done} of {total} changes applied")
-                ).response,
-                notes,
-            )
-        if rule is not None and rule.kind == "ghost_success":
-            entry["outcome"] = "timeout"
-            self.now_ms += int(rule.params.get("timeout_ms", 30_000))
-            return CallOutcome(_timeout(rule), notes)
         result = concrete(result)
-        if rule is not None and rule.kind == "schema_violation":
-            result = _violate(result, tool.output_schema)
+        if rule is not None and hooks is not None and hooks.after is not None:
+            total = len(tool.effects)
+            changed = hooks.after(rule, result, tool.output_schema, min(limit or 0, total), total)
+            if isinstance(changed, Answer):  # an answer instead of the result
+                entry["outcome"] = changed.outcome
+                self.now_ms += changed.advance_ms
+                return CallOutcome(changed.response, notes)
+            result = changed
         return CallOutcome({"result": _shape(result, tool)}, notes)
-
-    def _early_fault(self, rule: FaultRule, entry: dict[str, Any]) -> CallOutcome | None:
-        """Faults that answer before anything is applied."""
-        if rule.kind == "rate_limit":
-            entry["outcome"] = "rate_limited"
-            data = {
-                "kind": "rate_limit",
-                "status": 429,
-                "retry_after_ms": int(rule.params.get("retry_after_ms", 1000)),
-            }
-            return CallOutcome(
-                {
-                    "error": {
-                        "code": RATE_LIMITED,
-                        "message": rule.params.get("message", "Rate limited"),
-                        "data": data,
-                    }
-                }
-            )
-        if rule.kind == "unavailable":
-            entry["outcome"] = "unavailable"
-            data = {"kind": "unavailable", "status": 503}
-            return CallOutcome(
-                {
-                    "error": {
-                        "code": RATE_LIMITED,
-                        "message": rule.params.get("message", "Service unavailable"),
-                        "data": data,
-                    }
-                }
-            )
-        if rule.kind == "timeout":
-            entry["outcome"] = "timeout"
-            self.now_ms += int(rule.params.get("timeout_ms", 30_000))
-            return CallOutcome(_timeout(rule))
-        if rule.kind == "tool_error":
-            entry["outcome"] = "tool_error"
-            return _tool_error(str(rule.params.get("message", "internal error")))
-        return None
 
     def _invalid(self, tool: ToolSpec, args: dict[str, Any]) -> str | None:
         validator = self._validators.get(tool.name)
@@ -360,18 +315,7 @@ def _ok(msg_id: Any, result: dict[str, Any]) -> Out:
 
 
 def _tool_error(text: str) -> CallOutcome:
-    return CallOutcome({"result": {"content": [{"type": "text", "text": text}], "isError": True}})
-
-
-def _timeout(rule: FaultRule) -> dict[str, Any]:
-    ms = int(rule.params.get("timeout_ms", 30_000))
-    return {
-        "error": {
-            "code": TIMED_OUT,
-            "message": rule.params.get("message", "Request timed out"),
-            "data": {"kind": "timeout", "timeout_ms": ms},
-        }
-    }
+    return CallOutcome(tool_error(text))
 
 
 def _shape(result: Any, tool: ToolSpec) -> dict[str, Any]:
@@ -380,23 +324,3 @@ def _shape(result: Any, tool: ToolSpec) -> dict[str, Any]:
     if tool.output_schema is not None:
         shaped["structuredContent"] = result
     return shaped
-
-
-def _violate(result: Any, schema: dict[str, Any] | None) -> Any:
-    """A copy of ``result`` that breaks ``schema``: a required field dropped, else a type changed."""
-    if not isinstance(result, dict) or schema is None:
-        return {"unexpected": result}
-    broken = dict(result)
-    required = [r for r in schema.get("required") or [] if r in broken]
-    if required:
-        del broken[required[0]]
-        return broken
-    for key, prop in (schema.get("properties") or {}).items():
-        if key in broken:
-            broken[key] = (
-                12345
-                if (prop or {}).get("type") == "string"
-                else "not-a-" + str((prop or {}).get("type", "value"))
-            )
-            return broken
-    return {"unexpected": result}

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock.errors import WorldSpecError
+from harn_mcp_mock.world.fault_kinds import KINDS
 from harn_mcp_mock.world.predicates import PredicateError, validate_predicate
 
 FORMAT = "harn-mcp-mock/world"
@@ -25,17 +26,6 @@ EFFECT_OPS = {
     "delete": ("path",),
     "move": ("from", "path"),
     "add": ("path", "by"),
-}
-FAULT_KINDS = {
-    "rate_limit",
-    "unavailable",
-    "timeout",
-    "tool_error",
-    "partial_write",
-    "ghost_success",
-    "latency",
-    "schema_violation",
-    "tools_changed",
 }
 DEFAULT_START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -371,10 +361,8 @@ def _rule(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> Faul
     doc = c.obj(raw, where)
     c.known(doc, RULE, where)
     kind = doc.get("kind")
-    if not isinstance(kind, str) or kind not in FAULT_KINDS:
-        raise c.fail(
-            f"{where}.kind", f"unknown fault kind {kind!r} (kinds: {', '.join(sorted(FAULT_KINDS))})"
-        )
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise c.fail(f"{where}.kind", f"unknown fault kind {kind!r} (kinds: {', '.join(sorted(KINDS))})")
     tool = doc.get("tool", "*")
     if tool != "*" and (not isinstance(tool, str) or tool not in tools):
         raise c.fail(f"{where}.tool", f"no tool {tool!r}")

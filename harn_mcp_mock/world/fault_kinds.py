@@ -1,0 +1,174 @@
+"""The fault kinds, registered by name (as the conformance checks register with ``@check``).
+
+A kind is a :class:`FaultKind` with up to four hooks, each called at its point of a tool call
+that a rule of that kind fired on:
+
+- ``answer(rule) -> Answer``: answer instead of running the tool (an error, a tool error), and
+  how far the virtual clock moves;
+- ``delay_ms(rule)``: run the tool, after moving the virtual clock this far;
+- ``limit(rule)``: apply only this many of the tool's effects;
+- ``after(rule, result, output_schema, applied, total) -> Answer | Any``: once the tool ran, an
+  answer instead of its result (:class:`Answer`), or its result changed.
+
+``tools_changed`` swaps a tool definition, which only the world engine can do: it is registered
+with no hook and handled there. ``stateless`` marks the kinds that need no world state, so a
+replayed cassette can fire them too. Error shapes are the ones docs/worlds.md gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from harn_mcp_mock.jsonrpc.codes import RATE_LIMITED, TIMED_OUT
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.world.spec import FaultRule
+
+__all__ = ["KINDS", "Answer", "FaultKind", "fault_kind", "timeout_error", "tool_error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a faulted call answers: a JSON-RPC ``{"result"|"error": ...}`` body, the outcome the
+    call log records, and how far the virtual clock moves."""
+
+    response: dict[str, Any]
+    outcome: str
+    advance_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FaultKind:
+    name: str
+    stateless: bool
+    answer: Callable[[FaultRule], Answer] | None = None
+    delay_ms: Callable[[FaultRule], int] | None = None
+    limit: Callable[[FaultRule], int] | None = None
+    after: Callable[..., Any] | None = field(default=None)
+
+
+KINDS: dict[str, FaultKind] = {}
+"""Every fault kind by name; a spec's ``kind`` must be one of these."""
+
+
+def fault_kind(name: str, *, stateless: bool) -> Callable[[type], type]:
+    """Register the hooks defined (as static methods) on the decorated class as kind ``name``."""
+
+    def register(cls: type) -> type:
+        hooks = {h: getattr(cls, h, None) for h in ("answer", "delay_ms", "limit", "after")}
+        KINDS[name] = FaultKind(name, stateless, **hooks)
+        return cls
+
+    return register
+
+
+def tool_error(text: str) -> dict[str, Any]:
+    """A tool result that reports an error (``isError``), as MCP tools report their failures."""
+    return {"result": {"content": [{"type": "text", "text": text}], "isError": True}}
+
+
+def timeout_error(rule: FaultRule) -> dict[str, Any]:
+    ms = int(rule.params.get("timeout_ms", 30_000))
+    return {
+        "error": {
+            "code": TIMED_OUT,
+            "message": rule.params.get("message", "Request timed out"),
+            "data": {"kind": "timeout", "timeout_ms": ms},
+        }
+    }
+
+
+@fault_kind("rate_limit", stateless=True)
+class _RateLimit:
+    @staticmethod
+    def answer(rule: FaultRule) -> Answer:
+        data = {
+            "kind": "rate_limit",
+            "status": 429,
+            "retry_after_ms": int(rule.params.get("retry_after_ms", 1000)),
+        }
+        message = rule.params.get("message", "Rate limited")
+        return Answer({"error": {"code": RATE_LIMITED, "message": message, "data": data}}, "rate_limited")
+
+
+@fault_kind("unavailable", stateless=True)
+class _Unavailable:
+    @staticmethod
+    def answer(rule: FaultRule) -> Answer:
+        data = {"kind": "unavailable", "status": 503}
+        message = rule.params.get("message", "Service unavailable")
+        return Answer({"error": {"code": RATE_LIMITED, "message": message, "data": data}}, "unavailable")
+
+
+@fault_kind("timeout", stateless=True)
+class _Timeout:
+    @staticmethod
+    def answer(rule: FaultRule) -> Answer:
+        return Answer(timeout_error(rule), "timeout", int(rule.params.get("timeout_ms", 30_000)))
+
+
+@fault_kind("tool_error", stateless=True)
+class _ToolError:
+    @staticmethod
+    def answer(rule: FaultRule) -> Answer:
+        return Answer(tool_error(str(rule.params.get("message", "internal error"))), "tool_error")
+
+
+@fault_kind("latency", stateless=True)
+class _Latency:
+    @staticmethod
+    def delay_ms(rule: FaultRule) -> int:
+        return int(rule.params.get("latency_ms", 1000))
+
+
+@fault_kind("partial_write", stateless=False)
+class _PartialWrite:
+    @staticmethod
+    def limit(rule: FaultRule) -> int:
+        return int(rule.params.get("apply", 1))
+
+    @staticmethod
+    def after(rule: FaultRule, result: Any, output_schema: Any, applied: int, total: int) -> Answer:
+        message = rule.params.get("message", f"partial failure: {applied} of {total} changes applied")
+        return Answer(tool_error(message), "tool_error")
+
+
+@fault_kind("ghost_success", stateless=False)
+class _GhostSuccess:
+    @staticmethod
+    def after(rule: FaultRule, result: Any, output_schema: Any, applied: int, total: int) -> Answer:
+        return Answer(timeout_error(rule), "timeout", int(rule.params.get("timeout_ms", 30_000)))
+
+
+@fault_kind("schema_violation", stateless=True)
+class _SchemaViolation:
+    @staticmethod
+    def after(rule: FaultRule, result: Any, output_schema: Any, applied: int, total: int) -> Any:
+        return violate(result, output_schema)
+
+
+@fault_kind("tools_changed", stateless=True)
+class _ToolsChanged:
+    """Handled by the world engine (it swaps the tool's definition)."""
+
+
+def violate(result: Any, schema: dict[str, Any] | None) -> Any:
+    """A copy of ``result`` that breaks ``schema``: a required field dropped, else a type changed."""
+    if not isinstance(result, dict) or schema is None:
+        return {"unexpected": result}
+    broken = dict(result)
+    required = [r for r in schema.get("required") or [] if r in broken]
+    if required:
+        del broken[required[0]]
+        return broken
+    for key, prop in (schema.get("properties") or {}).items():
+        if key in broken:
+            broken[key] = (
+                12345
+                if (prop or {}).get("type") == "string"
+                else "not-a-" + str((prop or {}).get("type", "value"))
+            )
+            return broken
+    return {"unexpected": result}
