@@ -299,7 +299,7 @@ def eval_main(
     task: str | None = None,
     faults: str | None = None,
     k: int | None = None,
-    fmt: str = "table",
+    fmt: str = "text",
     report: Path | None = None,
 ) -> int:
     """`harn mcp mock eval`; 0 scored, 2 unusable input."""

@@ -495,7 +495,9 @@ def eval_(
     k: Annotated[
         int | None, typer.Option("--k", help="Report pass^1..pass^k (refused above a task's n).")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table | json | markdown")] = "table",
+    fmt: Annotated[
+        str, typer.Option("--format", help="text | json | markdown (table: the old name of text)")
+    ] = "text",
     report: Annotated[
         Path | None, typer.Option("--report", help="Write the result here instead of stdout.")
     ] = None,

@@ -8,12 +8,13 @@ from typing import Final
 
 import orjson
 
-from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.formats import Formats
 from harn_mcp_mock.scoring.eval import EvalResult, GroupSummary, Robustness, RunRecord
 
 __all__ = ["FORMATS", "render"]
 
-FORMATS: Final = ("table", "json", "markdown")
+RESULT_FORMATS: Final[Formats[Callable[[EvalResult], str]]] = Formats("format", aliases={"table": "text"})
+"""Eval's result formats, by name (``table`` is the old name of ``text``)."""
 MAX_PATHS: Final = 3
 """Collateral paths shown per run in the table and Markdown (the JSON result has all)."""
 MAX_KS: Final = 12
@@ -21,15 +22,12 @@ MAX_KS: Final = 12
 then only for powers of two and the largest k."""
 
 
-def render(result: EvalResult, fmt: str = "table") -> str:
+def render(result: EvalResult, fmt: str = "text") -> str:
     """The result in ``fmt`` (one of :data:`FORMATS`), ending with a newline.
 
     Raises :class:`~harn_mcp_mock.errors.UsageError` for an unknown format.
     """
-    renderer = _RENDERERS.get(fmt)
-    if renderer is None:
-        raise UsageError(f"unknown format {fmt!r}: use {', '.join(FORMATS)}", where="--format")
-    return renderer(result)
+    return RESULT_FORMATS.get(fmt)(result)
 
 
 def _json(result: EvalResult) -> str:
@@ -220,8 +218,8 @@ def _markdown(result: EvalResult) -> str:
     return "\n".join(out) + "\n"
 
 
-_RENDERERS: Final[dict[str, Callable[[EvalResult], str]]] = {
-    "table": _table,
-    "json": _json,
-    "markdown": _markdown,
-}
+for _name, _renderer in (("text", _table), ("json", _json), ("markdown", _markdown)):
+    RESULT_FORMATS.register(_name)(_renderer)
+
+FORMATS: Final = RESULT_FORMATS.names
+"""The format names (``text`` first); ``table`` is accepted too."""

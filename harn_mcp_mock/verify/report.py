@@ -24,12 +24,13 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
 
-from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.formats import Formats
 from harn_mcp_mock.verify.findings import RULE_TITLES, Finding, Severity
 
 __all__ = ["FORMATS", "REPORT_VERSION", "VerifyResult", "github_step_summary", "render"]
 
-FORMATS = ("text", "json", "markdown", "junit", "sarif", "github")
+REPORT_FORMATS: Formats[Callable[[VerifyResult, Severity, bool], str]] = Formats("report format")
+"""Verify's report formats, by name (each renderer gets the result, ``fail_on`` and ``color``)."""
 REPORT_VERSION = 1
 """``version`` of the JSON report; bumped on any change to its shape."""
 
@@ -69,16 +70,11 @@ class VerifyResult:
 
 
 def render(result: VerifyResult, fmt: str, *, fail_on: Severity = Severity.ERR, color: bool = False) -> str:
-    """The report in ``fmt`` (one of :data:`FORMATS`), ending with a newline.
+    """The report in ``fmt`` (one of :data:`FORMATS`: ``REPORT_FORMATS.names``), ending with a newline.
 
     ``color`` adds ANSI colours to the ``text`` format and is ignored by the others.
     """
-    if fmt == "text":
-        return _text(result, fail_on, color)
-    renderer = _RENDERERS.get(fmt)
-    if renderer is None:
-        raise UsageError(f"unknown report format {fmt!r}: use {', '.join(FORMATS)}", where="--format")
-    return renderer(result, fail_on)
+    return REPORT_FORMATS.get(fmt)(result, fail_on, color)
 
 
 def github_step_summary(result: VerifyResult, fail_on: Severity = Severity.ERR) -> str:
@@ -248,6 +244,7 @@ def _text_line(finding: Finding, paint: Callable[[str, str], str]) -> list[str]:
     return lines
 
 
+@REPORT_FORMATS.register("text")
 def _text(result: VerifyResult, fail_on: Severity, color: bool) -> str:
     def paint(code: str, text: str) -> str:
         return f"{code}{text}{_RESET}" if color else text
@@ -569,10 +566,25 @@ def _github(result: VerifyResult, fail_on: Severity) -> str:
     return _finish(lines)
 
 
-_RENDERERS: dict[str, Callable[[VerifyResult, Severity], str]] = {
-    "json": _json,
-    "markdown": _markdown,
-    "junit": _junit,
-    "sarif": _sarif,
-    "github": _github,
-}
+def _without_color(
+    renderer: Callable[[VerifyResult, Severity], str],
+) -> Callable[[VerifyResult, Severity, bool], str]:
+    """A renderer that has no colours, with the registry's signature."""
+
+    def render(result: VerifyResult, fail_on: Severity, color: bool) -> str:
+        return renderer(result, fail_on)
+
+    return render
+
+
+for _name, _renderer in (
+    ("json", _json),
+    ("markdown", _markdown),
+    ("junit", _junit),
+    ("sarif", _sarif),
+    ("github", _github),
+):
+    REPORT_FORMATS.register(_name)(_without_color(_renderer))
+
+FORMATS = REPORT_FORMATS.names
+"""The format names, ``text`` first (what ``--format`` accepts)."""

@@ -454,7 +454,7 @@ def test_the_json_result_is_stable_and_has_exact_fractions(mixed: Any, runs: Run
 
 
 def test_the_table_shows_counts_flaky_tasks_pass_k_exclusions_and_collateral(mixed: Any) -> None:
-    text = render(mixed, "table")
+    text = render(mixed, "text")
     assert text.startswith(
         "eval: 1 spec (tickets), 8 runs scored, 4 passed, 1 excluded (infrastructure errors)\n"
     )
@@ -481,7 +481,7 @@ def test_long_collateral_lists_are_cut_in_the_table_but_kept_in_json(runs: Runs)
     body["users"].update({f"u{i}": {"name": str(i)} for i in range(2, 8)})
     runs.state("close-t1", True, body=body)
     result = run_eval([TICKETS], runs.paths)
-    assert "(+3 more)" in render(result, "table")
+    assert "(+3 more)" in render(result, "text")
     assert len(json.loads(render(result, "json"))["runs"][0]["collateral"]) == 6
 
 
@@ -489,7 +489,7 @@ def test_many_runs_per_task_show_a_selection_of_k_in_the_table(runs: Runs) -> No
     for i in range(40):
         runs.state("close-t1", i % 10 != 0)
     result = run_eval([TICKETS], runs.paths)
-    text = render(result, "table")
+    text = render(result, "text")
     assert "pass^12 " in text and "pass^13 " not in text and "pass^32 " in text and "pass^40 " in text
     assert "(pass^k for every k up to 40 in --format json)" in text
     assert len(json.loads(render(result, "json"))["groups"][0]["pass_power_k"]) == 40

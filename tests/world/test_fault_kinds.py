@@ -49,7 +49,12 @@ def test_an_unknown_kind_is_one_spec_error_naming_the_field_and_the_known_kinds(
     with pytest.raises(WorldSpecError) as caught:
         compile_spec(_spec("meteor"), Path("w.world.json"))
     text = str(caught.value)
-    assert "w.world.json" in text and "fault_profiles.p[0].kind" in text and "'meteor'" in text and "rate_limit" in text
+    assert (
+        "w.world.json" in text
+        and "fault_profiles.p[0].kind" in text
+        and "'meteor'" in text
+        and "rate_limit" in text
+    )
 
 
 def test_a_registered_kind_is_known_to_the_spec_loader_and_fired_by_the_engine() -> None:
