@@ -36,6 +36,7 @@ from harn_mcp_mock.errors import ServerStartError, UsageError, sole_exception
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
 from harn_mcp_mock.jsonrpc.server import Out
+from harn_mcp_mock.options import ClientCallbacks, ReplayOptions
 from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ __all__ = [
     "open_replay",
     "record_session",
     "replay_session",
+    "session_over",
 ]
 
 
@@ -145,15 +147,15 @@ class ReplayTransport(_SingleUse):
         else:
             from harn_mcp_mock.replay.session import open_engine
 
-            self.engine = open_engine(
-                Path(cassette),
-                policy_path=Path(redact_policy) if redact_policy is not None else None,
+            self.options = ReplayOptions.build(
                 ignore_paths=ignore_paths,
                 repeat=repeat,
                 strict_order=strict_order,
                 latency=latency,
-                env={**os.environ, **(env or {})},
-                on_event=on_event,
+                redact_policy=redact_policy,
+            )
+            self.engine = open_engine(
+                Path(cassette), self.options, env={**os.environ, **(env or {})}, on_event=on_event
             )
         self.report: ReplayReport | None = None
         """The replay report, set when the transport exits."""
@@ -495,8 +497,7 @@ class EpisodesTransport(_SingleUse):
             session = NewEpisodes(
                 self.path,
                 self.command,
-                policy_path=Path(self.redact_policy) if self.redact_policy is not None else None,
-                ignore_paths=self.ignore_paths,
+                options=ReplayOptions.build(ignore_paths=self.ignore_paths, redact_policy=self.redact_policy),
                 grace=self.shutdown_timeout,
                 env={**os.environ, **self.env},
                 cwd=os.fspath(self.cwd) if self.cwd is not None else None,
@@ -691,17 +692,14 @@ async def _handshake(
 
 
 @asynccontextmanager
-async def _session_over(
+async def session_over(
     transport: ReplayTransport | RecordTransport | EpisodesTransport,
+    callbacks: ClientCallbacks | None = None,
     *,
-    sampling_callback: SamplingFnT | None,
-    elicitation_callback: ElicitationFnT | None,
-    list_roots_callback: ListRootsFnT | None,
-    logging_callback: LoggingFnT | None,
-    message_handler: MessageHandlerFnT | None,
-    client_info: Implementation | None,
-    initialize: bool,
+    initialize: bool = True,
 ) -> AsyncIterator[ReplaySession]:
+    """A :class:`ReplaySession`: an ``mcp.ClientSession`` over ``transport`` with ``callbacks``,
+    handshake done unless ``initialize=False``; an error of the block comes out as itself."""
     from mcp import ClientSession
 
     __tracebackhide__ = True
@@ -709,15 +707,16 @@ async def _session_over(
     # (nested) exception groups; the caller gets the error itself, to read and to catch.
     try:
         async with transport as (read_stream, write_stream):
+            given = callbacks or ClientCallbacks()
             session = ClientSession(
                 read_stream,
                 write_stream,
-                sampling_callback=sampling_callback,
-                elicitation_callback=elicitation_callback,
-                list_roots_callback=list_roots_callback,
-                logging_callback=logging_callback,
-                message_handler=message_handler,
-                client_info=client_info,
+                sampling_callback=given.sampling_callback,
+                elicitation_callback=given.elicitation_callback,
+                list_roots_callback=given.list_roots_callback,
+                logging_callback=given.logging_callback,
+                message_handler=given.message_handler,
+                client_info=given.client_info,
             )
             async with session:
                 if initialize:
@@ -768,16 +767,15 @@ async def open_replay(
         on_event=on_event,
         claim_timeout=claim_timeout,
     )
-    async with _session_over(
-        transport,
-        sampling_callback=sampling_callback,
-        elicitation_callback=elicitation_callback,
-        list_roots_callback=list_roots_callback,
-        logging_callback=logging_callback,
-        message_handler=message_handler,
-        client_info=client_info,
-        initialize=initialize,
-    ) as replay:
+    callbacks = ClientCallbacks(
+        sampling_callback,
+        elicitation_callback,
+        list_roots_callback,
+        logging_callback,
+        message_handler,
+        client_info,
+    )
+    async with session_over(transport, callbacks, initialize=initialize) as replay:
         yield replay
 
 
@@ -859,14 +857,13 @@ async def record_session(
     ``mcp.Client(RecordTransport(path, command), mode="auto")``.
     """
     transport = RecordTransport(path, command, redact_policy=redact_policy, env=env, cwd=cwd)
-    async with _session_over(
-        transport,
-        sampling_callback=sampling_callback,
-        elicitation_callback=elicitation_callback,
-        list_roots_callback=list_roots_callback,
-        logging_callback=logging_callback,
-        message_handler=message_handler,
-        client_info=client_info,
-        initialize=initialize,
-    ) as replay:
+    callbacks = ClientCallbacks(
+        sampling_callback,
+        elicitation_callback,
+        list_roots_callback,
+        logging_callback,
+        message_handler,
+        client_info,
+    )
+    async with session_over(transport, callbacks, initialize=initialize) as replay:
         yield replay.session

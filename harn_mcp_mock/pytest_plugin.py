@@ -26,6 +26,7 @@ import pytest
 
 from harn_mcp_mock.cassette.modes import ALIASES, RecordMode, parse_record_mode
 from harn_mcp_mock.errors import CassetteError, PathEscapeError, UsageError
+from harn_mcp_mock.options import ReplayOptions
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -55,16 +56,13 @@ MARKER_OPTIONS = frozenset(
         "command",
         "env",
         "cwd",
-        "ignore_paths",
-        "repeat",
-        "strict_order",
-        "latency",
-        "redact_policy",
         "allow_unused",
         "allow_misses",
         "allow_answer_mismatches",
+        *ReplayOptions.names(),
     }
 )
+"""The marker's keywords: the live server's, the checks' and every :class:`ReplayOptions` field."""
 
 
 # --- hooks ---------------------------------------------------------------------------------
@@ -371,20 +369,20 @@ class MCPMock:
         initialize: bool = True,
     ) -> AsyncIterator[ClientSession]:
         """An initialized ``mcp.ClientSession`` over this test's cassette (see ``replay_session``)."""
-        from harn_mcp_mock.api import _session_over
+        from harn_mcp_mock.api import session_over
+        from harn_mcp_mock.options import ClientCallbacks
 
         __tracebackhide__ = True
 
-        async with _session_over(
-            self.transport(),
-            sampling_callback=sampling_callback,
-            elicitation_callback=elicitation_callback,
-            list_roots_callback=list_roots_callback,
-            logging_callback=logging_callback,
-            message_handler=message_handler,
-            client_info=client_info,
-            initialize=initialize,
-        ) as replay:
+        callbacks = ClientCallbacks(
+            sampling_callback,
+            elicitation_callback,
+            list_roots_callback,
+            logging_callback,
+            message_handler,
+            client_info,
+        )
+        async with session_over(self.transport(), callbacks, initialize=initialize) as replay:
             yield replay.session
 
     @property

@@ -509,7 +509,7 @@ def test_every_example_in_the_python_api_docs_runs(
     monkeypatch.chdir(tmp_path)
     doc = REPO / "docs" / "python-api.md"
     blocks = python_blocks(doc)
-    assert len(blocks) == 7
+    assert len(blocks) == 8
     for block in blocks:
         code = block.replace('"examples/servers/notes_server.py"', repr(NOTES[1]))
         exec(compile(code, str(doc), "exec"), {"__name__": "docs_example"})

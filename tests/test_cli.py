@@ -68,7 +68,7 @@ def test_the_fast_path_parses_what_typer_parses() -> None:
         "cassette": Path("a.json"),
         "mode": "once",
         "strict": True,
-        "ignore_path": ["/a", "/b"],
+        "ignore_paths": ["/a", "/b"],
         "command": ["srv", "--flag"],
     }
 

@@ -113,7 +113,7 @@ def test_an_unknown_doc_is_one_line_naming_the_topics_exit_2() -> None:
     assert out.returncode == 2
     assert out.stdout == ""
     assert out.stderr.count("\n") == 1
-    assert "no doc 'nope'; topics: cassette-format," in out.stderr
+    assert "no doc 'nope'; topics: architecture, cassette-format," in out.stderr
 
 
 # -- worlds ---------------------------------------------------------------------------------------

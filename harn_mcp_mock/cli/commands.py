@@ -9,6 +9,7 @@ from harn_mcp_mock.cli._common import handle_errors, note
 
 if TYPE_CHECKING:
     from harn_mcp_mock.http.guard import GuardSettings
+    from harn_mcp_mock.options import ReplayOptions
     from harn_mcp_mock.replay.run import ReplayOutcome
 
 
@@ -20,7 +21,7 @@ def replay_main(
     strict: bool = False,
     report: Path | None = None,
     latency: str = "none",
-    ignore_path: list[str] | None = None,
+    ignore_paths: list[str] | None = None,
     repeat: str = "last",
     strict_order: bool = False,
     redact_policy: Path | None = None,
@@ -37,6 +38,16 @@ def replay_main(
 ) -> int:
     """`harn mcp mock replay`; returns the exit code."""
     prog = "harn mcp mock replay"
+    from harn_mcp_mock.options import ReplayOptions
+
+    with handle_errors(prog):
+        options = ReplayOptions.build(
+            ignore_paths=ignore_paths or (),
+            repeat=repeat,
+            strict_order=strict_order,
+            latency=latency,
+            redact_policy=redact_policy,
+        )
     http_only = {
         "--allow-origin": allow_origin,
         "--allow-host": allow_host,
@@ -63,11 +74,7 @@ def replay_main(
             mode=mode,
             strict=strict,
             report=report,
-            latency=latency,
-            ignore_path=ignore_path,
-            repeat=repeat,
-            strict_order=strict_order,
-            redact_policy=redact_policy,
+            options=options,
             emit_tape=emit_tape,
             host=host,
             port=port,
@@ -89,11 +96,7 @@ def replay_main(
             command=command,
             mode=mode,
             report_path=report,
-            latency=latency,
-            ignore_paths=ignore_path or [],
-            repeat=repeat,
-            strict_order=strict_order,
-            policy_path=redact_policy,
+            options=options,
             on_event=lambda text: note(prog, text),
             emit_tape=emit_tape,
             stop_fd=stop.fd,
@@ -117,11 +120,7 @@ def _replay_http_main(
     mode: str,
     strict: bool,
     report: Path | None,
-    latency: str,
-    ignore_path: list[str] | None,
-    repeat: str,
-    strict_order: bool,
-    redact_policy: Path | None,
+    options: ReplayOptions,
     emit_tape: Path | None,
     host: str,
     port: int,
@@ -148,11 +147,7 @@ def _replay_http_main(
             allow_remote=allow_remote,
             guard=guard,
             report_path=report,
-            latency=latency,
-            ignore_paths=ignore_path or [],
-            repeat=repeat,
-            strict_order=strict_order,
-            policy_path=redact_policy,
+            options=options,
             on_event=lambda text: note(prog, text),
             stop=stop,
         )

@@ -13,17 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-# flag -> (parameter name, kind): "str", "int", "path", "flag" (bool), "list" (repeatable str)
+from harn_mcp_mock import options
+
+# flag -> (parameter name, kind): "str", "int", "path", "flag" (bool), "list" (repeatable str).
+# The matching options come from harn_mcp_mock.options (REPLAY_FLAGS there), the rest are the
+# command's own (where the cassette is, the mode, what to write, how to serve it).
 REPLAY_FLAGS: dict[str, tuple[str, str]] = {
     "--cassette": ("cassette", "path"),
     "--mode": ("mode", "str"),
     "--strict": ("strict", "flag"),
     "--report": ("report", "path"),
-    "--latency": ("latency", "str"),
-    "--ignore-path": ("ignore_path", "list"),
-    "--repeat": ("repeat", "str"),
-    "--strict-order": ("strict_order", "flag"),
-    "--redact-policy": ("redact_policy", "path"),
+    **options.REPLAY_FLAGS,
     "--emit-tape": ("emit_tape", "path"),
     "--http": ("http", "flag"),
     "--host": ("host", "str"),

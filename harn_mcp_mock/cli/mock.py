@@ -232,7 +232,7 @@ def replay(
         Path | None, typer.Option("--report", help="Write a JSON summary here at the end.")
     ] = None,
     latency: Annotated[str, typer.Option("--latency", help="none | recorded | scaled:X")] = "none",
-    ignore_path: Annotated[
+    ignore_paths: Annotated[
         list[str] | None,
         typer.Option("--ignore-path", help="JSON pointer to leave out of matching (repeatable)."),
     ] = None,
@@ -294,7 +294,7 @@ def replay(
             strict=strict,
             report=report,
             latency=latency,
-            ignore_path=ignore_path or [],
+            ignore_paths=ignore_paths or [],
             repeat=repeat,
             strict_order=strict_order,
             redact_policy=redact_policy,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +11,8 @@ import orjson
 from harn_mcp_mock.http.guard import GuardSettings
 from harn_mcp_mock.http.replay_server import HttpServer, SseMode, _print_url, build_app, redirect_paths
 from harn_mcp_mock.jsonrpc.server import Engine
-from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
+from harn_mcp_mock.options import ReplayOptions
+from harn_mcp_mock.replay.engine import ReplayEngine, ReplayReport
 
 if TYPE_CHECKING:
     from harn_mcp_mock.shutdown import StopSignals
@@ -63,11 +64,7 @@ def run_replay_http(
     allow_remote: bool = False,
     sse: SseMode = "auto",
     report_path: str | Path | None = None,
-    latency: str = "none",
-    ignore_paths: Iterable[str] = (),
-    repeat: str = "last",
-    strict_order: bool = False,
-    policy_path: str | Path | None = None,
+    options: ReplayOptions | None = None,
     on_event: Callable[[str], None] | None = None,
     on_ready: Callable[[str], None] | None = _print_url,
     on_server: Callable[[HttpServer], None] | None = None,
@@ -80,22 +77,12 @@ def run_replay_http(
     from harn_mcp_mock.replay.session import engine_factory
     from harn_mcp_mock.store.cas import atomic_write
 
-    ignore = list(ignore_paths)
-    repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in engine_factory
     engines: list[ReplayEngine] = []
     origin: list[ReplayEngine] = []
     # The first engine made (the check below): every session's engine shares its interactions.
 
     # Fails now (bad cassette, bad flags), before printing a URL; sessions share the parsed cassette.
-    make = engine_factory(
-        cassette,
-        policy_path=policy_path,
-        ignore_paths=ignore,
-        repeat=repeat_mode,
-        strict_order=strict_order,
-        latency=latency,
-        on_event=on_event,
-    )
+    make = engine_factory(cassette, options, on_event=on_event)
 
     def factory() -> ReplayEngine:
         engine = make()

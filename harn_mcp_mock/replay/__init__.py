@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 from harn_mcp_mock._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from harn_mcp_mock.options import parse_latency
     from harn_mcp_mock.replay.engine import Interaction, ReplayEngine, ReplayReport, build_interactions
     from harn_mcp_mock.replay.episodes import serve_new_episodes
     from harn_mcp_mock.replay.run import ReplayOutcome, run_replay
-    from harn_mcp_mock.replay.session import engine_factory, open_engine, parse_latency
+    from harn_mcp_mock.replay.session import engine_factory, open_engine
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
 _HOME = {
@@ -21,7 +22,7 @@ _HOME = {
     "build_interactions": "engine",
     "engine_factory": "session",
     "open_engine": "session",
-    "parse_latency": "session",
+    "parse_latency": "harn_mcp_mock.options",
     "run_replay": "run",
     "serve_new_episodes": "episodes",
 }

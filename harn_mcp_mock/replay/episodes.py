@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -30,6 +30,7 @@ from harn_mcp_mock.cassette.model import Cassette, cas_dir, journal_path, load_c
 from harn_mcp_mock.errors import ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
+from harn_mcp_mock.options import ReplayOptions
 from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayReport
@@ -53,8 +54,7 @@ class NewEpisodes:
         cassette: str | Path,
         command: list[str],
         *,
-        policy_path: str | Path | None = None,
-        ignore_paths: Iterable[str] = (),
+        options: ReplayOptions | None = None,
         on_event: Callable[[str], None] | None = None,
         grace: float = 5.0,
         env: Mapping[str, str] | None = None,
@@ -68,9 +68,9 @@ class NewEpisodes:
         self.env = dict(os.environ if env is None else env)
         self.cwd = cwd
         self.stderr = stderr
-        self.engine = open_engine(
-            self.path, policy_path=policy_path, ignore_paths=ignore_paths, on_event=on_event
-        )
+        opts = ReplayOptions() if options is None else options
+        self.engine = open_engine(self.path, opts, on_event=on_event)
+        policy_path = opts.redact_policy
         self.policy = (
             RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
         )
@@ -216,8 +216,7 @@ def serve_new_episodes(
     cassette: str | Path,
     command: list[str],
     *,
-    policy_path: str | Path | None = None,
-    ignore_paths: Iterable[str] = (),
+    options: ReplayOptions | None = None,
     on_event: Callable[[str], None] | None = None,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
@@ -226,9 +225,7 @@ def serve_new_episodes(
 ) -> ReplayReport:
     """Serve until the client's EOF (or ``stop_fd`` turns readable: a stop signal); append
     what the live server recorded."""
-    session = NewEpisodes(
-        cassette, command, policy_path=policy_path, ignore_paths=ignore_paths, on_event=on_event, grace=grace
-    )
+    session = NewEpisodes(cassette, command, options=options, on_event=on_event, grace=grace)
     client_lines = LineSplitter()
 
     def to_client(lines: list[bytes]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,7 +11,8 @@ import orjson
 
 from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.replay.engine import Repeat, ReplayReport
+from harn_mcp_mock.options import ReplayOptions
+from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.store.cas import atomic_write
 
 if TYPE_CHECKING:
@@ -49,11 +50,7 @@ def run_replay(
     command: list[str],
     mode: str = "none",
     report_path: str | Path | None = None,
-    latency: str = "none",
-    ignore_paths: Iterable[str] = (),
-    repeat: str = "last",
-    strict_order: bool = False,
-    policy_path: str | Path | None = None,
+    options: ReplayOptions | None = None,
     on_event: Callable[[str], None] | None = None,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
@@ -64,6 +61,8 @@ def run_replay(
     readable (a stop signal: :mod:`harn_mcp_mock.shutdown`); then write ``report_path``."""
     record_mode = parse_record_mode(mode)
     cassette = Path(cassette)
+    options = options if options is not None else ReplayOptions()
+    policy_path = options.redact_policy
     claim: CassetteClaim | None = None
     if record_mode is RecordMode.ONCE:
         # Another process recording it: wait for it, then replay what it wrote (cassette/claim.py).
@@ -109,8 +108,7 @@ def run_replay(
             report = serve_new_episodes(
                 cassette,
                 command,
-                policy_path=policy_path,
-                ignore_paths=ignore_paths,
+                options=options,
                 on_event=on_event,
                 stdin_fd=stdin_fd,
                 stdout_fd=stdout_fd,
@@ -124,16 +122,7 @@ def run_replay(
         from harn_mcp_mock.jsonrpc.server import serve_stdio
         from harn_mcp_mock.replay.session import open_engine
 
-        repeat_mode: Repeat = repeat  # type: ignore[assignment]  # checked in open_engine
-        engine = open_engine(
-            cassette,
-            policy_path=policy_path,
-            ignore_paths=ignore_paths,
-            repeat=repeat_mode,
-            strict_order=strict_order,
-            latency=latency,
-            on_event=on_event,
-        )
+        engine = open_engine(cassette, options, on_event=on_event)
         engine.raw_lines = True  # stdio: the recorded server's non-JSON lines go out where it printed them
         if emit_tape is not None:
             from harn_mcp_mock.tape import TapeWriter

@@ -3,76 +3,45 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import load_cassette
-from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.options import ReplayOptions, parse_latency
 from harn_mcp_mock.redact import RedactionPolicy
-from harn_mcp_mock.replay.engine import Repeat, ReplayEngine
-
-
-def parse_latency(value: str) -> float | None:
-    """``none`` -> None (never sleep), ``recorded`` -> 1.0, ``scaled:X`` -> X."""
-    text = value.strip().lower()
-    if text == "none":
-        return None
-    if text == "recorded":
-        return 1.0
-    if text.startswith("scaled:"):
-        try:
-            scale = float(text.removeprefix("scaled:"))
-        except ValueError:
-            scale = -1.0
-        if scale >= 0:
-            return scale
-    raise UsageError(f"bad latency {value!r}: use none, recorded or scaled:X (X >= 0)", where="--latency")
+from harn_mcp_mock.replay.engine import ReplayEngine
 
 
 def open_engine(
     cassette: str | Path,
+    options: ReplayOptions | None = None,
     *,
-    policy_path: str | Path | None = None,
-    ignore_paths: Iterable[str] = (),
-    repeat: Repeat = "last",
-    strict_order: bool = False,
-    latency: str = "none",
     env: dict[str, str] | None = None,
     on_event: Callable[[str], None] | None = None,
 ) -> ReplayEngine:
     """Load ``cassette`` and build an engine that redacts incoming requests with its policy."""
-    return engine_factory(
-        cassette,
-        policy_path=policy_path,
-        ignore_paths=ignore_paths,
-        repeat=repeat,
-        strict_order=strict_order,
-        latency=latency,
-        env=env,
-        on_event=on_event,
-    )()
+    return engine_factory(cassette, options, env=env, on_event=on_event)()
 
 
 def engine_factory(
     cassette: str | Path,
+    options: ReplayOptions | None = None,
     *,
-    policy_path: str | Path | None = None,
-    ignore_paths: Iterable[str] = (),
-    repeat: Repeat = "last",
-    strict_order: bool = False,
-    latency: str = "none",
     env: dict[str, str] | None = None,
     on_event: Callable[[str], None] | None = None,
 ) -> Callable[[], ReplayEngine]:
     """Load ``cassette`` and its policy once (errors raise here); each call of the result builds
     a fresh engine (its own use counts, redactor and matcher) over the same parsed cassette,
     which engines only read: a server's sessions share it instead of each parsing it again."""
-    if repeat not in ("last", "cycle", "error"):
-        raise UsageError(f"bad repeat {repeat!r}: use last, cycle or error", where="--repeat")
+    opts = options if options is not None else ReplayOptions()
     loaded = load_cassette(cassette)
-    policy = RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
+    policy = (
+        RedactionPolicy.load(opts.redact_policy)
+        if opts.redact_policy is not None
+        else RedactionPolicy.default()
+    )
     recorded: Any = (loaded.meta.get("redaction") or {}).get("digest")
     if recorded and recorded != policy.digest and on_event is not None:
         on_event(
@@ -80,8 +49,8 @@ def engine_factory(
             "(pass the same --redact-policy as when recording, or requests with secrets may not match)"
         )
     environ = dict(os.environ if env is None else env)
-    ignore = list(ignore_paths)
-    latency_scale = parse_latency(latency)
+    ignore = list(opts.ignore_paths)
+    latency_scale = parse_latency(opts.latency)
     # The recording's env secrets, known only by their fingerprints, are redacted from live traffic.
     fingerprints = (loaded.meta.get("redaction") or {}).get("fingerprints")
 
@@ -90,8 +59,8 @@ def engine_factory(
             loaded,
             redactor=policy.redactor(argv=[], env=environ, fingerprints=fingerprints),
             matcher=Matcher.with_paths(ignore),
-            repeat=repeat,
-            strict_order=strict_order,
+            repeat=opts.repeat,
+            strict_order=opts.strict_order,
             latency_scale=latency_scale,
             on_event=on_event,
         )

@@ -1,0 +1,114 @@
+"""Options as values: how a cassette is replayed, built once where input arrives (the CLI, the
+Python API, the pytest marker) and passed whole, as httpx's ``_config.py`` and vcrpy's merged
+config do. Each field declares its CLI flag, so the CLI's start-up fast path and the pytest
+marker's option list are derived from here and cannot drift from it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harn_mcp_mock.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcp.client.session import (
+        ElicitationFnT,
+        ListRootsFnT,
+        LoggingFnT,
+        MessageHandlerFnT,
+        SamplingFnT,
+    )
+    from mcp_types import Implementation
+
+    from harn_mcp_mock.replay.engine import Repeat
+
+__all__ = ["REPEATS", "REPLAY_FLAGS", "ClientCallbacks", "ReplayOptions", "parse_latency"]
+
+REPEATS = ("last", "cycle", "error")
+
+
+def parse_latency(value: str) -> float | None:
+    """``none`` -> None (never sleep), ``recorded`` -> 1.0, ``scaled:X`` -> X."""
+    text = value.strip().lower()
+    if text == "none":
+        return None
+    if text == "recorded":
+        return 1.0
+    if text.startswith("scaled:"):
+        try:
+            scale = float(text.removeprefix("scaled:"))
+        except ValueError:
+            scale = -1.0
+        if scale >= 0:
+            return scale
+    raise UsageError(f"bad latency {value!r}: use none, recorded or scaled:X (X >= 0)", where="--latency")
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayOptions:
+    """How requests are matched and answered (the same for stdio, HTTP and in-memory replay)."""
+
+    ignore_paths: tuple[str, ...] = ()
+    """JSON pointers left out of request matching (``--ignore-path``, repeatable)."""
+    repeat: Repeat = "last"
+    """What a request that used up its recordings gets: ``last``, ``cycle`` or ``error``."""
+    strict_order: bool = False
+    """Answer only in the recorded order."""
+    latency: str = "none"
+    """``none``, ``recorded`` or ``scaled:X``."""
+    redact_policy: Path | None = None
+    """The redaction policy file the cassette was recorded with (default: the built-in one)."""
+
+    def __post_init__(self) -> None:
+        if self.repeat not in REPEATS:
+            raise UsageError(f"bad repeat {self.repeat!r}: use last, cycle or error", where="--repeat")
+        parse_latency(self.latency)  # a bad value is a one-line error now, where it came in
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        ignore_paths: Iterable[str] | str = (),
+        repeat: str = "last",
+        strict_order: bool = False,
+        latency: str = "none",
+        redact_policy: str | os.PathLike[str] | None = None,
+    ) -> ReplayOptions:
+        """From loosely typed input (keywords of the API, a marker, parsed flags)."""
+        ignore = (ignore_paths,) if isinstance(ignore_paths, str) else tuple(ignore_paths)
+        policy = Path(redact_policy) if redact_policy is not None else None
+        return cls(ignore, repeat, bool(strict_order), str(latency), policy)  # type: ignore[arg-type]
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The option names (the pytest marker and the API take them as keywords)."""
+        return tuple(f.name for f in fields(cls))
+
+
+REPLAY_FLAGS: dict[str, tuple[str, str]] = {
+    "--ignore-path": ("ignore_paths", "list"),
+    "--repeat": ("repeat", "str"),
+    "--strict-order": ("strict_order", "flag"),
+    "--latency": ("latency", "str"),
+    "--redact-policy": ("redact_policy", "path"),
+}
+"""CLI flag -> (:class:`ReplayOptions` field, kind: ``str``, ``path``, ``flag`` or ``list``); the
+fast path's table for ``replay`` is built from it (a test checks it names every field)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCallbacks:
+    """What the ``mcp`` client session answers the server with (sampling, elicitation, roots)
+    and is told (log messages, every other message), and the client's own name: declared once,
+    handed whole to the session (:func:`harn_mcp_mock.api.session_over`)."""
+
+    sampling_callback: SamplingFnT | None = None
+    elicitation_callback: ElicitationFnT | None = None
+    list_roots_callback: ListRootsFnT | None = None
+    logging_callback: LoggingFnT | None = None
+    message_handler: MessageHandlerFnT | None = None
+    client_info: Implementation | None = None
