@@ -5,7 +5,7 @@ more than everything else replay does before answering ``initialize``. A well-fo
 ``replay`` invocation is therefore parsed here with plain code from the table below and run
 directly; anything else (``--help``, an unknown or malformed flag, another command) returns
 ``False`` and typer handles it, with its usual help and error messages. The table mirrors the
-typer command's options exactly: ``tests/test_cli.py`` pins the two together.
+typer command's options exactly: ``tests/cli/test_main.py`` pins the two together.
 """
 
 from __future__ import annotations

@@ -288,7 +288,7 @@ def _default_policy() -> RedactionPolicy:
     folder = Path(__file__).with_name("policies")
     with open(folder / "default.json", "rb") as fh:
         raw = fh.read()
-    # The built-in patterns are checked by the test suite (tests/unit/test_redact_policy.py), not
+    # The built-in patterns are checked by the test suite (tests/redact/test_policy.py), not
     # compiled and analysed at every start-up: a rule is compiled when its gate first admits text.
     policy = _build(orjson.loads(raw), "default", base=None, check_regex=False)
     # Its digest is precomputed too (BLAKE3 is then imported only when something is hashed).

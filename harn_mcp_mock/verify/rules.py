@@ -1,7 +1,7 @@
 """The drift-rule reference: each rule's family, usual severity and when it fires.
 
 ``docs/drift-rules.md`` is generated from this table and :data:`~harn_mcp_mock.verify.findings.RULE_TITLES`
-by ``python -m harn_mcp_mock.verify.rules > docs/drift-rules.md`` (``tests/test_drift_rules_doc.py``
+by ``python -m harn_mcp_mock.verify.rules > docs/drift-rules.md`` (``tests/verify/test_rules.py``
 fails when the committed file differs, and when a rule is missing here). The severity column says
 what the rule usually reports; the finding itself carries the severity of the case at hand.
 """

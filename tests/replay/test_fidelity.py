@@ -8,8 +8,7 @@ from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS
 from harn_mcp_mock.verify.live import RoundTrips
-
-from .test_replay_engine import Tape, messages, req, res
+from tests.replay.test_engine import Tape, messages, req, res
 
 ASKED: dict[str, Any] = {
     "resultType": "input_required",

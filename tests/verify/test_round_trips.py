@@ -32,12 +32,11 @@ from harn_mcp_mock.api import ReplayTransport
 from harn_mcp_mock.cassette.model import Cassette, load_cassette
 from harn_mcp_mock.redact import PLACEHOLDER_RE
 from harn_mcp_mock.verify.run import verify
-
-from .http.test_record_proxy import recording, serve_app_lifespan
-from .servers.mrtr_server import build
+from tests.http.test_record_proxy import recording, serve_app_lifespan
+from tests.servers.mrtr_server import build
 
 TIMEOUT = 60
-SERVER = [sys.executable, str(Path(__file__).parent / "servers" / "mrtr_server.py")]
+SERVER = [sys.executable, str(Path(__file__).parents[1] / "servers" / "mrtr_server.py")]
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 
 

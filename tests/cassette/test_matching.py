@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 from harn_mcp_mock.cassette.matching import Matcher, explain_miss, unknown_target
 from harn_mcp_mock.textclip import clip, clip_repr
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TIME_CASSETTE = ROOT / "cassettes" / "time.cassette.json"
 
 

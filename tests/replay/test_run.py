@@ -11,8 +11,8 @@ import orjson
 
 from harn_mcp_mock.cassette.model import load_cassette
 
-FAKE = str(Path(__file__).parent / "servers" / "fake_server.py")
-NOTES = str(Path(__file__).parents[1] / "examples" / "servers" / "notes_server.py")
+FAKE = str(Path(__file__).parents[1] / "servers" / "fake_server.py")
+NOTES = str(Path(__file__).parents[2] / "examples" / "servers" / "notes_server.py")
 WAIT = 60
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from harn_mcp_mock.verify.findings import RULE_TITLES
 from harn_mcp_mock.verify.rules import FAMILIES, RULE_DOCS, family, render_markdown
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "drift-rules.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "drift-rules.md"
 
 
 def test_every_rule_has_a_reference_entry_and_a_family() -> None:

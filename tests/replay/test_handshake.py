@@ -6,8 +6,7 @@ from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import Message
 from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS
 from harn_mcp_mock.replay.handshake import initialize_from_discover
-
-from .test_replay_engine import Tape, messages, note, req, res
+from tests.replay.test_engine import Tape, messages, note, req, res
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
 DISCOVER_RESULT = {

@@ -15,7 +15,7 @@ import pytest
 
 from harn_mcp_mock.cassette.model import cas_dir, journal_path, load_cassette
 
-FAKE = str(Path(__file__).parent / "servers" / "fake_server.py")
+FAKE = str(Path(__file__).parents[1] / "servers" / "fake_server.py")
 WAIT = 30  # seconds: the bound of every wait on a child process
 
 

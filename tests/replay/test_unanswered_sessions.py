@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 from harn_mcp_mock.api import open_replay, replay_session
 from harn_mcp_mock.jsonrpc.codes import RECORDED_UNANSWERED
 
-SERVERS = Path(__file__).parent / "servers"
+SERVERS = Path(__file__).parents[1] / "servers"
 CRASHING = str(SERVERS / "crashing_server.py")
 FAKE = str(SERVERS / "fake_server.py")
 HARN = [sys.executable, "-m", "harn_mcp_mock"]

@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from harn_mcp_mock.cassette.model import load_cassette
 from tests.http.conftest import serve_cassette
 
-NOTES = str(Path(__file__).parents[1] / "examples" / "servers" / "notes_server.py")
+NOTES = str(Path(__file__).parents[2] / "examples" / "servers" / "notes_server.py")
 WAIT = 60
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 SECRET = "zebra-" + "cobalt-" + "7Q2x9K"  # assembled: no scanner flags this file

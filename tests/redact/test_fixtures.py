@@ -82,6 +82,6 @@ def test_the_redaction_test_sources_hold_no_credential_in_a_known_format() -> No
 
     formats = RedactionPolicy.default().to_dict()["redact"]["patterns"]
     redactor = RedactionPolicy.from_dict({"extends": "none", "redact": {"patterns": formats}}).redactor()
-    for path in sorted(Path(__file__).parent.glob("test_redact*.py")):
+    for path in sorted(Path(__file__).parent.glob("test_*.py")):
         source = path.read_text(encoding="utf-8")
         assert redactor.redact_text(source) == source, f"{path.name} holds something that looks like a secret"

@@ -12,7 +12,7 @@ from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.verify.findings import Finding, Severity
 from harn_mcp_mock.verify.ignore import IgnoreRule, apply_ignores, load_ignore_file
 from harn_mcp_mock.verify.report import VerifyResult, render
-from tests.unit.test_verify_report import doc_block
+from tests.verify.test_report import doc_block
 
 DOC_RULES = [
     IgnoreRule(

@@ -31,7 +31,7 @@ from mcp.client.stdio import stdio_client
 
 from harn_mcp_mock.cassette.model import Cassette, load_cassette
 
-SERVER = Path(__file__).parent / "servers" / "noisy_server.py"
+SERVER = Path(__file__).parents[1] / "servers" / "noisy_server.py"
 NOISY = [sys.executable, str(SERVER)]
 WAIT = 60  # seconds: the bound of one whole client session or process run
 ROOT = types.Root(uri="file:///harn/in-place", name="in-place")  # type: ignore[arg-type]

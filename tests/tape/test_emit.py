@@ -12,7 +12,7 @@ from harn_mcp_mock.cli.fidelity import fidelity_main
 from harn_mcp_mock.tape import load_tape
 from harn_mcp_mock.world.spec import load_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAKE = str(ROOT / "tests" / "servers" / "fake_server.py")  # answers each line in order, echoing $FAKE_TOKEN
 TICKETS = str(ROOT / "worlds" / "tickets" / "tickets.world.json")
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
