@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ import orjson
 from harn_mcp_mock.agents.server import create_app
 from harn_mcp_mock.agents.store import ProtocolStore
 from harn_mcp_mock.clock import PausedClock
-from harn_mcp_mock.http.replay_server import HttpServer
+from tests.serving import server_in_thread
 
 KEY = "conform-key-s3cr3t"
 READY_TIMEOUT_S = 10.0
@@ -39,19 +39,8 @@ def mock_app(db: Path) -> tuple[Any, ProtocolStore]:
     return create_app(store, {KEY: "alice"}, clock, auto_run=True), store
 
 
-@contextmanager
-def serve(app: Any) -> Iterator[str]:
-    server = HttpServer(app, path="", lifespan="on")
-    ready = threading.Event()
-    thread = threading.Thread(target=server.run, kwargs={"on_ready": lambda _url: ready.set()}, daemon=True)
-    thread.start()
-    assert ready.wait(READY_TIMEOUT_S), "the Harness never became ready"
-    try:
-        yield server.url
-    finally:
-        server.stop()
-        thread.join(READY_TIMEOUT_S)
-        assert not thread.is_alive(), "the Harness did not stop"
+def serve(app: Any) -> AbstractContextManager[str]:
+    return server_in_thread(app, path="", lifespan="on")
 
 
 @contextmanager

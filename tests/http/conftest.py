@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,11 @@ import anyio
 import pytest
 
 from harn_mcp_mock.api import record_session
-from harn_mcp_mock.http.replay_server import HttpServer, StreamableHttpEndpoint, build_app
+from harn_mcp_mock.http.replay_server import StreamableHttpEndpoint, build_app
 from harn_mcp_mock.jsonrpc.server import Engine
 from harn_mcp_mock.replay.engine import ReplayEngine
 from harn_mcp_mock.replay.session import open_engine
+from tests.serving import server_in_thread
 
 # A raw client's headers and first message, for tests that speak HTTP by hand.
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -51,26 +51,9 @@ def notes_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@contextmanager
-def serve_app(app: Any) -> Iterator[str]:
+def serve_app(app: Any) -> AbstractContextManager[str]:
     """Run ``app`` with uvicorn on 127.0.0.1:0 in a thread; yields the URL."""
-    server = HttpServer(app)
-    ready = threading.Event()
-    urls: list[str] = []
-
-    def on_ready(url: str) -> None:
-        urls.append(url)
-        ready.set()
-
-    thread = threading.Thread(target=server.run, kwargs={"on_ready": on_ready}, daemon=True)
-    thread.start()
-    assert ready.wait(10), "the server never became ready"
-    try:
-        yield urls[0]
-    finally:
-        server.stop()
-        thread.join(10)
-        assert not thread.is_alive(), "the server did not stop"
+    return server_in_thread(app)
 
 
 @contextmanager

@@ -7,7 +7,7 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.record_proxy import record_http
 from harn_mcp_mock.http.replay_server import HttpServer
 from harn_mcp_mock.upstream.http import SseSplitter, parse_header_option
+from tests.serving import server_in_thread
 
 from .conftest import serve_cassette
 
@@ -64,18 +65,9 @@ def serve_upstream() -> Iterator[str]:
         yield url
 
 
-@contextmanager
-def serve_app_lifespan(app: Any) -> Iterator[str]:
-    server = HttpServer(app, lifespan="on")
-    ready = threading.Event()
-    thread = threading.Thread(target=server.run, kwargs={"on_ready": lambda _url: ready.set()}, daemon=True)
-    thread.start()
-    assert ready.wait(10)
-    try:
-        yield server.url
-    finally:
-        server.stop()
-        thread.join(10)
+def serve_app_lifespan(app: Any) -> AbstractContextManager[str]:
+    """Run ``app`` with its lifespan (the MCP SDK's session manager) in a thread; yields the URL."""
+    return server_in_thread(app, lifespan="on")
 
 
 @contextmanager
