@@ -1,8 +1,8 @@
 """`harn test-bench fidelity A.tape B.tape --mode M [--report F]`: compare two event tapes.
 
-:func:`fidelity_main` does the work without typer (exit 0: no divergence, 2: any divergence or
-a bad ``--mode``, 3: a tape is unreadable or newer than this version reads); :func:`register`
-adds the typer command to a group.
+:func:`fidelity_main` does the work without typer, with the exit codes of docs/cli.md (0: no
+divergence, 1: the check found a divergence, 2: a bad ``--mode``, 3: a tape is unreadable or newer
+than this version reads); :func:`register` adds the typer command to a group.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 PROG = "harn test-bench fidelity"
 MODES = ("byte-identical", "semantic", "outcome", "phase-aware")
 EXIT_IDENTICAL = 0
-EXIT_DIVERGED = 2
+EXIT_DIVERGED = 1
+EXIT_USAGE = 2
 EXIT_UNREADABLE = 3
 SHOWN = 20
 """Divergences listed on stdout (the JSON report has all of them)."""
@@ -33,7 +34,7 @@ def fidelity_main(a: Path, b: Path, mode: str, report: Path | None) -> int:
 
     if mode not in MODES:
         note(PROG, f"error: --mode must be one of {', '.join(MODES)}, not {mode!r}")
-        return EXIT_DIVERGED
+        return EXIT_USAGE
     try:
         tape_a, tape_b = load_tape_pair(a, b)
     except HarnError as exc:
@@ -90,7 +91,7 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--report", help="Write the FidelityReport JSON here.")
         ] = None,
     ) -> None:
-        """Compare two event tapes; exit 2 when they diverge, 3 when one cannot be read."""
+        """Compare two event tapes; exit 1 when they diverge, 2 for a bad flag, 3 when one cannot be read."""
         raise typer.Exit(fidelity_main(a, b, str(mode.value), report))
 
     # typer reads the hints from the module globals, where typer and FidelityMode are not
