@@ -9,22 +9,23 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Protocol, runtime_checkable
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object  # a protocol for the type checker; a plain base class at run time
 
 
-@runtime_checkable
 class Clock(Protocol):
     def monotonic_ns(self) -> int:
         """Nanoseconds on a clock that never goes back; only differences mean anything."""
-        ...
 
     def wall_ms(self) -> int:
         """Milliseconds since the Unix epoch."""
-        ...
 
     def sleep(self, seconds: float) -> None:
         """Block (system clock) or advance virtual time instantly (paused clock)."""
-        ...
 
 
 class SystemClock:

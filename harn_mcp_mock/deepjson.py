@@ -18,9 +18,12 @@ line becomes an ``invalid`` frame (:mod:`harn_mcp_mock.jsonrpc.frames`).
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import orjson
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 1024
 """Deepest nesting ``orjson.loads`` accepts (1,025 levels raise "depth limit exceeded")."""

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harn_mcp_mock.errors import UsageError
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
 if TYPE_CHECKING:
     from mcp.client.session import (
@@ -48,25 +48,57 @@ def parse_latency(value: str) -> float | None:
     raise UsageError(f"bad latency {value!r}: use none, recorded or scaled:X (X >= 0)", where="--latency")
 
 
-@dataclass(frozen=True, slots=True)
 class ReplayOptions:
-    """How requests are matched and answered (the same for stdio, HTTP and in-memory replay)."""
+    """How requests are matched and answered (the same for stdio, HTTP and in-memory replay).
 
-    ignore_paths: tuple[str, ...] = ()
+    Immutable and compared by value. (A plain slotted class, not a dataclass: this module is on
+    replay's start-up path, where each dataclass costs a few hundred microseconds.)
+    """
+
+    __slots__ = ("ignore_paths", "latency", "redact_policy", "repeat", "strict_order")
+
+    ignore_paths: tuple[str, ...]
     """JSON pointers left out of request matching (``--ignore-path``, repeatable)."""
-    repeat: Repeat = "last"
+    repeat: Repeat
     """What a request that used up its recordings gets: ``last``, ``cycle`` or ``error``."""
-    strict_order: bool = False
+    strict_order: bool
     """Answer only in the recorded order."""
-    latency: str = "none"
+    latency: str
     """``none``, ``recorded`` or ``scaled:X``."""
-    redact_policy: Path | None = None
+    redact_policy: Path | None
     """The redaction policy file the cassette was recorded with (default: the built-in one)."""
 
-    def __post_init__(self) -> None:
-        if self.repeat not in REPEATS:
-            raise UsageError(f"bad repeat {self.repeat!r}: use last, cycle or error", where="--repeat")
-        parse_latency(self.latency)  # a bad value is a one-line error now, where it came in
+    def __init__(
+        self,
+        ignore_paths: tuple[str, ...] = (),
+        repeat: Repeat = "last",
+        strict_order: bool = False,
+        latency: str = "none",
+        redact_policy: Path | None = None,
+    ) -> None:
+        if repeat not in REPEATS:
+            raise UsageError(f"bad repeat {repeat!r}: use last, cycle or error", where="--repeat")
+        parse_latency(latency)  # a bad value is a one-line error now, where it came in
+        for name, value in zip(
+            self.__slots__, (ignore_paths, latency, redact_policy, repeat, strict_order), strict=True
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ReplayOptions is immutable: build a new one instead of setting {name}")
+
+    def _key(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ReplayOptions) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.names())
+        return f"ReplayOptions({inner})"
 
     @classmethod
     def build(
@@ -83,10 +115,10 @@ class ReplayOptions:
         policy = Path(redact_policy) if redact_policy is not None else None
         return cls(ignore, repeat, bool(strict_order), str(latency), policy)  # type: ignore[arg-type]
 
-    @classmethod
-    def names(cls) -> tuple[str, ...]:
-        """The option names (the pytest marker and the API take them as keywords)."""
-        return tuple(f.name for f in fields(cls))
+    @staticmethod
+    def names() -> tuple[str, ...]:
+        """The option names, in order (the pytest marker and the API take them as keywords)."""
+        return ("ignore_paths", "repeat", "strict_order", "latency", "redact_policy")
 
 
 REPLAY_FLAGS: dict[str, tuple[str, str]] = {
@@ -100,15 +132,32 @@ REPLAY_FLAGS: dict[str, tuple[str, str]] = {
 fast path's table for ``replay`` is built from it (a test checks it names every field)."""
 
 
-@dataclass(frozen=True, slots=True)
 class ClientCallbacks:
     """What the ``mcp`` client session answers the server with (sampling, elicitation, roots)
     and is told (log messages, every other message), and the client's own name: declared once,
     handed whole to the session (:func:`harn_mcp_mock.api.session_over`)."""
 
-    sampling_callback: SamplingFnT | None = None
-    elicitation_callback: ElicitationFnT | None = None
-    list_roots_callback: ListRootsFnT | None = None
-    logging_callback: LoggingFnT | None = None
-    message_handler: MessageHandlerFnT | None = None
-    client_info: Implementation | None = None
+    __slots__ = (
+        "client_info",
+        "elicitation_callback",
+        "list_roots_callback",
+        "logging_callback",
+        "message_handler",
+        "sampling_callback",
+    )
+
+    def __init__(
+        self,
+        sampling_callback: SamplingFnT | None = None,
+        elicitation_callback: ElicitationFnT | None = None,
+        list_roots_callback: ListRootsFnT | None = None,
+        logging_callback: LoggingFnT | None = None,
+        message_handler: MessageHandlerFnT | None = None,
+        client_info: Implementation | None = None,
+    ) -> None:
+        self.sampling_callback = sampling_callback
+        self.elicitation_callback = elicitation_callback
+        self.list_roots_callback = list_roots_callback
+        self.logging_callback = logging_callback
+        self.message_handler = message_handler
+        self.client_info = client_info

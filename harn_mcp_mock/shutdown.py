@@ -21,7 +21,10 @@ import signal
 import threading
 from collections.abc import Callable
 from types import FrameType, TracebackType
-from typing import Any
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 

@@ -8,7 +8,10 @@ at the last word or field boundary before the limit and says how much was left o
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 BOUNDARIES = " ,;\t\n"
 """A cut goes right after one of these: between words, JSON fields and list items."""

@@ -236,3 +236,35 @@ def test_the_tests_mirror_the_package() -> None:
     subpackages = {name.split(".")[1] for name in PACKAGES if name.count(".") == 1}
     folders = {p.parent.name for p in (ROOT / "tests").glob("*/test_*.py")}
     assert folders - subpackages == {"e2e"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["replay", "--cassette", "cassettes/time.cassette.json"],
+        ["world", "--spec", "worlds/notes/notes.world.json"],
+    ],
+)
+def test_replay_and_world_answer_initialize_without_importing_heavy_modules(argv: list[str]) -> None:
+    import subprocess
+
+    init = (
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+    )
+    script = (
+        "import runpy, sys\n"
+        f"sys.argv = ['harn-mcp-mock', *{argv!r}]\n"
+        "try:\n    runpy.run_module('harn_mcp_mock', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=init, capture_output=True, cwd=ROOT, timeout=60, check=False
+    )
+    assert b'"id":1' in done.stdout, done.stderr.decode()
+    [line] = [x for x in done.stderr.decode().splitlines() if x.startswith("MODULES ")]
+    loaded = set(line.split()[1:])
+    heavy = {"typing", "mcp", "mcp_types", "httpx", "httpx2", "starlette", "uvicorn", "pydantic", "typer"}
+    heavy |= {"deepdiff", "jsonschema", "rich", "blake3", "asyncio", "tempfile", "zipfile"}
+    assert loaded & heavy == set()

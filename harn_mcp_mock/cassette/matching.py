@@ -19,13 +19,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.redact import PLACEHOLDER_RE
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip_repr
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_IGNORE = ("/params/_meta",)
 OPAQUE = "[OPAQUE]"

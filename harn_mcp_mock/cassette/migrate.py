@@ -8,9 +8,12 @@ Version history (``docs/cassette-format.md``):
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from harn_mcp_mock.errors import CassetteFormatError, CassetteVersionError
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = "harn-mcp-mock/cassette"
 JOURNAL_FORMAT = "harn-mcp-mock/journal"

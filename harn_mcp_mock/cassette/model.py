@@ -36,7 +36,6 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -50,6 +49,10 @@ from harn_mcp_mock.errors import (
 )
 from harn_mcp_mock.jsonrpc.frames import Kind, classify
 from harn_mcp_mock.store.cas import INLINE_THRESHOLD, CasStore, atomic_write
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 _META_KEYS = ("recorder", "recorded_at", "transport", "command", "redaction", "server", "exit", "http")
 _HTTP_METHODS = ("POST", "GET", "DELETE")

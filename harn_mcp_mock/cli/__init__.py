@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from harn_mcp_mock._lazy import lazy_exports
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
 if TYPE_CHECKING:
     from harn_mcp_mock.cli.main import harn_main, mock_main

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harn_mcp_mock.cli._common import handle_errors, note
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
 if TYPE_CHECKING:
     from harn_mcp_mock.http.guard import GuardSettings

@@ -11,9 +11,12 @@ typer command's options exactly: ``tests/cli/test_main.py`` pins the two togethe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from harn_mcp_mock import options
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 # flag -> (parameter name, kind): "str", "int", "path", "flag" (bool), "list" (repeatable str).
 # The matching options come from harn_mcp_mock.options (REPLAY_FLAGS there), the rest are the

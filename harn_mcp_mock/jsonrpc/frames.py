@@ -8,18 +8,24 @@ JSON that is not a JSON-RPC message, becomes an ``invalid`` frame: never an exce
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
 
 import orjson
 
 from harn_mcp_mock import deepjson  # noqa: F401  (makes recursion room for MAX_DEPTH-deep messages)
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 CLIENT = "client"
 """The frame was sent by the client (client -> server)."""
 SERVER = "server"
 """The frame was sent by the server (server -> client)."""
 
-Kind = Literal["request", "notification", "response", "error", "batch", "invalid"]
+if TYPE_CHECKING:
+    Kind = Literal["request", "notification", "response", "error", "batch", "invalid"]
+else:
+    Kind = str
 
 
 @dataclass(slots=True)

@@ -8,9 +8,12 @@ are supported (multi-megabyte tool results are ordinary).
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from harn_mcp_mock import deepjson
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LineSplitter:

@@ -13,13 +13,18 @@ import os
 import select
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.jsonrpc.codes import INVALID_REQUEST, PARSE_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:
+    Protocol = object  # a protocol for the type checker; a plain base class at run time
 
 
 @dataclass(slots=True)

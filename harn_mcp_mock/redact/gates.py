@@ -21,7 +21,10 @@ import re
 import string
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "+/=_-.")
 """The characters of a token (API keys, base64, JWTs): runs of them are entropy candidates."""
@@ -170,13 +173,17 @@ except ImportError:  # pragma: no cover - other interpreters: no prefilter, patt
     _parser = None
 
 
-@dataclass(slots=True)
 class _Seq:
-    literals: list[tuple[str, bool]]
-    run: int
-    all_token: bool
-    width: int
-    context_free: bool
+    __slots__ = ("all_token", "context_free", "literals", "run", "width")
+
+    def __init__(
+        self, literals: list[tuple[str, bool]], run: int, all_token: bool, width: int, context_free: bool
+    ) -> None:
+        self.literals = literals
+        self.run = run
+        self.all_token = all_token
+        self.width = width
+        self.context_free = context_free
 
 
 def analyze(pattern: str, flags: int = 0) -> Facts:

@@ -28,7 +28,6 @@ import string
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
@@ -44,6 +43,10 @@ from harn_mcp_mock.redact.rules import (
     merge_hits,
 )
 from harn_mcp_mock.redact.scanner import Scanner
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:
     from harn_mcp_mock.redact.policy import RedactionPolicy

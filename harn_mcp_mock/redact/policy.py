@@ -26,7 +26,6 @@ import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -36,6 +35,10 @@ from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.gates import NO_FACTS, analyze, facts_of, index_entries
 from harn_mcp_mock.redact.rules import EntropyRule, PatternRule
 from harn_mcp_mock.store.canonical import digest_json
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:
     from harn_mcp_mock.redact.pipeline import Redactor

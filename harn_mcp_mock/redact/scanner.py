@@ -17,10 +17,13 @@ The entropy rule is the last contained rule; its hits can be left out (``allow``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from harn_mcp_mock.redact.gates import Text
 from harn_mcp_mock.redact.rules import EntropyRule, Hit
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 _CACHE_MAX = 4096
 _CACHED_RUN_MAX = 256  # longer runs are data (base64 payloads): scanned, never kept

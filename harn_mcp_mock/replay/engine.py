@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.matching import Matcher, explain_miss
@@ -47,7 +46,14 @@ from harn_mcp_mock.replay.handshake import initialize_from_discover
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
 
-Repeat = Literal["last", "cycle", "error"]
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+if TYPE_CHECKING:
+    Repeat = Literal["last", "cycle", "error"]
+else:
+    Repeat = str
 
 
 @dataclass(slots=True)
@@ -75,19 +81,29 @@ class Interaction:
         return str(self.request.get("method"))
 
 
-@dataclass(slots=True)
+# Internal records are plain slotted classes, not dataclasses: each @dataclass costs a few
+# hundred microseconds at import, on replay's start-up path.
+
+
 class _OrderCursor:
-    next: int = 0
-    """Index in the strict order of the next interaction expected."""
+    __slots__ = ("next",)
+
+    def __init__(self) -> None:
+        self.next = 0
+        """Index in the strict order of the next interaction expected."""
 
 
-@dataclass(slots=True)
 class _Paused:
-    steps: list[Step]
-    request_id: Any
-    progress_token: Any
-    interaction: Interaction
-    expected: Any
+    __slots__ = ("expected", "interaction", "progress_token", "request_id", "steps")
+
+    def __init__(
+        self, steps: list[Step], request_id: Any, progress_token: Any, interaction: Interaction, expected: Any
+    ) -> None:
+        self.steps = steps
+        self.request_id = request_id
+        self.progress_token = progress_token
+        self.interaction = interaction
+        self.expected = expected
 
 
 class RequestRedactor:
@@ -210,9 +226,11 @@ def build_interactions(cassette: Cassette, matcher: Matcher) -> tuple[list[Inter
     return interactions, preamble
 
 
-@dataclass(slots=True)
 class _Preamble:
-    steps: list[Step]
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: list[Step]) -> None:
+        self.steps = steps
 
 
 def _replies(msg: Message) -> Iterable[tuple[int, dict[str, Any]]]:

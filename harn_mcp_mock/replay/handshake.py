@@ -24,7 +24,10 @@ recorded version, which makes those clients fall back all the same.)
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 MODERN_ERA_START = "2026-07-28"

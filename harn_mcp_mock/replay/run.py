@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import orjson
 
@@ -14,6 +13,8 @@ from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.options import ReplayOptions
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.store.cas import atomic_write
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
 if TYPE_CHECKING:
     from harn_mcp_mock.cassette.claim import CassetteClaim, Holder

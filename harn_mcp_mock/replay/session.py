@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.options import ReplayOptions, parse_latency
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayEngine
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def open_engine(

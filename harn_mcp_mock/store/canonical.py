@@ -7,11 +7,13 @@ of canonical bytes (or of raw bytes the caller already holds).
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 
 from harn_mcp_mock import deepjson
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 

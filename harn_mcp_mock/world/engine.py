@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import sys
 from dataclasses import dataclass, field
-from typing import Any
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.jsonrpc.codes import (
@@ -27,6 +26,10 @@ from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
 from harn_mcp_mock.world.spec import FaultRule, TaskSpec, ToolSpec, WorldSpec
 from harn_mcp_mock.world.state import EffectError, apply_effects, changed_paths, copy_state
 from harn_mcp_mock.world.templates import Context, concrete, render
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.jsonrpc.codes import RATE_LIMITED, TIMED_OUT
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:
     from harn_mcp_mock.world.spec import FaultRule

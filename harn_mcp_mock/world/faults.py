@@ -5,17 +5,19 @@ canonical arguments). Never Python's ``hash()`` (salted per process) or a global
 
 from __future__ import annotations
 
-from typing import Any
-
-from blake3 import blake3
-
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.world.predicates import holds
 from harn_mcp_mock.world.spec import FaultRule
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def keyed_unit(seed: int, run_id: str, tool: str, ordinal: int, args: Any) -> float:
     """A number in [0, 1) fixed by the call's identity."""
+    from blake3 import blake3  # on first use: only probability schedules need it
+
     digest = blake3(canonical_bytes([seed, run_id, tool, ordinal, args])).digest(length=8)
     return int.from_bytes(digest, "big") / 2**64
 

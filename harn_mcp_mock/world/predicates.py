@@ -27,9 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import lru_cache
-from typing import Any, Final
 
 from harn_mcp_mock.store import pointer as jsonptr
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = [
     "FORMS",
@@ -62,7 +65,8 @@ text of a failing ``requires`` entry)."""
 
 _NUMERIC: Final = ("gte", "lte", "gt", "lt")
 
-Resolve = Callable[[Any], Any]
+if TYPE_CHECKING:
+    Resolve = Callable[[Any], Any]
 
 
 def _identity(value: Any) -> Any:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from harn_mcp_mock.errors import WorldSpecError
 from harn_mcp_mock.world.fault_kinds import KINDS
 from harn_mcp_mock.world.predicates import PredicateError, validate_predicate
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = "harn-mcp-mock/world"
 VERSION = 1

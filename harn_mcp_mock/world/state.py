@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.world.predicates import MISSING, get_path, split_pointer
 from harn_mcp_mock.world.templates import Context, concrete, render, render_path
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class EffectError(Exception):

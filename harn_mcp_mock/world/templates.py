@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 import orjson
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.world.predicates import MISSING, get_path, items_of, split_pointer, subset_match
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 _REF = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_\-]+)*)\}")
 
