@@ -104,7 +104,7 @@ def _regex(text: str, where: str, flags: int = 0) -> re.Pattern[str]:
         raise _Problem(where, "invalid regular expression") from None
 
 
-def _names(value: Any, where: str, *, upper: bool) -> list[str]:
+def _names(value: Any, where: str, *, upper: bool, check_regex: bool = True) -> list[str]:
     """Key or env names: plain names (case-insensitive) or ``re:<regex>``."""
     out = []
     for i, item in enumerate(_strings(value, where)):
@@ -112,7 +112,8 @@ def _names(value: Any, where: str, *, upper: bool) -> list[str]:
             body = item[len(_REGEX_PREFIX) :]
             if not body:
                 raise _Problem(f"{where}[{i}]", "'re:' must be followed by a regular expression")
-            _regex(body, f"{where}[{i}]", re.IGNORECASE)
+            if check_regex:
+                _regex(body, f"{where}[{i}]", re.IGNORECASE)
             out.append(item)
         else:
             out.append(item.upper() if upper else item.lower())
@@ -217,9 +218,9 @@ def _parse(doc: Any, *, check_regex: bool = True) -> tuple[str, dict[str, Any]]:
         body = _object(top[section], section, _SECTIONS)
         parsed: dict[str, Any] = {}
         if "keys" in body:
-            parsed["keys"] = _names(body["keys"], f"{section}.keys", upper=False)
+            parsed["keys"] = _names(body["keys"], f"{section}.keys", upper=False, check_regex=check_regex)
         if "env" in body:
-            parsed["env"] = _names(body["env"], f"{section}.env", upper=True)
+            parsed["env"] = _names(body["env"], f"{section}.env", upper=True, check_regex=check_regex)
         if "pointers" in body:
             parsed["pointers"] = _pointers(body["pointers"], f"{section}.pointers")
         if "patterns" in body:
@@ -411,26 +412,45 @@ class RedactionPolicy:
 
 
 class _NameSet:
-    """Plain names (compared case-folded) and ``re:`` rules (searched, case-insensitive)."""
+    """Plain names (compared case-folded) and ``re:`` rules (searched, case-insensitive).
 
-    __slots__ = ("names", "regexes", "sources")
+    A rule's expression is compiled the first time a name gets past its gate (the literal every
+    match contains, from the precomputed facts): most names never reach any of them.
+    """
+
+    __slots__ = ("_compiled", "_gates", "names", "sources")
 
     def __init__(self, entries: Iterable[str]) -> None:
-        names, regexes, sources = set(), [], []
+        names, sources = set(), []
         for entry in entries:
             if entry.startswith(_REGEX_PREFIX):
                 sources.append(entry[len(_REGEX_PREFIX) :])
-                regexes.append(re.compile(sources[-1], re.IGNORECASE))
             else:
                 names.add(entry.casefold())
         self.names = frozenset(names)
-        self.regexes = tuple(regexes)
         self.sources = tuple(sources)
+        self._gates = tuple(facts_of(source, re.IGNORECASE).fold_needles for source in self.sources)
+        self._compiled: list[re.Pattern[str] | None] = [None] * len(self.sources)
+
+    @property
+    def regexes(self) -> tuple[re.Pattern[str], ...]:
+        """Every ``re:`` rule, compiled."""
+        return tuple(self._regex(i) for i in range(len(self.sources)))
+
+    def _regex(self, i: int) -> re.Pattern[str]:
+        compiled = self._compiled[i]
+        if compiled is None:
+            compiled = self._compiled[i] = re.compile(self.sources[i], re.IGNORECASE)
+        return compiled
 
     def __call__(self, name: str) -> bool:
-        if name.casefold() in self.names:
+        folded = name.casefold()
+        if folded in self.names:
             return True
-        return any(regex.search(name) for regex in self.regexes)
+        for i, needles in enumerate(self._gates):
+            if all(needle in folded for needle in needles) and self._regex(i).search(name):
+                return True
+        return False
 
     def needles(self) -> tuple[tuple[str, ...] | None, int]:
         """(substrings one of which every matching name contains, or None when a rule does not
