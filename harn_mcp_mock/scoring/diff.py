@@ -16,7 +16,7 @@ Entries are sorted by path (array indexes numerically), then kind.
 from __future__ import annotations
 
 import re
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import compress
 from operator import ne
 from typing import Any, Final
@@ -24,6 +24,7 @@ from typing import Any, Final
 import orjson
 
 from harn_mcp_mock.store import pointer as jsonptr
+from harn_mcp_mock.store.canonical import sorted_json
 from harn_mcp_mock.world.predicates import json_equal, split_pointer
 
 __all__ = ["Differ", "diff_paths", "escape_segment", "glob_match", "path_key"]
@@ -49,7 +50,7 @@ _SMALL: Final = 2048
 """A ``before`` subtree whose JSON is at most this many bytes is compared in one go; a bigger
 one (a collection) is always walked into."""
 
-_canonical = partial(orjson.dumps, option=orjson.OPT_SORT_KEYS)
+_canonical = sorted_json
 _Encoded = tuple[bytes, bytes]
 """A small subtree's JSON as is (key order kept) and canonical (keys sorted)."""
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import orjson
-
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.store import pointer as jsonptr
+from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.world.predicates import MISSING, get_path, items_of, split_pointer, subset_match
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -151,9 +150,7 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
             key = sort.lstrip("-")
             items = sorted(
                 items,
-                key=lambda i: deepjson.dumps(
-                    i.get(key) if isinstance(i, dict) else None, option=orjson.OPT_SORT_KEYS
-                ),
+                key=lambda i: canonical_bytes(i.get(key) if isinstance(i, dict) else None),
                 reverse=sort.startswith("-"),
             )
         fields = template.get("fields")
