@@ -232,10 +232,11 @@ def test_the_agents_protocol_sits_above_the_mcp_side_which_never_imports_it() ->
 
 def test_the_tests_mirror_the_package() -> None:
     # tests/<subpackage>/test_<module>.py; end-to-end runs against real third-party peers live
-    # in tests/e2e/, and tests of root modules (api, options, formats...) at the top.
+    # in tests/e2e/, mypy's check of the public API in tests/typing/, and tests of root modules
+    # (api, options, formats...) at the top.
     subpackages = {name.split(".")[1] for name in PACKAGES if name.count(".") == 1}
     folders = {p.parent.name for p in (ROOT / "tests").glob("*/test_*.py")}
-    assert folders - subpackages == {"e2e"}
+    assert folders - subpackages == {"e2e", "typing"}
 
 
 @pytest.mark.parametrize(
