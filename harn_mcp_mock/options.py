@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from harn_mcp_mock.replay.engine import Repeat
 
-__all__ = ["REPEATS", "REPLAY_FLAGS", "ClientCallbacks", "ReplayOptions", "parse_latency"]
+__all__ = ["REPEATS", "REPLAY_FLAGS", "ClientCallbacks", "RecordOptions", "ReplayOptions", "parse_latency"]
 
 REPEATS = ("last", "cycle", "error")
 
@@ -119,6 +119,55 @@ class ReplayOptions:
     def names() -> tuple[str, ...]:
         """The option names, in order (the pytest marker and the API take them as keywords)."""
         return ("ignore_paths", "repeat", "strict_order", "latency", "redact_policy")
+
+
+class RecordOptions:
+    """How a live server is recorded (stdio or ``--url``), built once where input arrives.
+
+    Immutable and compared by value, like :class:`ReplayOptions`.
+    """
+
+    __slots__ = ("allow_empty", "grace", "headers", "redact_policy")
+
+    redact_policy: Path | None
+    """The redaction policy file (default: the built-in one)."""
+    grace: float
+    """Seconds a stdio server gets to exit after its input closes (``--shutdown-timeout``)."""
+    allow_empty: bool
+    """Write the cassette even when the client sent nothing (``--allow-empty``)."""
+    headers: tuple[str, ...]
+    """``NAME:VALUE`` headers sent to an HTTP upstream (``--header``, redacted)."""
+
+    def __init__(
+        self,
+        redact_policy: str | os.PathLike[str] | None = None,
+        grace: float = 5.0,
+        allow_empty: bool = False,
+        headers: Iterable[str] = (),
+    ) -> None:
+        if not grace >= 0:
+            raise UsageError(f"bad shutdown timeout {grace!r}: use seconds >= 0", where="--shutdown-timeout")
+        policy = Path(redact_policy) if redact_policy is not None else None
+        for name, value in zip(
+            self.__slots__, (bool(allow_empty), float(grace), tuple(headers), policy), strict=True
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"RecordOptions is immutable: build a new one instead of setting {name}")
+
+    def _key(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RecordOptions) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in sorted(self.__slots__))
+        return f"RecordOptions({inner})"
 
 
 REPLAY_FLAGS: dict[str, tuple[str, str]] = {

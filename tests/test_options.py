@@ -81,3 +81,14 @@ def test_an_unknown_marker_option_names_the_valid_ones() -> None:
         UsageError, match=r"unknown mcp_mock option .strict_ordr.; valid options: .*strict_order"
     ):
         merge_options([{"strict_ordr": True}], "@pytest.mark.mcp_mock")
+
+
+def test_record_options_are_a_value_and_refuse_a_negative_grace() -> None:
+    from harn_mcp_mock.options import RecordOptions
+
+    assert RecordOptions("p.json", 2, True, ["A:b"]) == RecordOptions(Path("p.json"), 2.0, True, ("A:b",))
+    with pytest.raises(UsageError) as caught:
+        RecordOptions(grace=-1)
+    assert caught.value.where == "--shutdown-timeout"
+    with pytest.raises(AttributeError, match="immutable"):
+        RecordOptions().grace = 3  # type: ignore[misc]

@@ -113,6 +113,10 @@ def record(
     keeps what was recorded.
     """
     prog = "harn mcp mock record"
+    with handle_errors(prog):
+        from harn_mcp_mock.options import RecordOptions
+
+        options = RecordOptions(redact_policy, shutdown_timeout, allow_empty, header or ())
     if url is not None:
         with handle_errors(prog):
             from harn_mcp_mock.errors import UsageError
@@ -133,14 +137,12 @@ def record(
             recorded, _proxy = record_http(
                 cassette,
                 url,
-                headers=header or [],
-                policy_path=redact_policy,
+                options,
                 host=host,
                 port=port,
                 allow_remote=allow_remote,
                 guard=guard,
                 on_event=lambda text: note(prog, text),
-                allow_empty=allow_empty,
             )
             if not quiet:
                 from harn_mcp_mock.cassette.unanswered import unanswered_note
@@ -167,11 +169,9 @@ def record(
         result = record_command(
             command or [],
             cassette,
-            policy_path=redact_policy,
-            grace=shutdown_timeout,
+            options,
             emit_tape=emit_tape,
             on_event=lambda text: note(prog, text),
-            allow_empty=allow_empty,
         )
         if not quiet:
             from harn_mcp_mock.cassette.unanswered import unanswered_note

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import signal
 import urllib.parse
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,7 @@ from harn_mcp_mock.http.replay_server import (
 )
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
+from harn_mcp_mock.options import RecordOptions
 from harn_mcp_mock.record.session import http_recorder
 from harn_mcp_mock.upstream.http import (
     HOP_BY_HOP,
@@ -314,9 +315,8 @@ def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp", guard: GuardSetti
 def record_http(
     cassette: str | Path,
     upstream: str,
+    options: RecordOptions | None = None,
     *,
-    headers: Sequence[str] = (),
-    policy_path: str | Path | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
     path: str = "/mcp",
@@ -325,80 +325,48 @@ def record_http(
     on_ready: Callable[[str], None] | None = _print_url,
     on_event: Callable[[str], None] | None = None,
     on_server: Callable[[HttpServer], None] | None = None,
-    allow_empty: bool = False,
     guard: GuardSettings | None = None,
 ) -> tuple[Cassette, RecordProxy]:
     """Run the recording proxy until a stop signal (SIGINT, SIGTERM, SIGHUP) or ``server.stop()``;
-    write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). Without a single
-    client message, nothing is written and :class:`~harn_mcp_mock.errors.NothingRecordedError`
-    is raised, unless ``allow_empty``. ``guard``: the Origin/Host/body-size checks (defaults for
-    ``host``).
+    write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). ``options`` says
+    how (policy, ``--header`` values, ``allow_empty``): without a single client message, nothing
+    is written and :class:`~harn_mcp_mock.errors.NothingRecordedError` is raised, unless
+    ``options.allow_empty``. ``guard``: the Origin/Host/body-size checks (defaults for ``host``).
 
     Holds the cassette's recording claim throughout (:mod:`harn_mcp_mock.cassette.claim`)."""
     from harn_mcp_mock.cassette.claim import recording_claim
 
+    opts = options if options is not None else RecordOptions()
     with recording_claim(cassette):
-        return _record_http(
-            cassette,
-            upstream,
-            headers,
-            policy_path,
-            host,
-            port,
-            path,
-            allow_remote,
-            verify,
-            on_ready,
-            on_event,
-            on_server,
-            allow_empty,
-            guard,
+        recorder, redactor, parsed = http_recorder(
+            cassette, upstream, opts.headers, policy_path=opts.redact_policy
         )
-
-
-def _record_http(
-    cassette: str | Path,
-    upstream: str,
-    headers: Sequence[str],
-    policy_path: str | Path | None,
-    host: str,
-    port: int,
-    path: str,
-    allow_remote: bool,
-    verify: bool | str,
-    on_ready: Callable[[str], None] | None,
-    on_event: Callable[[str], None] | None,
-    on_server: Callable[[HttpServer], None] | None,
-    allow_empty: bool,
-    guard: GuardSettings | None,
-) -> tuple[Cassette, RecordProxy]:
-    recorder, redactor, parsed = http_recorder(cassette, upstream, headers, policy_path=policy_path)
-    try:
-        proxy = RecordProxy(
-            upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path
-        )
-        server = HttpServer(
-            build_proxy_app(proxy, path=path, guard=guard or GuardSettings.for_host(host)),
-            host=host,
-            port=port,
-            path=path,
-            allow_remote=allow_remote,
-            lifespan="on",
-            on_shutdown=proxy.close,
-        )
-    except BaseException:
-        recorder.discard()
-        raise
-    if on_server is not None:
-        on_server(server)
-    try:
-        server.run(on_ready)
-    except BaseException:
-        recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
-        raise
-    stopped = server.stopped_by
-    reason = "proxy-stopped" if stopped is None else f"signal:{signal.Signals(stopped).name}"
-    entries = proxy.http_entries()
-    extra = {"http": entries} if entries else None
-    exit_info = {"code": None, "signal": None, "reason": reason}
-    return recorder.finish(exit_info, extra=extra, allow_empty=allow_empty), proxy
+        try:
+            proxy = RecordProxy(
+                upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path
+            )
+            server = HttpServer(
+                build_proxy_app(proxy, path=path, guard=guard or GuardSettings.for_host(host)),
+                host=host,
+                port=port,
+                path=path,
+                allow_remote=allow_remote,
+                lifespan="on",
+                on_shutdown=proxy.close,
+            )
+        except BaseException:
+            recorder.discard()
+            raise
+        if on_server is not None:
+            on_server(server)
+        try:
+            server.run(on_ready)
+        except BaseException:
+            recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
+            raise
+        stopped = server.stopped_by
+        reason = "proxy-stopped" if stopped is None else f"signal:{signal.Signals(stopped).name}"
+        entries = proxy.http_entries()
+        extra = {"http": entries} if entries else None
+        exit_info = {"code": None, "signal": None, "reason": reason}
+        return recorder.finish(exit_info, extra=extra, allow_empty=opts.allow_empty), proxy

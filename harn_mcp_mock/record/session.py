@@ -9,6 +9,7 @@ from pathlib import Path
 from harn_mcp_mock.cassette.claim import CassetteClaim, recording_claim
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.options import RecordOptions
 from harn_mcp_mock.record.proxy import RecordResult, record_stdio
 from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
 from harn_mcp_mock.redact import RedactionPolicy
@@ -21,58 +22,55 @@ def load_policy(policy_path: str | Path | None) -> RedactionPolicy:
 def record_command(
     command: Sequence[str],
     cassette: str | Path,
+    options: RecordOptions | None = None,
     *,
-    policy_path: str | Path | None = None,
     env: Mapping[str, str] | None = None,
     clock: Clock = SYSTEM_CLOCK,
-    grace: float = 5.0,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     emit_tape: str | Path | None = None,
     claim: CassetteClaim | None = None,
     on_event: Callable[[str], None] | None = None,
-    allow_empty: bool = False,
 ) -> RecordResult:
     """Record ``command`` (a stdio MCP server) into ``cassette`` while proxying our stdio to it.
 
-    ``emit_tape`` also writes every exchange, redacted, as ``mcp_json_rpc`` records of an event tape.
-    ``claim`` is the cassette's recording claim when the caller holds it already (record mode once).
-    A session in which the client sent no message raises
+    ``options`` says how (policy, shutdown grace, ``allow_empty``). ``emit_tape`` also writes
+    every exchange, redacted, as ``mcp_json_rpc`` records of an event tape. ``claim`` is the
+    cassette's recording claim when the caller holds it already (record mode once). A session
+    in which the client sent no message raises
     :class:`~harn_mcp_mock.errors.NothingRecordedError` and leaves ``cassette`` as it was, unless
-    ``allow_empty``. ``on_event`` gets the lines for the human (what a stop signal does).
+    ``options.allow_empty``. ``on_event`` gets the lines for the human (what a stop signal does).
     """
     if not command:
         raise UsageError("no server command: put it after `--`, e.g. `-- mcp-server-time`")
+    opts = options if options is not None else RecordOptions()
     with recording_claim(cassette, claim):  # one recorder per cassette; see cassette/claim.py
         return _record_claimed(
             command,
             Path(cassette),
-            policy_path,
-            env,
-            clock,
-            grace,
-            stdin_fd,
-            stdout_fd,
-            emit_tape,
-            on_event,
-            allow_empty,
+            opts,
+            env=env,
+            clock=clock,
+            stdin_fd=stdin_fd,
+            stdout_fd=stdout_fd,
+            emit_tape=emit_tape,
+            on_event=on_event,
         )
 
 
 def _record_claimed(
     command: Sequence[str],
     cassette: Path,
-    policy_path: str | Path | None,
+    options: RecordOptions,
+    *,
     env: Mapping[str, str] | None,
     clock: Clock,
-    grace: float,
     stdin_fd: int,
     stdout_fd: int,
     emit_tape: str | Path | None,
     on_event: Callable[[str], None] | None,
-    allow_empty: bool,
 ) -> RecordResult:
-    policy = load_policy(policy_path)
+    policy = load_policy(options.redact_policy)
     server_env = dict(os.environ if env is None else env)
     redactor = policy.redactor(argv=list(command), env=server_env)
     writer = observer = None
@@ -95,10 +93,10 @@ def _record_claimed(
             clock=clock,
             stdin_fd=stdin_fd,
             stdout_fd=stdout_fd,
-            grace=grace,
+            grace=options.grace,
             observer=observer,
             on_event=on_event,
-            allow_empty=allow_empty,
+            allow_empty=options.allow_empty,
         )
     finally:
         if writer is not None:

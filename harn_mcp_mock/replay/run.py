@@ -10,7 +10,7 @@ import orjson
 
 from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.options import ReplayOptions
+from harn_mcp_mock.options import RecordOptions, ReplayOptions
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.store.cas import atomic_write
 
@@ -90,7 +90,7 @@ def run_replay(
         result = record_command(
             command,
             cassette,
-            policy_path=policy_path,
+            RecordOptions(policy_path),
             stdin_fd=stdin_fd,
             stdout_fd=stdout_fd,
             on_event=on_event,

@@ -14,6 +14,7 @@ import httpx2
 from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.http.record_proxy import record_http
 from harn_mcp_mock.http.replay_server import HttpServer, Receive, Scope, Send
+from harn_mcp_mock.options import RecordOptions
 
 from .conftest import serve_app
 
@@ -52,10 +53,10 @@ def proxy(
             record_http(
                 cassette,
                 upstream,
+                RecordOptions(allow_empty=True),  # these sessions are GET streams only: no client message
                 on_ready=lambda url: (urls.append(url), ready.set()),
                 on_server=servers.append,
                 on_event=None if events is None else events.append,
-                allow_empty=True,  # these sessions are GET streams only: no client message
             )
         )
 

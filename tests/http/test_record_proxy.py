@@ -24,6 +24,7 @@ from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.record_proxy import record_http
 from harn_mcp_mock.http.replay_server import HttpServer
+from harn_mcp_mock.options import RecordOptions
 from harn_mcp_mock.upstream.http import SseSplitter, parse_header_option
 from tests.serving import server_in_thread
 
@@ -83,7 +84,7 @@ def recording(cassette: Path, upstream: str, headers: list[str]) -> Iterator[tup
             record_http(
                 cassette,
                 upstream,
-                headers=headers,
+                RecordOptions(headers=headers),
                 on_ready=lambda url: (urls.append(url), ready.set()),
                 on_server=servers.append,
             )
