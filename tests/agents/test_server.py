@@ -278,7 +278,7 @@ def test_two_stores_on_one_file_still_create_one_task_per_key(db: Path, clock: P
 
         def go(h: Harness) -> None:
             barrier.wait(timeout=10)
-            _, task, _ = h.submit("alice", {"input": CLOSE_BUG}, "race")
+            _, task, _ = h.tasks.submit("alice", {"input": CLOSE_BUG}, "race")
             with lock:
                 ids.append(task["id"])
 
@@ -362,11 +362,11 @@ def test_receipts_chain_across_tasks_and_verify(client: TestClient) -> None:
 def test_a_new_harness_on_the_same_file_recovers_every_accepted_task(db: Path, clock: PausedClock) -> None:
     first = ProtocolStore(db, clock=clock)
     h = Harness(first, world_root=REPO)
-    _, done, _ = h.submit("alice", {"input": CLOSE_BUG})
+    _, done, _ = h.tasks.submit("alice", {"input": CLOSE_BUG})
     h.run_task(done["id"])
-    _, waiting, _ = h.submit("alice", {"input": CLOSE_BUG}, "keep-me")
-    _, working, _ = h.submit("alice", {"input": CLOSE_BUG})
-    assert h.start(working["id"])  # the process "dies" while this one is WORKING
+    _, waiting, _ = h.tasks.submit("alice", {"input": CLOSE_BUG}, "keep-me")
+    _, working, _ = h.tasks.submit("alice", {"input": CLOSE_BUG})
+    assert h.tasks.start(working["id"])  # the process "dies" while this one is WORKING
     first.close()
 
     second = ProtocolStore(db, clock=clock)
@@ -384,7 +384,7 @@ def test_a_new_harness_on_the_same_file_recovers_every_accepted_task(db: Path, c
             for e in client.get(f"/v1/tasks/{working['id']}/events", headers=headers()).json()["data"]
         ]
         assert kinds[-2:] == ["task.failed", "receipt.issued"]
-        assert harness(client).pending() == [waiting["id"]]
+        assert harness(client).tasks.pending() == [waiting["id"]]
         again = client.post(
             "/v1/tasks", json={"input": CLOSE_BUG}, headers=headers(**{"Idempotency-Key": "keep-me"})
         )

@@ -281,7 +281,7 @@ def test_replay_tasks_survive_a_restart(tmp_path: Path) -> None:
     store.close()
     store = ProtocolStore(db, clock=clock)
     client = TestClient(create_app(store, KEYS, clock, world_root=REPO))
-    assert harness(client).pending() == [task["id"]]
+    assert harness(client).tasks.pending() == [task["id"]]
     assert harness(client).run_task(task["id"])["status"] == "COMPLETED"
     store.close()
 
@@ -327,21 +327,21 @@ def test_a_cassette_outside_the_root_or_missing_fails_with_one_line(
     assert both["status"] == "FAILED" and "either" in both["failure"]["message"]
 
 
-def test_the_replay_service_uses_only_the_harness_public_methods() -> None:
+def test_the_harness_services_call_each_other_only_through_public_methods() -> None:
     import ast
-    import inspect
+    import pkgutil
 
-    from harn_mcp_mock.agents.server import replay
+    from harn_mcp_mock.agents import server
 
-    tree = ast.parse(inspect.getsource(replay))
-    private = sorted(
-        {
-            node.attr
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "harness"
-            and node.attr.startswith("_")
-        }
-    )
-    assert private == []
+    reaches = []
+    for info in pkgutil.iter_modules(server.__path__):
+        path = Path(server.__path__[0]) / f"{info.name}.py"
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
+                reaches.append(f"{info.name}.py:{node.lineno}: .{node.attr}")
+    assert reaches == []

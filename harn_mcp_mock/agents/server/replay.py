@@ -173,13 +173,13 @@ def _new_replay_task(
     request: _Request,
 ) -> dict[str, Any]:
     plan = {"mode": request.mode, "source_task_id": source["id"], "overrides": request.overrides}
-    return harness.new_task(
+    return harness.tasks.create(
         actor,
         session,
         source["workspace_id"],
         dict(source["input"]),
         {**request.metadata, "replay": plan},
-        harness.now(),
+        harness.ledger.now(),
         parent_task_id=source["id"],
     )
 
@@ -194,16 +194,16 @@ def replay_task(
     def create() -> tuple[int, dict[str, Any]]:
         current = harness.get(actor, "task", task_id)
         _check_source(harness, current, request.overrides)
-        session = harness.new_session(
+        session = harness.sessions.open(
             actor,
             current["workspace_id"],
-            harness.now(),
+            harness.ledger.now(),
             {"replay_of": {"session_id": current["session_id"]}},
         )
         return 201, _new_replay_task(harness, actor, current, session, request)
 
     target = f"POST /v1/tasks/{task_id}/replay"
-    return harness.idempotent(actor, source["workspace_id"], target, idempotency_key, body, create)
+    return harness.ledger.idempotent(actor, source["workspace_id"], target, idempotency_key, body, create)
 
 
 def replay_session(
@@ -223,8 +223,8 @@ def replay_session(
             raise _conflict(f"session {session_id} has no task to replay", "session_id")
         for task in tasks:
             _check_source(harness, task, {})
-        now = harness.now()
-        session = harness.new_session(actor, source_session["workspace_id"], now, dict(request.metadata))
+        now = harness.ledger.now()
+        session = harness.sessions.open(actor, source_session["workspace_id"], now, dict(request.metadata))
         pairs = []
         for task in tasks:  # one after the other, so the new transcript keeps the source's order
             replica = _new_replay_task(harness, actor, task, session, request)
@@ -233,8 +233,8 @@ def replay_session(
                 {"source_task_id": task["id"], "task_id": replica["id"], "status": finished["status"]}
             )
         session["metadata"]["replay_of"] = {"session_id": session_id, "tasks": pairs}
-        harness.store.put(session, ord=harness.store.ord_of(session["id"]) or 0, owner=actor)
-        harness.emit(
+        harness.ledger.put(session, actor)
+        harness.ledger.emit(
             "session.replayed",
             {"object": "session", "id": session["id"]},
             {"source_session_id": session_id, "mode": request.mode, "tasks": pairs},
@@ -243,15 +243,15 @@ def replay_session(
         return 201, session
 
     target = f"POST /v1/sessions/{session_id}/replay"
-    return harness.idempotent(actor, source_session["workspace_id"], target, idempotency_key, body, create)
+    return harness.ledger.idempotent(
+        actor, source_session["workspace_id"], target, idempotency_key, body, create
+    )
 
 
 def run_replay(harness: Harness, task_id: str) -> dict[str, Any]:
-    """Play the source's EventLog into the replay task (the runner calls this via ``run_task``)."""
-    if not harness.start(task_id):
-        found = harness.store.get(task_id, "task")
-        assert found is not None
-        return found[0]
+    """Play the source's EventLog into the replay task (:meth:`Harness.run_task` calls this)."""
+    if not harness.tasks.start(task_id):
+        return harness.tasks.current(task_id)
     found = harness.store.get(task_id, "task")
     assert found is not None
     task, owner = found
@@ -273,7 +273,7 @@ def run_replay(harness: Harness, task_id: str) -> dict[str, Any]:
         )
     source = source_found[0]
 
-    harness.emit(
+    harness.ledger.emit(
         "replay.started",
         me,
         {
@@ -283,7 +283,7 @@ def run_replay(harness: Harness, task_id: str) -> dict[str, Any]:
         },
         task_id=task_id,
     )
-    harness.notify()
+    harness.ledger.notify()
     substitutions: list[dict[str, Any]] = []
     replayed = 0
     artifacts: list[str] = []
@@ -319,7 +319,7 @@ def run_replay(harness: Harness, task_id: str) -> dict[str, Any]:
             payload["message_id"] = copied
         if event["event"] == "artifact.created" and resource["object"] == "artifact":
             artifacts.append(resource["id"])  # artifacts are immutable: the replay references them
-        harness.emit(
+        harness.ledger.emit(
             event["event"],
             resource,
             payload,
@@ -327,8 +327,8 @@ def run_replay(harness: Harness, task_id: str) -> dict[str, Any]:
             metadata={"replayed": True, "replay_of": replay_of},
         )
         replayed += 1
-        harness.notify()
-    harness.emit(
+        harness.ledger.notify()
+    harness.ledger.emit(
         "replay.completed",
         me,
         {"source_task_id": source_id, "replayed_events": replayed, "substitutions": substitutions},
@@ -341,22 +341,21 @@ def _copy_message(harness: Harness, owner: str, message_id: str, task: Mapping[s
     found = harness.store.get(message_id, "message")
     parts = found[0]["parts"] if found is not None else []
     role = found[0]["role"] if found is not None else "assistant"
-    message = harness.new_message(owner, {"id": task["session_id"]}, role, parts, task["id"], harness.now())
+    message = harness.sessions.add_message(
+        owner, {"id": task["session_id"]}, role, parts, task["id"], harness.ledger.now()
+    )
     message["metadata"] = {"replay_of": {"message_id": message_id}}
-    harness.store.put(message, ord=harness.store.ord_of(message["id"]) or 0, owner=owner)
+    harness.ledger.put(message, owner)
     return str(message["id"])
 
 
 def _still_working(harness: Harness, task_id: str) -> bool:
-    found = harness.store.get(task_id, "task")
-    return found is not None and found[0]["status"] == TaskState.WORKING.value
+    return harness.tasks.is_working(task_id)
 
 
 def _current(harness: Harness, task_id: str) -> dict[str, Any]:
-    harness.notify()
-    found = harness.store.get(task_id, "task")
-    assert found is not None
-    return found[0]
+    harness.ledger.notify()
+    return harness.tasks.current(task_id)
 
 
 def _end_like(
@@ -387,7 +386,7 @@ def _end_like(
         if not _still_working(harness, task_id):
             return _current(harness, task_id)
         failure = source.get("failure") if target is TaskState.FAILED else None
-        harness.finish_task(
+        harness.tasks.finish(
             task_id,
             target,
             f"replay of {source['id']}: {summary}",
@@ -402,7 +401,7 @@ def _end_like(
 def _fail(
     harness: Harness, task_id: str, source_id: str, missing: Mapping[str, Any], message: str
 ) -> dict[str, Any]:
-    harness.emit(
+    harness.ledger.emit(
         "replay.failed",
         {"object": "task", "id": task_id},
         {"source_task_id": source_id, "first_unavailable": dict(missing), "message": message},
@@ -410,7 +409,7 @@ def _fail(
     )
     with harness.store.transaction():
         if _still_working(harness, task_id):
-            harness.finish_task(
+            harness.tasks.finish(
                 task_id,
                 TaskState.FAILED,
                 f"replay of {source_id} failed: {message}",
