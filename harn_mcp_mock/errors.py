@@ -20,7 +20,7 @@ line or field at fault (never a secret, never a traceback)::
     ├── WorldSpecError                exit 2  a world spec violates its schema or cannot run
     ├── EvalError                     exit 2  eval input that cannot be scored (file, world, task, k)
     ├── ProtocolError                 exit 2  a Harn Agents Protocol rule was broken (defined with its
-    │                                         error envelope in agents/errors.py)
+    │                                         error envelope in agents/envelopes.py)
     ├── JcsError                      exit 2  a value RFC 8785 cannot canonicalise (agents/jcs.py)
     ├── HarnessStoreError             exit 3  the mock Harness's SQLite file cannot be opened or used
     ├── ServerError                   exit 4  the MCP server could not be started or failed

@@ -1,7 +1,10 @@
-"""The one way tests run an ASGI app: ``HttpServer`` (uvicorn) on 127.0.0.1:0, in a thread."""
+"""How tests serve HTTP: an ASGI app in a thread (``server_in_thread``), or the CLI as a child
+process that prints its URL (``url_process``); both on 127.0.0.1:0, always stopped."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,6 +13,7 @@ from typing import Any
 from harn_mcp_mock.http.replay_server import HttpServer
 
 READY_TIMEOUT_S = 30
+HARN = [sys.executable, "-m", "harn_mcp_mock"]
 
 
 @contextmanager
@@ -33,3 +37,19 @@ def server_in_thread(app: Any, **server_options: Any) -> Iterator[str]:
         server.stop()
         thread.join(READY_TIMEOUT_S)
         assert not thread.is_alive(), "the server did not stop"
+
+
+@contextmanager
+def url_process(args: list[str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``harn mcp mock ARGS`` printing its URL as stdout's first line; always reaped."""
+    proc = subprocess.Popen([*HARN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout and proc.stderr
+    try:
+        url = proc.stdout.readline().decode().strip()
+        assert url.startswith("http://127.0.0.1:"), proc.stderr.read()
+        yield proc, url
+    finally:
+        proc.kill()
+        proc.wait(timeout=READY_TIMEOUT_S)
+        proc.stdout.close()
+        proc.stderr.close()

@@ -237,6 +237,19 @@ def test_the_tests_mirror_the_package() -> None:
     subpackages = {name.split(".")[1] for name in PACKAGES if name.count(".") == 1}
     folders = {p.parent.name for p in (ROOT / "tests").glob("*/test_*.py")}
     assert folders - subpackages == {"e2e", "typing"}
+    # Each file is named after the module (or sub-package) it tests: test_<module>.py, or
+    # test_<module>_<aspect>.py when one module's tests are split by topic.
+    stray = []
+    for test in sorted((ROOT / "tests").glob("*/test_*.py")):
+        package = ROOT / "harn_mcp_mock" / test.parent.name
+        if not package.is_dir():
+            continue
+        modules = {p.stem.lstrip("_") for p in package.glob("*.py")}
+        modules |= {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+        name = test.stem.removeprefix("test_")
+        if not any(name == m or name.startswith(m + "_") for m in modules):
+            stray.append(str(test.relative_to(ROOT)))
+    assert stray == []
 
 
 @pytest.mark.parametrize(

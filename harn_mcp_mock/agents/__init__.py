@@ -5,7 +5,7 @@ See ``docs/protocol.md``. The server and the conformance checker build on this p
 
 from __future__ import annotations
 
-from harn_mcp_mock.agents.errors import ErrorEnvelope, ProtocolError
+from harn_mcp_mock.agents.envelopes import ErrorEnvelope, ProtocolError
 from harn_mcp_mock.agents.jcs import jcs_bytes
 from harn_mcp_mock.agents.lifecycle import TaskState, can_transition, transition
 from harn_mcp_mock.agents.receipts import receipt_hash, redact, seal, verify_chain

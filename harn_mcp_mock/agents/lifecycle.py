@@ -16,7 +16,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Literal
 
-from harn_mcp_mock.agents.errors import ErrorEnvelope, ProtocolError
+from harn_mcp_mock.agents.envelopes import ErrorEnvelope, ProtocolError
 
 __all__ = [
     "TASK_EVENT_STATES",

@@ -45,7 +45,7 @@ from harn_mcp_mock.agents.enums import (
     TaskStatus,
     Visibility,
 )
-from harn_mcp_mock.agents.errors import ProtocolError
+from harn_mcp_mock.agents.envelopes import ProtocolError
 
 __all__ = [
     "RESOURCE_TYPES",

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harn_mcp_mock.agents.errors import ProtocolError
+from harn_mcp_mock.agents.envelopes import ProtocolError
 from harn_mcp_mock.agents.jcs import JcsError, jcs_bytes
 from harn_mcp_mock.store import pointer as jsonptr
 

@@ -10,8 +10,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from harn_mcp_mock.agents import PROTOCOL_VERSION, VERSION_HEADER
+from harn_mcp_mock.agents.db import ProtocolStore
 from harn_mcp_mock.agents.server import Harness, create_app
-from harn_mcp_mock.agents.store import ProtocolStore
 from harn_mcp_mock.clock import PausedClock
 
 REPO = Path(__file__).resolve().parents[2]

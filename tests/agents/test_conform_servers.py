@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
+from harn_mcp_mock.agents.db import ProtocolStore
 from harn_mcp_mock.agents.server import create_app
-from harn_mcp_mock.agents.store import ProtocolStore
 from harn_mcp_mock.clock import PausedClock
 from tests.serving import server_in_thread
 

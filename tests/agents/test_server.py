@@ -10,11 +10,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from harn_mcp_mock.agents import PROTOCOL_VERSION, VERSION_HEADER
+from harn_mcp_mock.agents.db import ProtocolStore
 from harn_mcp_mock.agents.events import EVENT_KINDS
 from harn_mcp_mock.agents.models import Artifact, Event, HarnAgentCard, Message, Outcome, Session, Task
 from harn_mcp_mock.agents.receipts import verify_chain
 from harn_mcp_mock.agents.server import IDEMPOTENCY_RETENTION_MS, Harness, create_app
-from harn_mcp_mock.agents.store import ProtocolStore
 from harn_mcp_mock.clock import PausedClock
 from tests.agents.harness_client import (
     CLOSE_BUG,

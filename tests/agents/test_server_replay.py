@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from harn_mcp_mock.agents.db import ProtocolStore
 from harn_mcp_mock.agents.models import Event, Task
 from harn_mcp_mock.agents.receipts import receipt_hash, sha256_ref
 from harn_mcp_mock.agents.server import create_app
-from harn_mcp_mock.agents.store import ProtocolStore
 from harn_mcp_mock.clock import PausedClock
 from tests.agents.harness_client import KEYS, REPO, harness, headers, sse_frames, submit
 

@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.http.test_replay_sessions import WAIT, counter_server, stop
-from tests.http.test_signals_http import url_process
+from tests.http.test_replay_server_sessions import WAIT, counter_server, stop
+from tests.serving import url_process
 
 pytestmark = pytest.mark.e2e
 

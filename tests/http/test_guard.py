@@ -239,8 +239,8 @@ def test_the_record_proxy_refuses_foreign_origins_and_big_bodies(tmp_path: Path)
 
 
 def test_protocol_serve_refuses_with_its_error_envelope(tmp_path: Path) -> None:
+    from harn_mcp_mock.agents.db import ProtocolStore
     from harn_mcp_mock.agents.server import create_app
-    from harn_mcp_mock.agents.store import ProtocolStore
 
     store = ProtocolStore(tmp_path / "p.sqlite3", clock=PausedClock())
     try:

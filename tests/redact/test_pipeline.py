@@ -13,7 +13,7 @@ import pytest
 
 import harn_mcp_mock.redact as redact
 from harn_mcp_mock.redact import PLACEHOLDER_RE, RedactionPolicy, Redactor, normalize_placeholders
-from tests.redact.test_fixtures import (
+from tests.redact.credentials import (
     ALNUM,
     BASE64,
     IN_CONTEXT,

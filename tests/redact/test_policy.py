@@ -12,7 +12,7 @@ import pytest
 
 from harn_mcp_mock.errors import RedactionPolicyError
 from harn_mcp_mock.redact import RedactionPolicy
-from tests.redact.test_fixtures import TOKENS, varied
+from tests.redact.credentials import TOKENS, varied
 
 EXAMPLE: dict[str, Any] = {
     "version": 1,

@@ -29,7 +29,7 @@ from harn_mcp_mock.agents.conform.fixtures import (
     unique,
 )
 from harn_mcp_mock.agents.conform.registry import CHECKS, Context, Fail, Level, Prerequisite, Skip, check
-from harn_mcp_mock.agents.errors import ERROR_CODES, ErrorEnvelope, ProtocolError
+from harn_mcp_mock.agents.envelopes import ERROR_CODES, ErrorEnvelope, ProtocolError
 from harn_mcp_mock.agents.lifecycle import TASK_EVENT_STATES, apply_event, is_terminal
 from harn_mcp_mock.agents.models import Event, HarnAgentCard, Receipt, Task
 from harn_mcp_mock.agents.receipts import HASH_PREFIX, RECEIPT_SCHEMA, receipt_hash

@@ -1,7 +1,7 @@
 """The mock Harness of the Harn Agents Protocol v1: ``create_app`` (ASGI) and ``serve`` (uvicorn).
 
 Layers: :mod:`.harness` wires the services (:mod:`.ledger`, :mod:`.sessions`, :mod:`.tasks`,
-:mod:`.issuer`, :mod:`.replay`) over :class:`~harn_mcp_mock.agents.store.ProtocolStore`
+:mod:`.issuer`, :mod:`.replay`) over :class:`~harn_mcp_mock.agents.db.ProtocolStore`
 (SQLite); :mod:`.app` serves them as REST + SSE; :mod:`.agent` is the scripted agent, calling
 tools on an in-process MCP world. Starlette and
 uvicorn load only when this package is imported.

@@ -38,13 +38,13 @@ from starlette.routing import Route
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.agents import PROTOCOL_VERSION, VERSION_HEADER
-from harn_mcp_mock.agents.errors import ErrorEnvelope, ProtocolError
+from harn_mcp_mock.agents.db import ProtocolStore
+from harn_mcp_mock.agents.envelopes import ErrorEnvelope, ProtocolError
 from harn_mcp_mock.agents.server.card import agent_card
 from harn_mcp_mock.agents.server.harness import ALL_SCOPES, SUPPORTED_VERSIONS, Harness
 from harn_mcp_mock.agents.server.issuer import verification
-from harn_mcp_mock.agents.server.replay import replay_session, replay_task
+from harn_mcp_mock.agents.server.replay import create_session_replay, create_task_replay
 from harn_mcp_mock.agents.server.runner import EventBus, TaskRunner
-from harn_mcp_mock.agents.store import ProtocolStore
 from harn_mcp_mock.clock import Clock
 from harn_mcp_mock.http.guard import BodyTooLarge, GuardSettings, guard_middleware
 
@@ -354,7 +354,7 @@ async def task_receipt(request: Request, actor: str) -> Response:
 async def replay_task_route(request: Request, actor: str) -> Response:
     state = served(request)
     body = await _read_body(request)
-    status, task, replayed = replay_task(
+    status, task, replayed = create_task_replay(
         state.harness, actor, request.path_params["task_id"], body, _key(request)
     )
     if not replayed:
@@ -405,7 +405,7 @@ async def session_stream(request: Request, actor: str) -> Response:
 async def replay_session_route(request: Request, actor: str) -> Response:
     body = await _read_body(request)
     harness = served(request).harness
-    status, session, replayed = replay_session(
+    status, session, replayed = create_session_replay(
         harness, actor, request.path_params["session_id"], body, _key(request)
     )
     return _created(status, session, replayed, f"/v1/sessions/{session['id']}")

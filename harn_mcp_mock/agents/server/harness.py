@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.agents import PROTOCOL_VERSION
+from harn_mcp_mock.agents.db import ProtocolStore
 from harn_mcp_mock.agents.server import replay
 from harn_mcp_mock.agents.server.issuer import Issuer
 from harn_mcp_mock.agents.server.ledger import DEFAULT_WORKSPACE, IDEMPOTENCY_RETENTION_MS, Ledger
 from harn_mcp_mock.agents.server.sessions import Sessions
 from harn_mcp_mock.agents.server.tasks import Tasks
-from harn_mcp_mock.agents.store import ProtocolStore
 from harn_mcp_mock.clock import Clock
 
 __all__ = [

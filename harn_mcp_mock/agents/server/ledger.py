@@ -12,9 +12,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from harn_mcp_mock.agents.errors import ErrorEnvelope, ProtocolError
+from harn_mcp_mock.agents.db import ProtocolStore, rfc3339
+from harn_mcp_mock.agents.envelopes import ErrorEnvelope, ProtocolError
 from harn_mcp_mock.agents.receipts import sha256_ref
-from harn_mcp_mock.agents.store import ProtocolStore, rfc3339
 from harn_mcp_mock.clock import Clock
 
 __all__ = [

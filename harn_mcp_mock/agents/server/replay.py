@@ -32,14 +32,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from harn_mcp_mock.agents.errors import ErrorEnvelope, ProtocolError
+from harn_mcp_mock.agents.envelopes import ErrorEnvelope, ProtocolError
 from harn_mcp_mock.agents.lifecycle import TaskState, is_terminal
 from harn_mcp_mock.agents.receipts import sha256_ref
 
 if TYPE_CHECKING:
     from harn_mcp_mock.agents.server.harness import Harness
 
-__all__ = ["REPLAY_MODES", "SUPPORTED_REPLAY_MODES", "replay_session", "replay_task", "run_replay"]
+__all__ = [
+    "REPLAY_MODES",
+    "SUPPORTED_REPLAY_MODES",
+    "create_session_replay",
+    "create_task_replay",
+    "run_replay",
+]
 
 REPLAY_MODES = ("exact", "with_overrides", "from_checkpoint")
 SUPPORTED_REPLAY_MODES = ("exact", "with_overrides")
@@ -184,7 +190,7 @@ def _new_replay_task(
     )
 
 
-def replay_task(
+def create_task_replay(
     harness: Harness, actor: str, task_id: str, body: Any, idempotency_key: str | None = None
 ) -> tuple[int, dict[str, Any], bool]:
     """``(status, task, idempotent_replay)`` for ``POST /v1/tasks/{task_id}/replay``."""
@@ -206,7 +212,7 @@ def replay_task(
     return harness.ledger.idempotent(actor, source["workspace_id"], target, idempotency_key, body, create)
 
 
-def replay_session(
+def create_session_replay(
     harness: Harness, actor: str, session_id: str, body: Any, idempotency_key: str | None = None
 ) -> tuple[int, dict[str, Any], bool]:
     """``POST /v1/sessions/{id}/replay``: a new Session holding an exact replay of every task of

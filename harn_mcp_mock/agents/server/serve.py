@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from harn_mcp_mock.agents.store import ProtocolStore
+from harn_mcp_mock.agents.db import ProtocolStore
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.http.guard import GuardSettings
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harn_mcp_mock.agents.errors import ErrorEnvelope, ProtocolError
+from harn_mcp_mock.agents.envelopes import ErrorEnvelope, ProtocolError
 from harn_mcp_mock.agents.lifecycle import is_terminal
 from harn_mcp_mock.agents.server.ledger import DEFAULT_WORKSPACE, Created, Ledger, event_page, invalid
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harn_mcp_mock.agents.errors import ProtocolError
+from harn_mcp_mock.agents.envelopes import ProtocolError
 from harn_mcp_mock.agents.lifecycle import TaskState, is_terminal, transition
 from harn_mcp_mock.agents.receipts import sha256_ref
 from harn_mcp_mock.agents.server.agent import AgentResult, run_scripted

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harn_mcp_mock.agents.enums import TaskStatus
-from harn_mcp_mock.agents.errors import ProtocolError
+from harn_mcp_mock.agents.envelopes import ProtocolError
 from harn_mcp_mock.agents.models import RESOURCE_TYPES, Message, Part, Resource, Task
 from tests.agents.protocol_data import SAMPLES, spec_section
 

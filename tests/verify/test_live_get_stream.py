@@ -12,8 +12,7 @@ import pytest
 from harn_mcp_mock.cassette.model import Cassette, Message, load_cassette, save_cassette
 from harn_mcp_mock.http.replay_server import Receive, Scope, Send, _read_body
 from harn_mcp_mock.verify.live import rerun_live_http
-
-from .conftest import serve_app
+from tests.http.conftest import serve_app
 
 INIT = {
     "jsonrpc": "2.0",

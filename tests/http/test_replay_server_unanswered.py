@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from harn_mcp_mock.jsonrpc.codes import RECORDED_UNANSWERED
-from tests.replay.test_unanswered_sessions import record_crash
+from tests.replay.test_session_unanswered import record_crash
 
 from .conftest import serve_cassette
 

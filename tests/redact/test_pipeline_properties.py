@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harn_mcp_mock.redact import RedactionPolicy, Redactor
-from tests.redact.test_fixtures import IN_CONTEXT, TOKENS, varied
+from tests.redact.credentials import IN_CONTEXT, TOKENS, varied
 
 ENV_SECRET = "env-" + varied(14, 5)
 ARGV_SECRET = "argv-" + varied(14, 11)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harn_mcp_mock.agents.errors import ProtocolError
+from harn_mcp_mock.agents.envelopes import ProtocolError
 from harn_mcp_mock.agents.lifecycle import (
     TASK_EVENT_STATES,
     TERMINAL_STATES,

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from harn_mcp_mock.agents.errors import (
+from harn_mcp_mock.agents.envelopes import (
     DEFAULT_ERROR_TYPE,
     ERROR_CODES,
     ERROR_TYPES,

@@ -14,10 +14,10 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
+from tests.serving import url_process
 
 from .conftest import ACCEPT, INIT, serve_cassette
-from .test_replay_sessions import WAIT, counter_server, stop
-from .test_signals_http import url_process
+from .test_replay_server_sessions import WAIT, counter_server, stop
 
 TOUCH = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "touch", "arguments": {}}}
 CHANGED = "notifications/resources/list_changed"

@@ -18,8 +18,7 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
-
-from .test_signals_http import url_process
+from tests.serving import url_process
 
 REPO = Path(__file__).resolve().parents[2]
 COUNTER = REPO / "tests" / "servers" / "counter_server.py"

@@ -17,7 +17,7 @@ from harn_mcp_mock.replay.session import open_engine
 from harn_mcp_mock.upstream.http import upstream_relative
 
 from .conftest import serve_app, serve_engines
-from .test_proxy_streams import proxy
+from .test_record_proxy_streams import proxy
 from .test_replay_server import ACCEPT, INIT
 
 ELSEWHERE = "http://elsewhere.example/mcp"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harn_mcp_mock.agents.errors import ProtocolError
+from harn_mcp_mock.agents.envelopes import ProtocolError
 from harn_mcp_mock.agents.jcs import jcs_bytes
 from harn_mcp_mock.agents.models import Receipt
 from harn_mcp_mock.agents.receipts import receipt_hash, redact, seal, sha256_ref, verify_chain

@@ -18,8 +18,7 @@ from harn_mcp_mock.cli.commands import verify_main
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.verify.findings import Severity
 from harn_mcp_mock.verify.run import verify
-
-from .test_record_proxy import TOKEN, _session, recording, serve_app_lifespan, serve_upstream
+from tests.http.test_record_proxy import TOKEN, _session, recording, serve_app_lifespan, serve_upstream
 
 AUTH = f"Authorization:Bearer {TOKEN}"
 

@@ -5,10 +5,7 @@ Real processes; each signal is sent after a real event (the URL line, an SDK ses
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -17,27 +14,12 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import journal_path, load_cassette
+from tests.serving import url_process
 
 from .conftest import serve_cassette
 
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 WAIT = 60
-
-
-@contextmanager
-def url_process(args: list[str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``harn mcp mock ARGS`` printing its URL as stdout's first line; always reaped."""
-    proc = subprocess.Popen([*HARN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout and proc.stderr
-    try:
-        url = proc.stdout.readline().decode().strip()
-        assert url.startswith("http://127.0.0.1:"), proc.stderr.read()
-        yield proc, url
-    finally:
-        proc.kill()
-        proc.wait(timeout=WAIT)
-        proc.stdout.close()
-        proc.stderr.close()
 
 
 async def _list_and_call(url: str) -> None:
