@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
+from harn_mcp_mock._record import record
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.redact import PLACEHOLDER_RE
 from harn_mcp_mock.store import pointer as jsonptr
@@ -82,7 +82,7 @@ def drop_path(value: Any, path: Pointer) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Matcher:
     """Computes request keys. ``ignore`` are JSON pointers into the message envelope."""
 

@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from harn_mcp_mock import deepjson
+from harn_mcp_mock._record import field, record
 from harn_mcp_mock.cassette.migrate import FORMAT, FORMAT_VERSION, JOURNAL_FORMAT, check_version
 from harn_mcp_mock.errors import (
     CassetteError,
@@ -71,7 +71,7 @@ def journal_path(path: Path) -> Path:
     return path.with_name(path.name + ".journal")
 
 
-@dataclass(slots=True)
+@record
 class Message:
     """One recorded wire message (or one line that was not a JSON-RPC message)."""
 
@@ -104,7 +104,7 @@ class Message:
         return None
 
 
-@dataclass(slots=True)
+@record
 class Cassette:
     messages: list[Message] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)

@@ -10,10 +10,10 @@ answer and is not listed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import orjson
 
+from harn_mcp_mock._record import record
 from harn_mcp_mock.cassette.model import Cassette
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Unanswered:
     seq: int
     method: str

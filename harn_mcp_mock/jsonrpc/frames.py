@@ -7,11 +7,10 @@ JSON that is not a JSON-RPC message, becomes an ``invalid`` frame: never an exce
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import orjson
 
 from harn_mcp_mock import deepjson  # noqa: F401  (makes recursion room for MAX_DEPTH-deep messages)
+from harn_mcp_mock._record import record
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ else:
     Kind = str
 
 
-@dataclass(slots=True)
+@record
 class Frame:
     direction: str
     kind: Kind

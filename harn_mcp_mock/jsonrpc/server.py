@@ -12,9 +12,9 @@ import heapq
 import os
 import select
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from harn_mcp_mock import deepjson
+from harn_mcp_mock._record import record
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.jsonrpc.codes import INVALID_REQUEST, PARSE_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
@@ -27,7 +27,7 @@ else:
     Protocol = object  # a protocol for the type checker; a plain base class at run time
 
 
-@dataclass(slots=True)
+@record
 class Out:
     """One message to send, optionally after ``delay_ms`` (on the injected clock)."""
 

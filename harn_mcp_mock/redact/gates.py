@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import importlib
 import re
-import string
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from harn_mcp_mock._record import record
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
     from typing import Any
 
-TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "+/=_-.")
+_LETTERS_DIGITS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"  # string's, unimported
+TOKEN_CHARS = frozenset(_LETTERS_DIGITS + "+/=_-.")
 """The characters of a token (API keys, base64, JWTs): runs of them are entropy candidates."""
 
 _CLASS_TABLE = bytes(0x78 if chr(i) in TOKEN_CHARS else 0x20 for i in range(256))
@@ -126,7 +127,7 @@ class Text:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Facts:
     """What every match of a pattern needs (see :func:`analyze`)."""
 

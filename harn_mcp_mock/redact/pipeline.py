@@ -20,11 +20,9 @@ everywhere. A top-level list is a batch: pointers apply to each of its messages.
 
 from __future__ import annotations
 
-import base64
 import codecs
 import os
 import re
-import string
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
@@ -476,6 +474,8 @@ class Redactor:
     def _red_blob(self, blob: str, mime: Any, mode: int) -> str:
         """A base64 resource blob: when it holds text (by its ``mimeType``, or sniffed), the text
         redacted and encoded again; binary media is left alone."""
+        import base64  # lazily: only blobs need it (start-up speed)
+
         text = blob_text(blob, mime if isinstance(mime, str) else None)
         if text is None:  # binary: still searched as it is (token formats, base64 forms of literals)
             return self._red_str(blob, mode)
@@ -565,6 +565,8 @@ _SNIFF_CHARS = 512  # base64 characters decoded first to tell binary data from t
 
 def binary_base64(s: str) -> bool:
     """Whether ``s`` is standard base64 (padded) of bytes that are not UTF-8 text: binary data."""
+    import base64  # lazily: only blobs need it (start-up speed)
+
     if len(s) % 4 or not s.isascii():
         return False
     body = s.rstrip("=").encode("ascii")
@@ -584,8 +586,9 @@ def binary_base64(s: str) -> bool:
     return False
 
 
-_ALPHABET_B64 = (string.ascii_letters + string.digits + "+/").encode("ascii")
-_B64_CHARS = frozenset(string.ascii_letters + string.digits + "+/=")
+_LETTERS_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_ALPHABET_B64 = (_LETTERS_DIGITS + "+/").encode("ascii")
+_B64_CHARS = frozenset(_LETTERS_DIGITS + "+/=")
 
 
 def blob_text(blob: str, mime: str | None) -> str | None:
@@ -596,6 +599,8 @@ def blob_text(blob: str, mime: str | None) -> str | None:
     characters (besides tab, newline, carriage return and form feed); a ``text/*`` or JSON-like
     ``mimeType`` only lets a few stray control characters through as well.
     """
+    import base64  # lazily: only blobs need it (start-up speed)
+
     if mime is not None and mime.lower().startswith(_BINARY_MIME):
         return None
     try:
@@ -618,6 +623,8 @@ def _encoded_forms(secret: str) -> list[str]:
     For base64, the secret may start at any of three alignments inside a larger encoded text;
     for each, the part of the encoding that depends on the secret's bytes alone is kept.
     """
+    import base64  # lazily: only blobs need it (start-up speed)
+
     if len(secret) < _ENCODED_MIN:
         return []
     raw = secret.encode("utf-8", "surrogatepass")

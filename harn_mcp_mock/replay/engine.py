@@ -29,9 +29,9 @@ cassette that holds only a ``server/discover`` answer is answered from that one.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from harn_mcp_mock import deepjson
+from harn_mcp_mock._record import field, record
 from harn_mcp_mock.cassette.matching import Matcher, explain_miss
 from harn_mcp_mock.cassette.model import Cassette, Message
 from harn_mcp_mock.cassette.unanswered import (
@@ -56,7 +56,7 @@ else:
     Repeat = str
 
 
-@dataclass(slots=True)
+@record
 class Step:
     kind: Literal["notify", "request", "respond", "raw"]
     message: dict[str, Any]
@@ -66,7 +66,7 @@ class Step:
     latency_ms: float | None = None
 
 
-@dataclass(slots=True)
+@record
 class Interaction:
     seq: int
     request: dict[str, Any]
@@ -113,7 +113,7 @@ class RequestRedactor:
         return obj
 
 
-@dataclass(slots=True)
+@record
 class ReplayReport:
     cassette: str | None
     requests: int = 0

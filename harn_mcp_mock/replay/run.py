@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
+from harn_mcp_mock._record import record
 from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.options import RecordOptions, ReplayOptions
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.cassette.claim import CassetteClaim, Holder
 
 
-@dataclass(slots=True)
+@record
 class ReplayOutcome:
     mode: RecordMode
     report: ReplayReport | None
