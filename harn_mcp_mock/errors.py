@@ -18,6 +18,7 @@ line or field at fault (never a secret, never a traceback)::
     ├── PathEscapeError               exit 2  a path leaves the folder it must stay in
     ├── RedactionPolicyError          exit 2  a redaction policy file is invalid
     ├── WorldSpecError                exit 2  a world spec violates its schema or cannot run
+    ├── FaultRulesError               exit 2  a fault rules file (replay --faults) is invalid
     ├── EvalError                     exit 2  eval input that cannot be scored (file, world, task, k)
     ├── ProtocolError                 exit 2  a Harn Agents Protocol rule was broken (defined with its
     │                                         error envelope in agents/envelopes.py)
@@ -119,6 +120,12 @@ class RedactionPolicyError(HarnError):
 
 
 class WorldSpecError(HarnError):
+    exit_code = 2
+
+
+class FaultRulesError(HarnError):
+    """A fault rules file for ``replay --faults`` is not valid (names the file and the field)."""
+
     exit_code = 2
 
 

@@ -15,6 +15,8 @@ from harn_mcp_mock.errors import UsageError
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from mcp.client.session import (
         ElicitationFnT,
         ListRootsFnT,
@@ -24,9 +26,18 @@ if TYPE_CHECKING:
     )
     from mcp_types import Implementation
 
+    from harn_mcp_mock.faults.rules import FaultRule
     from harn_mcp_mock.replay.engine import Repeat
 
-__all__ = ["REPEATS", "REPLAY_FLAGS", "ClientCallbacks", "RecordOptions", "ReplayOptions", "parse_latency"]
+__all__ = [
+    "FAULT_FLAGS",
+    "REPEATS",
+    "REPLAY_FLAGS",
+    "ClientCallbacks",
+    "RecordOptions",
+    "ReplayOptions",
+    "parse_latency",
+]
 
 REPEATS = ("last", "cycle", "error")
 
@@ -55,7 +66,17 @@ class ReplayOptions:
     replay's start-up path, where each dataclass costs a few hundred microseconds.)
     """
 
-    __slots__ = ("ignore_paths", "latency", "redact_policy", "repeat", "strict_order")
+    __slots__ = (
+        "fault_rules",
+        "faults",
+        "ignore_paths",
+        "latency",
+        "redact_policy",
+        "repeat",
+        "run_id",
+        "seed",
+        "strict_order",
+    )
 
     ignore_paths: tuple[str, ...]
     """JSON pointers left out of request matching (``--ignore-path``, repeatable)."""
@@ -67,6 +88,15 @@ class ReplayOptions:
     """``none``, ``recorded`` or ``scaled:X``."""
     redact_policy: Path | None
     """The redaction policy file the cassette was recorded with (default: the built-in one)."""
+    faults: str | tuple[Any, ...] | None
+    """Fault rules to fire (``--faults``): a rules file's path, or the rules themselves (JSON
+    objects, from the API or the pytest marker). docs/faults.md."""
+    seed: int
+    """The faults' seed (``--seed``): with the same calls, the same seed fires the same faults."""
+    run_id: str
+    """Keys the faults' probabilities with the seed (``--run-id``), as worlds do."""
+    fault_rules: tuple[FaultRule, ...]
+    """``faults``, read and checked (not part of the value: derived from ``faults``)."""
 
     def __init__(
         self,
@@ -75,20 +105,38 @@ class ReplayOptions:
         strict_order: bool = False,
         latency: str = "none",
         redact_policy: Path | None = None,
+        faults: str | tuple[Any, ...] | None = None,
+        seed: int = 0,
+        run_id: str = "run",
     ) -> None:
         if repeat not in REPEATS:
             raise UsageError(f"bad repeat {repeat!r}: use last, cycle or error", where="--repeat")
         parse_latency(latency)  # a bad value is a one-line error now, where it came in
-        for name, value in zip(
-            self.__slots__, (ignore_paths, latency, redact_policy, repeat, strict_order), strict=True
-        ):
-            object.__setattr__(self, name, value)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise UsageError(f"bad seed {seed!r}: use an integer", where="--seed")
+        rules: tuple[FaultRule, ...] = ()
+        if faults is not None:  # checked now: a bad rule is one error naming the file and field
+            from harn_mcp_mock.faults.rules import load_rules, parse_rules
+
+            rules = tuple(
+                load_rules(faults) if isinstance(faults, str) else parse_rules(_thawed(faults), "faults")
+            )
+        set_ = object.__setattr__
+        set_(self, "ignore_paths", ignore_paths)
+        set_(self, "repeat", repeat)
+        set_(self, "strict_order", strict_order)
+        set_(self, "latency", latency)
+        set_(self, "redact_policy", redact_policy)
+        set_(self, "faults", faults)
+        set_(self, "seed", seed)
+        set_(self, "run_id", str(run_id))
+        set_(self, "fault_rules", rules)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"ReplayOptions is immutable: build a new one instead of setting {name}")
 
     def _key(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return tuple(getattr(self, name) for name in self.names())
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ReplayOptions) and self._key() == other._key()
@@ -109,16 +157,54 @@ class ReplayOptions:
         strict_order: bool = False,
         latency: str = "none",
         redact_policy: str | os.PathLike[str] | None = None,
+        faults: str | os.PathLike[str] | Iterable[Any] | None = None,
+        seed: int = 0,
+        run_id: str = "run",
     ) -> ReplayOptions:
-        """From loosely typed input (keywords of the API, a marker, parsed flags)."""
+        """From loosely typed input (keywords of the API, a marker, parsed flags). ``faults``: a
+        rules file's path, or a list of rules (JSON objects)."""
         ignore = (ignore_paths,) if isinstance(ignore_paths, str) else tuple(ignore_paths)
         policy = Path(redact_policy) if redact_policy is not None else None
-        return cls(ignore, repeat, bool(strict_order), str(latency), policy)  # type: ignore[arg-type]
+        given: str | tuple[Any, ...] | None
+        if faults is None or isinstance(faults, str):
+            given = faults
+        elif isinstance(faults, os.PathLike):
+            given = os.fspath(faults)
+        else:
+            given = _frozen(list(faults))
+        return cls(ignore, repeat, bool(strict_order), str(latency), policy, given, seed, str(run_id))  # type: ignore[arg-type]
 
     @staticmethod
     def names() -> tuple[str, ...]:
         """The option names, in order (the pytest marker and the API take them as keywords)."""
-        return ("ignore_paths", "repeat", "strict_order", "latency", "redact_policy")
+        return (
+            "ignore_paths",
+            "repeat",
+            "strict_order",
+            "latency",
+            "redact_policy",
+            "faults",
+            "seed",
+            "run_id",
+        )
+
+
+def _frozen(value: Any) -> Any:
+    """JSON made hashable (tuples for lists, sorted item tuples for objects) and back again by
+    :func:`_thawed`: a ReplayOptions holding inline rules is still a hashable value."""
+    if isinstance(value, dict):
+        return ("__object__", tuple(sorted((k, _frozen(v)) for k, v in value.items())))
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _thawed(value: Any) -> Any:
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "__object__":
+        return {k: _thawed(v) for k, v in value[1]}
+    if isinstance(value, tuple):
+        return [_thawed(v) for v in value]
+    return value
 
 
 class RecordOptions:
@@ -170,12 +256,21 @@ class RecordOptions:
         return f"RecordOptions({inner})"
 
 
+FAULT_FLAGS: dict[str, tuple[str, str]] = {
+    "--faults": ("faults", "str"),
+    "--seed": ("seed", "int"),
+    "--run-id": ("run_id", "str"),
+}
+"""The fault flags replay and world share (replay's ``--faults`` is a rules file, a world's a
+profile of its spec; both use the seed and run id the same way)."""
+
 REPLAY_FLAGS: dict[str, tuple[str, str]] = {
     "--ignore-path": ("ignore_paths", "list"),
     "--repeat": ("repeat", "str"),
     "--strict-order": ("strict_order", "flag"),
     "--latency": ("latency", "str"),
     "--redact-policy": ("redact_policy", "path"),
+    **FAULT_FLAGS,
 }
 """CLI flag -> (:class:`ReplayOptions` field, kind: ``str``, ``path``, ``flag`` or ``list``); the
 fast path's table for ``replay`` is built from it (a test checks it names every field)."""

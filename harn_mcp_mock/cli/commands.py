@@ -26,6 +26,9 @@ def replay_main(
     repeat: str = "last",
     strict_order: bool = False,
     redact_policy: Path | None = None,
+    faults: str | None = None,
+    seed: int = 0,
+    run_id: str = "run",
     emit_tape: Path | None = None,
     http: bool = False,
     host: str = "127.0.0.1",
@@ -48,7 +51,20 @@ def replay_main(
             strict_order=strict_order,
             latency=latency,
             redact_policy=redact_policy,
+            faults=faults,
+            seed=seed,
+            run_id=run_id,
         )
+        if options.fault_rules and not http:
+            from harn_mcp_mock.errors import UsageError
+
+            needs = next((r for r in options.fault_rules if r.kind == "http_status"), None)
+            if needs is not None:
+                raise UsageError(f"fault {needs.id!r}: kind http_status needs --http", where="--faults")
+        if options.fault_rules and mode not in ("none", "once"):
+            from harn_mcp_mock.errors import UsageError
+
+            raise UsageError(f"--faults fires on a replay: use it with --mode none or once, not {mode}")
     http_only = {
         "--allow-origin": allow_origin,
         "--allow-host": allow_host,

@@ -44,9 +44,7 @@ REPLAY_FLAGS: dict[str, tuple[str, str]] = {
 WORLD_FLAGS: dict[str, tuple[str, str]] = {
     "--spec": ("spec", "path"),
     "--task": ("task", "str"),
-    "--seed": ("seed", "int"),
-    "--run-id": ("run_id", "str"),
-    "--faults": ("faults", "str"),
+    **options.FAULT_FLAGS,
     "--state-out": ("state_out", "path"),
     "--report": ("report", "path"),
     "--emit-tape": ("emit_tape", "path"),

@@ -202,15 +202,46 @@ def recover(cassette: CassetteOpt) -> None:
 def show(
     cassette: CassetteOpt,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable summary.")] = False,
+    faults: Annotated[
+        str | None,
+        typer.Option("--faults", help="Dry run: when each fault rule would fire on this cassette's calls."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="With --faults: the seed.")] = 0,
+    run_id: Annotated[str, typer.Option("--run-id", help="With --faults: the run id.")] = "run",
 ) -> None:
-    """Summarise a cassette: server, handshake, methods and tools seen, redactions."""
-    with handle_errors("harn mcp mock show"):
+    """Summarise a cassette: server, handshake, methods and tools seen, redactions.
+
+    With --faults: when each rule would fire if a client repeated the recorded calls in order,
+    and a warning (on stderr too) for each rule that can never fire on this cassette.
+    """
+    prog = "harn mcp mock show"
+    with handle_errors(prog):
         from harn_mcp_mock.cassette.model import load_cassette
         from harn_mcp_mock.cassette.summary import render_summary, summarise
 
-        summary = summarise(load_cassette(cassette))
-        out = render_summary(summary, as_json=as_json)
+        loaded = load_cassette(cassette)
+        summary = summarise(loaded)
+        plan = None
+        if faults is not None:
+            from harn_mcp_mock.faults.overlay import fault_plan, render_plan
+            from harn_mcp_mock.faults.rules import load_rules
+
+            plan = fault_plan(load_rules(faults), loaded, seed=seed, run_id=run_id)
+        if as_json:
+            import orjson
+
+            doc = orjson.loads(render_summary(summary, as_json=True))
+            if plan is not None:
+                doc["faults"] = plan
+            out = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+        else:
+            out = render_summary(summary, as_json=False)
+            if plan is not None:
+                out += render_plan(plan)
         os.write(1, out.encode())
+        for rule in (plan or {}).get("rules", ()):
+            if rule["never"]:
+                note(prog, f"warning: fault {rule['fault']!r} can never fire: {rule['never']}")
 
 
 @app.command(context_settings=_SERVER_CMD, short_help="Serve a cassette as an MCP server.")
@@ -246,6 +277,16 @@ def replay(
         Path | None,
         typer.Option("--redact-policy", help="The redaction policy the cassette was recorded with."),
     ] = None,
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            "--faults", help="Fault rules (JSON) to fire on the replay (`harn mcp mock docs faults`)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="With --faults: seed for probabilistic faults.")] = 0,
+    run_id: Annotated[
+        str, typer.Option("--run-id", help="With --faults: run id, keyed with the seed.")
+    ] = "run",
     emit_tape: Annotated[
         Path | None,
         typer.Option(
@@ -280,7 +321,7 @@ def replay(
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
 
     Exit codes: 0 served; 1 with --strict when a request missed or a recorded interaction went
-    unused; 2 bad arguments; 3 the cassette could not be read.
+    unused; 2 bad arguments or fault rules; 3 the cassette could not be read.
     Exit 5: a mode that records saw no client message (the cassette is kept).
     Exit 130 / 143 / 129: stopped by SIGINT / SIGTERM / SIGHUP (files written).
     """
@@ -298,6 +339,9 @@ def replay(
             repeat=repeat,
             strict_order=strict_order,
             redact_policy=redact_policy,
+            faults=faults,
+            seed=seed,
+            run_id=run_id,
             emit_tape=emit_tape,
             http=http,
             host=host,

@@ -567,6 +567,10 @@ class StreamableHttpEndpoint:
         if isinstance(obj, list):
             await self._batch(session, outs, send, extra)
             return
+        injected = next((out.fault for out in outs if out.fault is not None), None)
+        if injected is not None:
+            await self._inject(session, injected, send, extra, wants_sse)
+            return
         key = _id_key(frame.id)
         outs = self._divert(session, outs, key)
         lone = len(outs) == 1 and outs[0].delay_ms <= 0 and _is_reply(outs[0].message)
@@ -590,6 +594,41 @@ class StreamableHttpEndpoint:
             await self._collect(session, sink, frame.id, send, extra)
         finally:
             sink.close()
+
+    async def _inject(
+        self,
+        session: HttpSession,
+        fault: dict[str, Any],
+        send: Send,
+        extra: list[tuple[bytes, bytes]],
+        wants_sse: bool,
+    ) -> None:
+        """Carry out a transport fault ``replay --faults`` injected (faults/overlay.py)."""
+        kind = fault["kind"]
+        if kind == "http_status":
+            headers = [(k.lower().encode(), str(v).encode()) for k, v in fault["headers"].items()]
+            body = str(fault.get("body", "")).encode()
+            self._event(f"injected fault: HTTP {fault['status']}")
+            await _plain(send, int(fault["status"]), body, [(b"content-type", b"text/plain"), *headers])
+            return
+        if kind == "malformed":
+            self._event("injected fault: a malformed answer")
+            await _json(send, 200, fault["raw"], extra)
+            return
+        # disconnect: the session ends (later requests get 404) and this response ends empty
+        self._event(f"injected fault: session {session.id} disconnected")
+        if session.id is not None:
+            self.sessions.pop(session.id, None)
+        self._end_session(session, "deleted")  # as a DELETE would: no idle/eviction note
+        content_type = SSE if wants_sse else JSON
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", content_type), *extra],
+            }
+        )
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _batch(
         self, session: HttpSession, outs: list[Out], send: Send, extra: list[tuple[bytes, bytes]]

@@ -38,6 +38,8 @@ class ReportMerger:
         merged.misses.extend(report.misses)
         merged.answer_mismatches.extend(report.answer_mismatches)
         merged.unanswered.extend(report.unanswered)
+        if report.faults_fired is not None:
+            merged.faults_fired = [*(merged.faults_fired or []), *report.faults_fired]
         mine = {int(entry["seq"]): entry for entry in report.unused}
         unused = self._unused
         self._unused = mine if unused is None else {seq: e for seq, e in unused.items() if seq in mine}

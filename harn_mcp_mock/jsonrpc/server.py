@@ -39,6 +39,10 @@ class Out:
     raw: bytes | None = None
     """A line that is not JSON-RPC (a replayed server's stdout noise), written as it is followed
     by a newline instead of ``message``; only stdio sends it."""
+    fault: dict[str, Any] | None = None
+    """An injected transport fault for the HTTP transport to carry out (``replay --faults``:
+    ``disconnect``, ``http_status``, ``malformed``); stdio needs only ``message``/``raw``/``close``.
+    ``message`` is None when nothing is sent."""
 
 
 class Engine(Protocol):
@@ -93,6 +97,8 @@ def serve_stdio(
         nonlocal counter
         due = now
         for out in outs:
+            if out.raw is None and out.message is None:
+                continue  # nothing to send (an injected disconnect: only ``close``)
             data = (out.raw if out.raw is not None else deepjson.dumps(out.message)) + b"\n"
             due = max(due, now + int(out.delay_ms * 1_000_000))
             if due > now:

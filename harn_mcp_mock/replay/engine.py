@@ -125,6 +125,8 @@ class ReplayReport:
     unused: list[dict[str, Any]] = field(default_factory=list)
     unanswered: list[dict[str, Any]] = field(default_factory=list)
     """Requests that reached a recorded request with no answer (the replay ended there)."""
+    faults_fired: list[dict[str, Any]] | None = None
+    """Faults ``--faults`` injected, in order (None: the replay had no fault rules)."""
 
     @property
     def clean(self) -> bool:
@@ -141,6 +143,7 @@ class ReplayReport:
             "unused": self.unused,
             "answer_mismatches": self.answer_mismatches,
             "unanswered": self.unanswered,
+            **({"faults_fired": self.faults_fired} if self.faults_fired is not None else {}),
         }
 
 

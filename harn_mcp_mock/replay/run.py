@@ -131,8 +131,12 @@ def run_replay(
 
             server = str((engine.cassette.server.get("serverInfo") or {}).get("name") or cassette.name)
             with TapeWriter(emit_tape, script_path=str(cassette), argv=["replay"]) as writer:
-                taped = TapedEngine(engine, McpTapeObserver(writer, server), engine.redactor.redact_message)
+                observer = McpTapeObserver(writer, server)
+                if options.fault_rules:  # the tape marks the exchanges that got an injected fault
+                    engine.on_fire = lambda fired: observer.mark_fault(fired["id"], fired)  # type: ignore[attr-defined]
+                taped = TapedEngine(engine, observer, engine.redactor.redact_message)
                 serve_stdio(taped, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd)
+                observer.finish()  # requests never answered (a hang, a disconnect) are on the tape too
         else:
             serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd)
         report = engine.finish()

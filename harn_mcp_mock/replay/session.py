@@ -24,7 +24,9 @@ def open_engine(
     env: dict[str, str] | None = None,
     on_event: Callable[[str], None] | None = None,
 ) -> ReplayEngine:
-    """Load ``cassette`` and build an engine that redacts incoming requests with its policy."""
+    """Load ``cassette`` and build an engine that redacts incoming requests with its policy
+    (wrapped in a :class:`~harn_mcp_mock.faults.overlay.FaultOverlay` when ``options`` has
+    fault rules)."""
     return engine_factory(cassette, options, env=env, on_event=on_event)()
 
 
@@ -57,8 +59,10 @@ def engine_factory(
     # The recording's env secrets, known only by their fingerprints, are redacted from live traffic.
     fingerprints = (loaded.meta.get("redaction") or {}).get("fingerprints")
 
+    rules = list(opts.fault_rules)
+
     def make() -> ReplayEngine:
-        return ReplayEngine(
+        engine = ReplayEngine(
             loaded,
             redactor=policy.redactor(argv=[], env=environ, fingerprints=fingerprints),
             matcher=Matcher.with_paths(ignore),
@@ -67,5 +71,12 @@ def engine_factory(
             latency_scale=latency_scale,
             on_event=on_event,
         )
+        if not rules:
+            return engine
+        from harn_mcp_mock.faults.overlay import FaultOverlay
+
+        # The overlay stands in for the engine: it delegates everything but the faulted answers.
+        overlay: ReplayEngine = FaultOverlay(engine, rules, seed=opts.seed, run_id=opts.run_id)  # type: ignore[assignment]
+        return overlay
 
     return make

@@ -33,12 +33,13 @@ def _id_key(value: Any) -> tuple[str, Any]:
 
 
 class _Pending:
-    __slots__ = ("body", "method", "started_ns")
+    __slots__ = ("body", "fault", "method", "started_ns")
 
     def __init__(self, method: str, body: bytes, started_ns: int) -> None:
         self.method = method
         self.body = body
         self.started_ns = started_ns
+        self.fault: dict[str, Any] | None = None
 
 
 class McpTapeObserver:
@@ -100,6 +101,15 @@ class McpTapeObserver:
             pending = self._pending.pop((request_direction, _id_key(message["id"])), None)
         self._write_exchange(request_direction, pending, message, latency_ms)
 
+    def mark_fault(self, request_id: Any, fault: dict[str, Any]) -> None:
+        """The client's request ``request_id`` (seen, not yet answered) got an injected fault
+        (``replay --faults``): its record carries ``fault: {"id", "kind"}``, so a reader can tell
+        injected failures from the server's own."""
+        with self._lock:
+            pending = self._pending.get((CLIENT_TO_SERVER, _id_key(request_id)))
+            if pending is not None:
+                pending.fault = {"id": fault["fault"], "kind": fault["kind"]}
+
     def _write_exchange(
         self,
         direction: str,
@@ -114,6 +124,8 @@ class McpTapeObserver:
         }
         payloads: dict[str, bytes | str] = {}
         if pending is not None:
+            if pending.fault is not None:
+                fields["fault"] = pending.fault
             fields["request_digest"] = digest(pending.body)
             payloads["request"] = pending.body
             if latency_ms is None and response is not None:

@@ -7,10 +7,10 @@ from harn_mcp_mock._lazy import lazy_exports
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
 if TYPE_CHECKING:
+    from harn_mcp_mock.faults.rules import FaultRule
     from harn_mcp_mock.world.engine import CallOutcome, WorldEngine
     from harn_mcp_mock.world.run import serve_world
     from harn_mcp_mock.world.spec import (
-        FaultRule,
         TaskSpec,
         ToolSpec,
         WorldSpec,
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 _HOME = {
     "CallOutcome": "engine",
     "EffectError": "state",
-    "FaultRule": "spec",
+    "FaultRule": "harn_mcp_mock.faults.rules",
     "TaskSpec": "spec",
     "ToolSpec": "spec",
     "WorldEngine": "engine",

@@ -14,16 +14,17 @@ import sys
 from dataclasses import dataclass, field
 
 from harn_mcp_mock import deepjson
+from harn_mcp_mock.faults.kinds import KINDS, Answer, tool_error
+from harn_mcp_mock.faults.rules import FaultRule
+from harn_mcp_mock.faults.schedule import decide
 from harn_mcp_mock.jsonrpc.codes import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
 )
 from harn_mcp_mock.jsonrpc.server import Out, receive_batch
-from harn_mcp_mock.world.fault_kinds import KINDS, Answer, tool_error
-from harn_mcp_mock.world.faults import decide
 from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
-from harn_mcp_mock.world.spec import FaultRule, TaskSpec, ToolSpec, WorldSpec
+from harn_mcp_mock.world.spec import TaskSpec, ToolSpec, WorldSpec
 from harn_mcp_mock.world.state import EffectError, apply_effects, changed_paths, copy_state
 from harn_mcp_mock.world.templates import Context, concrete, render
 
@@ -171,9 +172,9 @@ class WorldEngine:
             tool=tool.name,
             ordinal=ordinal,
             args=args,
-            state=self.state,
             seed=self.seed,
             run_id=self.run_id,
+            holds=lambda predicate: holds(predicate, self.state),
         )
         notes: list[dict[str, Any]] = []
         if rule is not None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 
 from harn_mcp_mock.errors import WorldSpecError
-from harn_mcp_mock.world.fault_kinds import KINDS
+from harn_mcp_mock.faults.rules import FaultRule, parse_rule
 from harn_mcp_mock.world.predicates import PredicateError, validate_predicate
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -59,20 +59,6 @@ class TaskSpec:
     forbidden: list[dict[str, Any]]
     reference: list[dict[str, Any]]
     raw: dict[str, Any]
-
-
-@dataclass(slots=True)
-class FaultRule:
-    id: str
-    kind: str
-    tool: str = "*"
-    on_calls: list[int] | None = None
-    every: int | None = None
-    length: int = 1
-    when: dict[str, Any] | None = None
-    probability: float | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    replace_with: ToolSpec | None = None
 
 
 @dataclass(slots=True)
@@ -193,22 +179,6 @@ TOOL = {
     "python",
 }
 TASK = {"id", "description", "goal", "may_change", "forbidden", "reference"}
-RULE = {
-    "id",
-    "kind",
-    "tool",
-    "on_calls",
-    "every",
-    "length",
-    "when",
-    "probability",
-    "retry_after_ms",
-    "timeout_ms",
-    "latency_ms",
-    "message",
-    "apply",
-    "replace_with",
-}
 
 
 def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
@@ -361,46 +331,12 @@ def _task(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> Task
 
 
 def _rule(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> FaultRule:
-    doc = c.obj(raw, where)
-    c.known(doc, RULE, where)
-    kind = doc.get("kind")
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise c.fail(f"{where}.kind", f"unknown fault kind {kind!r} (kinds: {', '.join(sorted(KINDS))})")
-    tool = doc.get("tool", "*")
-    if tool != "*" and (not isinstance(tool, str) or tool not in tools):
-        raise c.fail(f"{where}.tool", f"no tool {tool!r}")
-    on_calls = doc.get("on_calls")
-    if on_calls is not None and (
-        not isinstance(on_calls, list) or not all(isinstance(n, int) and n >= 1 for n in on_calls)
-    ):
-        raise c.fail(f"{where}.on_calls", "expected a list of call ordinals (1-based)")
-    for key in ("every", "length"):
-        value = doc.get(key)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise c.fail(f"{where}.{key}", "expected a positive integer")
-    probability = doc.get("probability")
-    if probability is not None and (not isinstance(probability, int | float) or not 0 <= probability <= 1):
-        raise c.fail(f"{where}.probability", "expected a number from 0 to 1")
-    when = c.predicate(doc["when"], f"{where}.when") if "when" in doc else None
-    replace = None
-    if kind == "tools_changed":
-        if "replace_with" not in doc:
-            raise c.fail(f"{where}.replace_with", "required by kind 'tools_changed'")
-        replace = _tool(doc["replace_with"], f"{where}.replace_with", c)
-        if tool not in ("*", replace.name):
-            raise c.fail(f"{where}.replace_with.name", "must be the name of the tool it replaces")
-    params: dict[str, Any] = {
-        k: doc[k] for k in ("retry_after_ms", "timeout_ms", "latency_ms", "message", "apply") if k in doc
-    }
-    return FaultRule(
-        str(doc.get("id", f"{kind}-{where}")),
-        kind,
-        tool,
-        on_calls,
-        doc.get("every"),
-        doc.get("length", 1),
-        when,
-        float(probability) if probability is not None else None,
-        params,
-        replace,
+    return parse_rule(
+        raw,
+        where,
+        c.fail,
+        world=True,
+        tools=tools,
+        check_when=c.predicate,
+        parse_tool=lambda v, w: _tool(v, w, c),
     )

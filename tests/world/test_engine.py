@@ -12,8 +12,8 @@ import orjson
 import pytest
 
 from harn_mcp_mock.errors import WorldSpecError
+from harn_mcp_mock.faults.schedule import keyed_unit
 from harn_mcp_mock.world.engine import WorldEngine
-from harn_mcp_mock.world.faults import keyed_unit
 from harn_mcp_mock.world.spec import compile_spec
 
 OBJ = {"type": "object"}

@@ -1,5 +1,8 @@
 """The fault kinds, registered by name (as the conformance checks register with ``@check``).
 
+One vocabulary for worlds (``fault_profiles``) and cassette replays (``replay --faults``);
+docs/faults.md is the reference.
+
 A kind is a :class:`FaultKind` with up to four hooks, each called at its point of a tool call
 that a rule of that kind fired on:
 
@@ -10,16 +13,19 @@ that a rule of that kind fired on:
 - ``after(rule, result, output_schema, applied, total) -> Answer | Any``: once the tool ran, an
   answer instead of its result (:class:`Answer`), or its result changed.
 
-``tools_changed`` swaps a tool definition, which only the world engine can do: it is registered
-with no hook and handled there. ``stateless`` marks the kinds that need no world state, so a
-replayed cassette can fire them too. Error shapes are the ones docs/worlds.md gives.
+``tools_changed`` swaps a tool definition: it is registered with no hook and handled by the
+world engine and the replay overlay. ``stateless`` marks the kinds that need no world state, so
+a replayed cassette can fire them; ``world`` those a world spec may use. The transport kinds
+(``disconnect``, ``malformed``, ``hang``, ``http_status``) are replay-only, have no hook and are
+carried out by the transport (:mod:`harn_mcp_mock.faults.overlay` says how). Error shapes are
+the ones docs/faults.md gives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from harn_mcp_mock._record import record
 from harn_mcp_mock.jsonrpc.codes import RATE_LIMITED, TIMED_OUT
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -27,12 +33,21 @@ if TYPE_CHECKING:
     from typing import Any
 
 if TYPE_CHECKING:
-    from harn_mcp_mock.world.spec import FaultRule
+    from harn_mcp_mock.faults.rules import FaultRule
 
-__all__ = ["KINDS", "Answer", "FaultKind", "fault_kind", "timeout_error", "tool_error"]
+__all__ = [
+    "KINDS",
+    "TRANSPORT_KINDS",
+    "Answer",
+    "FaultKind",
+    "fault_kind",
+    "timeout_error",
+    "tool_error",
+    "violate",
+]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Answer:
     """What a faulted call answers: a JSON-RPC ``{"result"|"error": ...}`` body, the outcome the
     call log records, and how far the virtual clock moves."""
@@ -42,26 +57,28 @@ class Answer:
     advance_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class FaultKind:
     name: str
     stateless: bool
+    world: bool = True
+    """A world spec may use it (every kind but the transport ones)."""
     answer: Callable[[FaultRule], Answer] | None = None
     delay_ms: Callable[[FaultRule], int] | None = None
     limit: Callable[[FaultRule], int] | None = None
-    after: Callable[..., Any] | None = field(default=None)
+    after: Callable[..., Any] | None = None
 
 
 KINDS: dict[str, FaultKind] = {}
 """Every fault kind by name; a spec's ``kind`` must be one of these."""
 
 
-def fault_kind(name: str, *, stateless: bool) -> Callable[[type], type]:
+def fault_kind(name: str, *, stateless: bool, world: bool = True) -> Callable[[type], type]:
     """Register the hooks defined (as static methods) on the decorated class as kind ``name``."""
 
     def register(cls: type) -> type:
         hooks = {h: getattr(cls, h, None) for h in ("answer", "delay_ms", "limit", "after")}
-        KINDS[name] = FaultKind(name, stateless, **hooks)
+        KINDS[name] = FaultKind(name, stateless, world, **hooks)
         return cls
 
     return register
@@ -154,7 +171,15 @@ class _SchemaViolation:
 
 @fault_kind("tools_changed", stateless=True)
 class _ToolsChanged:
-    """Handled by the world engine (it swaps the tool's definition)."""
+    """Handled by the world engine and the replay overlay (they swap the tool's definition)."""
+
+
+TRANSPORT_KINDS = ("disconnect", "malformed", "hang", "http_status")
+"""Replay-only kinds the transport carries out: close instead of answering, send a broken
+answer, never answer, answer with an HTTP status (``--http`` only)."""
+
+for _name in TRANSPORT_KINDS:
+    fault_kind(_name, stateless=True, world=False)(type(_name, (), {}))
 
 
 def violate(result: Any, schema: dict[str, Any] | None) -> Any:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from harn_mcp_mock.errors import WorldSpecError
+from harn_mcp_mock.faults.kinds import KINDS, Answer, fault_kind
 from harn_mcp_mock.world.engine import WorldEngine
-from harn_mcp_mock.world.fault_kinds import KINDS, Answer, fault_kind
 from harn_mcp_mock.world.spec import compile_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,13 +18,19 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("schema", ["worlds/world.schema.json", "harn_mcp_mock/world/schema.json"])
 def test_the_published_schemas_list_exactly_the_registered_kinds(schema: str) -> None:
     doc = json.loads((ROOT / schema).read_text(encoding="utf-8"))
-    assert sorted(doc["$defs"]["fault"]["properties"]["kind"]["enum"]) == sorted(KINDS)
+    assert sorted(doc["$defs"]["fault"]["properties"]["kind"]["enum"]) == sorted(
+        name for name, kind in KINDS.items() if kind.world
+    )
 
 
 def test_the_kinds_a_replayed_cassette_can_fire_need_no_world_state() -> None:
     stateless = sorted(name for name, kind in KINDS.items() if kind.stateless)
     assert stateless == [
+        "disconnect",
+        "hang",
+        "http_status",
         "latency",
+        "malformed",
         "rate_limit",
         "schema_violation",
         "timeout",
