@@ -139,6 +139,9 @@ class ReplayTransport(_SingleUse):
         strict_order: bool = False,
         latency: str = "none",
         redact_policy: PathLike | None = None,
+        faults: PathLike | Iterable[Mapping[str, Any]] | None = None,
+        seed: int = 0,
+        run_id: str = "run",
         env: Mapping[str, str] | None = None,
         on_event: Callable[[str], None] | None = None,
     ) -> None:
@@ -153,6 +156,9 @@ class ReplayTransport(_SingleUse):
                 strict_order=strict_order,
                 latency=latency,
                 redact_policy=redact_policy,
+                faults=faults,
+                seed=seed,
+                run_id=run_id,
             )
             self.engine = open_engine(
                 Path(cassette), self.options, env={**os.environ, **(env or {})}, on_event=on_event
@@ -226,6 +232,17 @@ async def _deliver(to_client: MemoryObjectSendStream[SessionMessage | Exception]
     import anyio
 
     for out in outs:
+        if out.fault is not None and out.raw is not None:
+            # An injected malformed answer: what an SDK transport hands its session for a line
+            # that does not parse.
+            problem = ValueError(f"invalid JSON-RPC message from the server: {out.raw[:60]!r}")
+            try:
+                await to_client.send(problem)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return False
+            continue
+        if out.message is None:
+            continue  # nothing to send (an injected disconnect: only ``close``)
         items = out.message if isinstance(out.message, list) else [out.message]
         for obj in items:
             try:
@@ -578,6 +595,9 @@ def cassette_transport(
     strict_order: bool = False,
     latency: str = "none",
     redact_policy: PathLike | None = None,
+    faults: PathLike | Iterable[Mapping[str, Any]] | None = None,
+    seed: int = 0,
+    run_id: str = "run",
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
@@ -642,6 +662,9 @@ def cassette_transport(
         strict_order=strict_order,
         latency=latency,
         redact_policy=redact_policy,
+        faults=faults,
+        seed=seed,
+        run_id=run_id,
         env=env,
         on_event=on_event,
     )
@@ -739,6 +762,9 @@ async def open_replay(
     strict_order: bool = False,
     latency: str = "none",
     redact_policy: PathLike | None = None,
+    faults: PathLike | Iterable[Mapping[str, Any]] | None = None,
+    seed: int = 0,
+    run_id: str = "run",
     command: Sequence[str] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
@@ -762,6 +788,9 @@ async def open_replay(
         strict_order=strict_order,
         latency=latency,
         redact_policy=redact_policy,
+        faults=faults,
+        seed=seed,
+        run_id=run_id,
         env=env,
         cwd=cwd,
         on_event=on_event,
@@ -789,6 +818,9 @@ async def replay_session(
     strict_order: bool = False,
     latency: str = "none",
     redact_policy: PathLike | None = None,
+    faults: PathLike | Iterable[Mapping[str, Any]] | None = None,
+    seed: int = 0,
+    run_id: str = "run",
     command: Sequence[str] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
@@ -818,6 +850,9 @@ async def replay_session(
         strict_order=strict_order,
         latency=latency,
         redact_policy=redact_policy,
+        faults=faults,
+        seed=seed,
+        run_id=run_id,
         command=command,
         env=env,
         cwd=cwd,

@@ -119,7 +119,7 @@ class ReplayOptions:
             from harn_mcp_mock.faults.rules import load_rules, parse_rules
 
             rules = tuple(
-                load_rules(faults) if isinstance(faults, str) else parse_rules(_thawed(faults), "faults")
+                load_rules(faults) if isinstance(faults, str) else parse_rules(_thawed(faults), name="faults")
             )
         set_ = object.__setattr__
         set_(self, "ignore_paths", ignore_paths)

@@ -103,7 +103,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(path=None, *, command=None, env=None, cwd=None, ignore_paths=(), repeat='last', "
-        "strict_order=False, latency='none', redact_policy=None, allow_unused=False, allow_misses=False, "
+        "strict_order=False, latency='none', redact_policy=None, faults=None, seed=0, run_id='run', "
+        "allow_unused=False, allow_misses=False, "
         "allow_answer_mismatches=False): the cassette and replay options of the mcp_mock fixture "
         "(path is relative to the test module's cassettes/ folder)",
     )
@@ -251,6 +252,9 @@ class MockOptions:
     strict_order: bool = False
     latency: str = "none"
     redact_policy: str | None = None
+    faults: str | list[dict[str, Any]] | None = None
+    seed: int = 0
+    run_id: str = "run"
     allow_unused: bool = False
     allow_misses: bool = False
     allow_answer_mismatches: bool = False
@@ -281,6 +285,19 @@ def merge_options(layers: Iterable[Mapping[str, Any]], where: str) -> MockOption
         options.redact_policy = os.fspath(merged["redact_policy"])
     ignore = merged.get("ignore_paths", ())
     options.ignore_paths = (ignore,) if isinstance(ignore, str) else tuple(ignore)
+    faults = merged.get("faults")
+    if faults is not None:
+        if isinstance(faults, str | os.PathLike):
+            options.faults = os.fspath(faults)
+        elif isinstance(faults, Sequence) and not isinstance(faults, bytes):
+            options.faults = [dict(rule) if isinstance(rule, Mapping) else rule for rule in faults]
+        else:
+            raise UsageError(f"{MARKER} faults must be a rules file's path or a list of rules", where=where)
+    seed = merged.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise UsageError(f"{MARKER} seed must be an integer", where=where)
+    options.seed = seed
+    options.run_id = str(merged.get("run_id", "run"))
     options.repeat = str(merged.get("repeat", "last"))
     options.latency = str(merged.get("latency", "none"))
     for flag in ("strict_order", "allow_unused", "allow_misses", "allow_answer_mismatches"):
@@ -345,6 +362,9 @@ class MCPMock:
             strict_order=self.options.strict_order,
             latency=self.options.latency,
             redact_policy=self.options.redact_policy,
+            faults=self.options.faults,
+            seed=self.options.seed,
+            run_id=self.options.run_id,
             env=self.options.env,
             cwd=self.options.cwd,
             claim_timeout=self.claim_timeout,
@@ -429,10 +449,11 @@ class MCPMock:
         return "\n\n".join(filter(None, (self._describe(r) for r in reports)))
 
     def _describe(self, report: ReplayReport) -> str:
+        # Injected faults answer in place of recordings, which then go unused: that is the point.
         return describe_problems(
             report,
             self.display_path or str(self.path),
-            allow_unused=self.options.allow_unused,
+            allow_unused=self.options.allow_unused or bool(report.faults_fired),
             allow_misses=self.options.allow_misses,
             allow_answer_mismatches=self.options.allow_answer_mismatches,
         )

@@ -80,3 +80,28 @@ def test_every_doc_link_points_at_a_file(doc: Path) -> None:
 def test_the_published_cassette_schema_is_the_shipped_one() -> None:
     shipped = ROOT / "harn_mcp_mock" / "cassette" / "schema.json"
     assert (ROOT / "docs" / "cassette.schema.json").read_bytes() == shipped.read_bytes()
+
+
+def test_the_fault_docs_examples_print_what_they_show(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    (command, shown) = next(c for c in console_commands(ROOT / "docs" / "faults.md") if " show " in c[0])
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(shown.split("...\n", 1)[1]), done.stdout
+    assert "warning: fault 'weather' can never fire" in done.stderr
+    # replay.md's worked example, as written.
+    doc = (ROOT / "docs" / "replay.md").read_text()
+    (snippet,) = (s for s in python_snippets(ROOT / "docs" / "replay.md") if "--faults" in s)
+    printed = re.search(r"prints\n\n```text\n(.*?)```", doc, flags=re.S)
+    assert printed is not None
+    for folder in ("cassettes", "examples"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    (tmp_path / "faults_demo.py").write_text(snippet)
+    ran = subprocess.run(
+        [sys.executable, "faults_demo.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == printed.group(1)
+    assert '"faults_fired"' in (tmp_path / "report.json").read_text()

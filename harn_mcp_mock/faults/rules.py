@@ -203,11 +203,12 @@ def _check_params(
         raise fail(f"{where}.malformed", f"expected one of {', '.join(MALFORMED)}")
 
 
-def parse_rules(doc: Any, path: str | Path | None = None) -> list[FaultRule]:
-    """A replay's rules: a JSON list of rules (or ``{"rules": [...]}``); ids must be unique."""
+def parse_rules(doc: Any, path: str | Path | None = None, *, name: str = "") -> list[FaultRule]:
+    """A replay's rules: a JSON list of rules (or ``{"rules": [...]}``); ids must be unique.
+    Errors name ``path`` (a file), or ``name`` (rules given inline, e.g. ``faults``)."""
 
     def fail(where: str, what: str) -> HarnError:
-        return FaultRulesError(what, path=path, where=where)
+        return FaultRulesError(what, path=path, where=f"{name}{where}" or None)
 
     if isinstance(doc, dict) and set(doc) <= {"$schema", "rules"} and "rules" in doc:
         doc = doc["rules"]
