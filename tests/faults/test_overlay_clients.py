@@ -271,3 +271,46 @@ def test_the_pytest_marker_takes_fault_rules(pytester: pytest.Pytester) -> None:
     result = run(pytester)
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*FaultRulesError: faults[[]0[]].kind: unknown fault kind 'meteor'*"])
+
+
+def test_over_http_a_malformed_answer_and_a_disconnect_reach_the_sdk_client_as_such(tmp_path: Path) -> None:
+    import mcp
+
+    rules = rules_file(
+        tmp_path,
+        [
+            {"id": "mal", "tool": "convert_time", "kind": "malformed", "on_calls": [1]},
+            {"id": "bye", "tool": "convert_time", "kind": "disconnect", "on_calls": [2]},
+        ],
+    )
+
+    async def calls(url: str) -> list[str]:
+        seen: list[str] = []
+        with anyio.fail_after(WAIT):
+            async with mcp.Client(url, mode="legacy") as client:
+                for _ in range(3):
+                    try:
+                        await client.session.call_tool("convert_time", ARGS)
+                        seen.append("ok")
+                    except MCPError as exc:
+                        seen.append(exc.error.message.split(":")[0])
+        return seen
+
+    with url_process(["replay", "--http", "--cassette", TIME, "--faults", rules]) as (_, url):
+        seen = anyio.run(calls, url)
+    assert seen == ["Failed to parse JSON response", "SSE stream ended without a response", "Not Found"]
+
+
+async def test_a_hang_leaves_the_decision_to_the_clients_own_timeout(tmp_path: Path) -> None:
+
+    rules = rules_file(tmp_path, [{"id": "h", "tool": "convert_time", "kind": "hang", "on_calls": [1]}])
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "harn_mcp_mock", "replay", "--cassette", TIME, "--faults", rules]
+    )
+    with anyio.fail_after(WAIT):
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            with pytest.raises(MCPError, match="'tools/call' timed out"):
+                await session.call_tool("convert_time", ARGS, read_timeout_seconds=0.2)
+            again = await session.call_tool("convert_time", ARGS)  # the session goes on
+    assert "Europe/Paris" in str(again.content)
