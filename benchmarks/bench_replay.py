@@ -115,10 +115,10 @@ def cold_start(cassette: Path, n: int) -> tuple[float, float, float, float]:
     return statistics.median(replays), statistics.median(worlds), statistics.median(bares), sdk
 
 
-def pipelined(cassette: Path, interactions: int, calls: int) -> float:
+def pipelined(cassette: Path, interactions: int, calls: int, extra: tuple[str, ...] = ()) -> float:
     """Seconds per request for `calls` pipelined tools/call (after start-up and load)."""
     proc = subprocess.Popen(
-        [*REPLAY, "--cassette", str(cassette)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+        [*REPLAY, "--cassette", str(cassette), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
     )
     reader = io.BufferedReader(proc.stdout, 1 << 16)  # type: ignore[arg-type]  # raw pipe: buffer reads
     assert proc.stdin and proc.stdout
@@ -173,6 +173,20 @@ def main() -> None:
         print(
             f"throughput: 10,000 pipelined tools/call, 10,000-interaction cassette: {1 / per:,.0f} calls/s "
             f"(target >= 10,000: {'ok' if 1 / per >= 10_000 else 'MISSED'})"
+        )
+        # replay --faults: the overlay decides every call; every 10th is answered by a fault.
+        rules = Path(tmp) / "faults.json"
+        rules.write_text(
+            '[{"id": "rl", "tool": "echo", "kind": "rate_limit", "every": 10, "length": 1},'
+            ' {"id": "p", "tool": "echo", "kind": "tool_error", "probability": 0.01},'
+            ' {"id": "never", "method": "resources/read", "kind": "hang"}]'
+        )
+        plain = min(pipelined(cassettes[10_000], 10_000, 10_000) for _ in range(3))
+        faulted = min(pipelined(cassettes[10_000], 10_000, 10_000, ("--faults", str(rules))) for _ in range(3))
+        print(
+            f"replay --faults (3 rules, ~11% of calls faulted): {1 / faulted:,.0f} calls/s, "
+            f"{faulted / plain:.2f}x the per-request time without faults (target <= 1.5x: "
+            f"{'ok' if faulted / plain <= 1.5 else 'MISSED'})"
         )
         print("per-request time by cassette size (10,000 pipelined calls each):")
         base = None
