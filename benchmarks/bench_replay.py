@@ -118,7 +118,10 @@ def cold_start(cassette: Path, n: int) -> tuple[float, float, float, float]:
 def pipelined(cassette: Path, interactions: int, calls: int, extra: tuple[str, ...] = ()) -> float:
     """Seconds per request for `calls` pipelined tools/call (after start-up and load)."""
     proc = subprocess.Popen(
-        [*REPLAY, "--cassette", str(cassette), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+        [*REPLAY, "--cassette", str(cassette), *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        bufsize=0,
     )
     reader = io.BufferedReader(proc.stdout, 1 << 16)  # type: ignore[arg-type]  # raw pipe: buffer reads
     assert proc.stdin and proc.stdout
@@ -182,7 +185,9 @@ def main() -> None:
             ' {"id": "never", "method": "resources/read", "kind": "hang"}]'
         )
         plain = min(pipelined(cassettes[10_000], 10_000, 10_000) for _ in range(3))
-        faulted = min(pipelined(cassettes[10_000], 10_000, 10_000, ("--faults", str(rules))) for _ in range(3))
+        faulted = min(
+            pipelined(cassettes[10_000], 10_000, 10_000, ("--faults", str(rules))) for _ in range(3)
+        )
         print(
             f"replay --faults (3 rules, ~11% of calls faulted): {1 / faulted:,.0f} calls/s, "
             f"{faulted / plain:.2f}x the per-request time without faults (target <= 1.5x: "

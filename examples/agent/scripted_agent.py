@@ -491,8 +491,45 @@ async def play(
     return finish(episode, style, agent)
 
 
+def harn_trial() -> tuple[StdioServerParameters, dict[str, Any], dict[str, Any], str]:
+    """What ``harn mcp mock run`` gives a trial (its agent contract, docs/runner.md): the world
+    from ``HARN_MCP_CONFIG``, the task ``HARN_TASK_ID`` of the spec ``HARN_SPEC`` (which gives
+    this scripted agent its reference plan), the seed and run id (its coin)."""
+    import os
+
+    config = json.loads(Path(os.environ["HARN_MCP_CONFIG"]).read_text(encoding="utf-8"))
+    ((_, entry),) = config["mcpServers"].items()
+    server = StdioServerParameters(command=entry["command"], args=entry["args"])
+    spec = json.loads(Path(os.environ["HARN_SPEC"]).read_text(encoding="utf-8"))
+    task = next(t for t in spec["tasks"] if t["id"] == os.environ["HARN_TASK_ID"])
+    return server, spec, task, f"{os.environ['HARN_SEED']}:{os.environ['HARN_RUN_ID']}"
+
+
+async def play_harn_trial(
+    style: str, trial: tuple[StdioServerParameters, dict[str, Any], dict[str, Any], str]
+) -> None:
+    """One trial of ``harn mcp mock run``; the runner scores what the world ends with."""
+    server, spec, task, coin_key = trial
+    seed, run_id = coin_key.split(":", 1)
+    acting = effective_style(style, int(seed), run_id)
+    agent: Agent | None = None
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification) and agent is not None and acting != "naive":
+            agent.tools_changed = True
+
+    with anyio.fail_after(EPISODE_TIMEOUT_S):
+        async with Client(server, mode="legacy", message_handler=on_message) as client:
+            agent = Agent(client, spec["name"], acting)
+            await agent.run(plan_for(spec["name"], task, acting))
+
+
 def main(argv: list[str] | None = None) -> None:
     import argparse
+
+    if argv is None and sys.argv[1:2] == ["--harn-trial"]:  # started by `harn mcp mock run`
+        anyio.run(play_harn_trial, sys.argv[2] if len(sys.argv) > 2 else "good", harn_trial())
+        return
 
     parser = argparse.ArgumentParser(description="Play one task of a world with the scripted agent.")
     parser.add_argument("--spec", required=True)

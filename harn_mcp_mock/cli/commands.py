@@ -388,3 +388,75 @@ def docs_main(topic: str | None) -> int:
             lines.append(f"{name:<22} {first.lstrip('# ').strip()}")
         sys.stdout.write("\n".join(lines) + "\n\nprint one: harn mcp mock docs TOPIC\n")
     return 0
+
+
+def run_main(
+    specs: list[Path],
+    agent: list[str],
+    *,
+    tasks: list[str],
+    k: int,
+    seed: int,
+    faults: list[str],
+    workers: int | None,
+    out: Path,
+    timeout: float | None,
+    max_retries: int,
+    min_pass_k: list[str],
+    min_pass_rate: float | None,
+    force: bool,
+) -> int:
+    """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
+    import sys
+    import threading
+
+    from harn_mcp_mock.shutdown import StopSignals
+
+    prog = "harn mcp mock run"
+    stop = threading.Event()
+    with StopSignals() as signals, handle_errors(prog):
+        signals.on_signal(lambda signum: stop.set())
+        from harn_mcp_mock.runner.run import parse_gates, profile_label, run_episodes, summarise_failures
+        from harn_mcp_mock.scoring.render import render
+
+        gates = parse_gates(min_pass_k, min_pass_rate)
+
+        def progress(record: dict[str, object], done: int, total: int) -> None:
+            detail = f"exit {record['exit_code']}" if record["exit_code"] is not None else "not started"
+            if record["status"] == "infra_error":
+                detail += f", infra: {record['infra_error']}"
+            if record["attempts"] != 1:
+                detail += f", {record['attempts']} attempts"
+            where = f"{record['world']}/{record['task']}/{profile_label(str(record['profile']))}/{record['trial']}"
+            sys.stdout.write(
+                f"[{done}/{total}] {where}: {record['status']} ({detail}, {record['duration_ms']} ms)\n"
+            )
+            sys.stdout.flush()
+
+        outcome = run_episodes(
+            specs,
+            agent,
+            out=out,
+            tasks=tasks,
+            k=k,
+            seed=seed,
+            faults=faults,
+            workers=workers,
+            timeout=timeout,
+            max_retries=max_retries,
+            gates=gates,
+            force=force,
+            on_trial=progress,
+            stop=stop,
+        )
+        sys.stdout.write("\n" + render(outcome.result, "text"))
+        kinds = summarise_failures(outcome.trials, outcome.result)
+        failures = ", ".join(f"{n} {kind}" for kind, n in kinds.items() if n)
+        sys.stdout.write(f"\nfailures by kind: {failures or 'none'}\nresults: {out / 'results.json'}\n")
+        if outcome.pending:
+            note(prog, f"{outcome.pending} trial(s) not run: run the same command again to resume")
+        for failed in outcome.failed_gates:
+            note(prog, f"gate failed: {failed}")
+    if signals.exit_code is not None:
+        return signals.exit_code
+    return outcome.exit_code

@@ -556,6 +556,72 @@ def eval_(
     raise typer.Exit(eval_main(spec, state, task=task, faults=faults, k=k, fmt=fmt, report=report))
 
 
+@app.command(context_settings=_SERVER_CMD, short_help="Run an agent k times per task against fresh worlds.")
+def run(
+    agent: Annotated[list[str] | None, typer.Argument(help="The agent command, after `--`.")] = None,
+    spec: Annotated[
+        list[Path] | None, typer.Option("--spec", help="World spec or shipped world name (repeatable).")
+    ] = None,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Task id to run (repeatable; default: all).")
+    ] = None,
+    k: Annotated[int, typer.Option("--k", help="Trials per task and fault profile.")] = 1,
+    seed: Annotated[
+        int, typer.Option("--seed", help="The run's seed (each trial's is derived from it).")
+    ] = 0,
+    faults: Annotated[
+        list[str] | None, typer.Option("--faults", help="Fault profile to run besides none (repeatable).")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", help="Trials at a time (default: cores).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Folder for the trials and results.json.")] = Path(
+        "harn-run"
+    ),
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Seconds an agent may take before it is stopped.")
+    ] = None,
+    max_retries: Annotated[
+        int, typer.Option("--max-retries", help="Retries of an infrastructure error.")
+    ] = 1,
+    min_pass_k: Annotated[
+        list[str] | None, typer.Option("--min-pass-k", help="Gate K=V: exit 1 when pass^K < V (repeatable).")
+    ] = None,
+    min_pass_rate: Annotated[
+        float | None, typer.Option("--min-pass-rate", help="Gate: exit 1 when a pass_rate < V.")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Rerun every trial, even with other settings.")
+    ] = False,
+) -> None:
+    """Run an agent command k times per task against fresh seeded worlds and score the runs.
+
+    Each trial's agent gets HARN_MCP_CONFIG (an mcpServers file starting its world) and
+    HARN_TASK_PROMPT (`harn mcp mock docs runner`). The same command with the same --out resumes.
+    Exit codes: 0 done; 1 a gate failed; 2 bad arguments or specs; 130 / 143 / 129 stopped by a
+    signal (finished trials are kept and scored).
+    """
+    from harn_mcp_mock.cli.commands import run_main
+
+    raise typer.Exit(
+        run_main(
+            spec or [],
+            agent or [],
+            tasks=task or [],
+            k=k,
+            seed=seed,
+            faults=faults or [],
+            workers=workers,
+            out=out,
+            timeout=timeout,
+            max_retries=max_retries,
+            min_pass_k=min_pass_k or [],
+            min_pass_rate=min_pass_rate,
+            force=force,
+        )
+    )
+
+
 @app.command("docs", short_help="Print a shipped doc (offline).")
 def docs(
     topic: Annotated[

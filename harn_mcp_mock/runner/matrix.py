@@ -1,0 +1,97 @@
+"""The trial matrix: specs x tasks x fault profiles x k trials, each with a deterministic run id
+and seed derived from the run's ``--seed`` (keyed BLAKE3, so a trial's faults and coins are the
+same on every machine and every resume)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.store.canonical import canonical_bytes
+
+__all__ = ["NO_FAULTS", "Trial", "build_matrix", "derive_seed"]
+
+NO_FAULTS = "none"
+"""The profile name of the trials run without faults (its folder name too)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    world: str
+    spec: Path
+    task: str
+    prompt: str
+    """The task's description: what the agent is asked to do."""
+    profile: str
+    """A fault profile of the spec, or :data:`NO_FAULTS`."""
+    index: int
+    """1-based, within (world, task, profile)."""
+    run_id: str
+    seed: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.world}/{self.task}/{self.profile}/{self.index}"
+
+    def folder(self, out: Path) -> Path:
+        return out / "trials" / self.world / self.task / self.profile / str(self.index)
+
+
+def derive_seed(seed: int, world: str, task: str, profile: str, index: int) -> int:
+    """A trial's seed: BLAKE3 of the run's seed and the trial's place, as a 32-bit integer."""
+    from blake3 import blake3
+
+    digest = blake3(canonical_bytes([seed, world, task, profile, index])).digest(length=4)
+    return int.from_bytes(digest, "big")
+
+
+def build_matrix(
+    specs: list[tuple[Path, dict[str, Any]]],
+    *,
+    tasks: list[str] | None = None,
+    k: int = 1,
+    seed: int = 0,
+    faults: list[str] | None = None,
+) -> list[Trial]:
+    """Every trial, in a stable order. ``specs``: (path, spec JSON) pairs; ``tasks``: the task ids
+    to run (default: every task of every spec; a spec without one of them skips it, but a task no
+    spec has is an error); ``faults``: the profiles to run besides no faults."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise UsageError(f"--k must be a positive integer, got {k!r}", where="--k")
+    wanted = set(tasks or ())
+    found: set[str] = set()
+    trials: list[Trial] = []
+    for path, spec in specs:
+        world = str(spec.get("name"))
+        known = {t["id"]: t for t in spec.get("tasks", []) if isinstance(t, dict) and "id" in t}
+        profiles = [NO_FAULTS, *(faults or [])]
+        for profile in profiles[1:]:
+            if profile not in (spec.get("fault_profiles") or {}):
+                have = ", ".join(spec.get("fault_profiles") or {}) or "none"
+                raise UsageError(f"{path}: no fault profile {profile!r} (profiles: {have})", where="--faults")
+        for task_id, task in known.items():
+            if wanted and task_id not in wanted:
+                continue
+            found.add(task_id)
+            for profile in profiles:
+                for index in range(1, k + 1):
+                    trials.append(
+                        Trial(
+                            world,
+                            path,
+                            task_id,
+                            str(task.get("description", "")),
+                            profile,
+                            index,
+                            f"{task_id}.{profile}.t{index}",
+                            derive_seed(seed, world, task_id, profile, index),
+                        )
+                    )
+    missing = sorted(wanted - found)
+    if missing:
+        raise UsageError(f"no spec has task {missing[0]!r}", where="--task")
+    if not trials:
+        raise UsageError("the specs have no tasks to run", where="--spec")
+    return trials
