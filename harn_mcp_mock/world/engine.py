@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+TASK_PROMPT = "task"
+TASK_URI = "harn://task"
+_TASK_METHODS = frozenset(
+    {"prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list"}
+)
 
 
 @dataclass(slots=True)
@@ -97,6 +102,8 @@ class WorldEngine:
             return [_ok(msg_id, {})]
         if method == "tools/list":
             return [_ok(msg_id, {"tools": [t.definition for t in self.tools.values()]})]
+        if method in _TASK_METHODS and self.task is not None:
+            return [self._task_answer(msg_id, method, params)]
         if method == "tools/call":
             name = params.get("name")
             args = params.get("arguments")
@@ -128,7 +135,46 @@ class WorldEngine:
         }
         if server.get("instructions"):
             result["instructions"] = server["instructions"]
+        if self.task is not None:  # the task is served too: a prompt `task`, a resource harn://task
+            result["capabilities"].update(
+                {"prompts": {"listChanged": False}, "resources": {"listChanged": False}}
+            )
         return result
+
+    def _task_answer(self, msg_id: Any, method: str, params: dict[str, Any]) -> Out:
+        """The selected task over MCP, so an agent can read its instructions with MCP alone."""
+        task = self.task
+        assert task is not None
+        text = task.description or task.id
+        title = f"{self.spec.name}: {task.id}"
+        result: dict[str, Any]
+        if method == "prompts/list":
+            result = {
+                "prompts": [{"name": TASK_PROMPT, "title": title, "description": "The task to carry out."}]
+            }
+        elif method == "resources/list":
+            resource = {"uri": TASK_URI, "name": "task", "title": title, "mimeType": "text/plain"}
+            result = {"resources": [resource]}
+        elif method == "resources/templates/list":
+            result = {"resourceTemplates": []}
+        elif method == "prompts/get":
+            if params.get("name") != TASK_PROMPT:
+                error = {
+                    "code": INVALID_PARAMS,
+                    "message": f"Unknown prompt: {params.get('name')} (this world has: task)",
+                }
+                return Out({"jsonrpc": "2.0", "id": msg_id, "error": error})
+            message = {"role": "user", "content": {"type": "text", "text": text}}
+            result = {"description": title, "messages": [message]}
+        else:  # resources/read
+            if params.get("uri") != TASK_URI:
+                error = {
+                    "code": INVALID_PARAMS,
+                    "message": f"Unknown resource: {params.get('uri')} (this world has: {TASK_URI})",
+                }
+                return Out({"jsonrpc": "2.0", "id": msg_id, "error": error})
+            result = {"contents": [{"uri": TASK_URI, "mimeType": "text/plain", "text": text}]}
+        return _ok(msg_id, result)
 
     # -- calls -------------------------------------------------------------------------------
 

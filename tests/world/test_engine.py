@@ -420,3 +420,32 @@ def test_the_same_seed_and_calls_give_byte_identical_files_across_processes(tmp_
         assert done.returncode == 0, done.stderr
         outputs.append(((out / "s.json").read_bytes(), (out / "r.json").read_bytes(), done.stdout))
     assert outputs[0] == outputs[1]
+
+
+async def test_a_world_serves_its_task_as_a_prompt_and_a_resource_to_the_sdk_client() -> None:
+    import sys
+
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from harn_mcp_mock.shipped import resolve_spec
+
+    spec = resolve_spec("bank")
+    description = next(
+        t["description"] for t in orjson.loads(spec.read_bytes())["tasks"] if t["id"] == "pay-rent"
+    )
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "harn_mcp_mock", "world", "--spec", str(spec), "--task", "pay-rent"],
+    )
+    with anyio.fail_after(60):
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.capabilities.prompts is not None and init.capabilities.resources is not None
+            assert [p.name for p in (await session.list_prompts()).prompts] == ["task"]
+            prompt = await session.get_prompt("task")
+            assert prompt.messages[0].content.text == description  # type: ignore[union-attr]
+            assert [str(r.uri) for r in (await session.list_resources()).resources] == ["harn://task"]
+            contents = (await session.read_resource("harn://task")).contents
+            assert contents[0].text == description  # type: ignore[union-attr]
