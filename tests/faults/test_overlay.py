@@ -7,7 +7,6 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from harn_mcp_mock.api import open_replay
 from harn_mcp_mock.cassette.model import load_cassette
@@ -15,6 +14,7 @@ from harn_mcp_mock.faults.overlay import FaultOverlay, fault_plan
 from harn_mcp_mock.faults.rules import parse_rules
 from harn_mcp_mock.options import ReplayOptions
 from harn_mcp_mock.replay.session import open_engine
+from tests.faults.sequences import SECOND_THIRD_FIFTH, SEEN, seen_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 TIME = ROOT / "cassettes" / "time.cassette.json"
@@ -196,30 +196,10 @@ def test_the_dry_run_says_when_each_rule_fires_and_which_never_can() -> None:
 
 
 async def test_the_sdk_client_sees_a_rate_limit_then_a_tool_error_then_the_connection_closing() -> None:
-    rules = [
-        {"id": "rl", "tool": "convert_time", "kind": "rate_limit", "on_calls": [2]},
-        {
-            "id": "te",
-            "tool": "convert_time",
-            "kind": "tool_error",
-            "on_calls": [3],
-            "message": "upstream down",
-        },
-        {"id": "bye", "tool": "convert_time", "kind": "disconnect", "on_calls": [5]},
-    ]
-    seen: list[str] = []
     with anyio.fail_after(WAIT):
-        async with open_replay(TIME, faults=rules) as replay:
-            for _ in range(5):
-                try:
-                    result = await replay.session.call_tool("convert_time", ARGS)
-                except MCPError as exc:
-                    seen.append(f"error {exc.error.code}: {exc.error.message}")
-                    if exc.error.message == "Connection closed":
-                        break
-                else:
-                    seen.append("tool error" if result.is_error else "ok")
-    assert seen == ["ok", "error -32000: Rate limited", "tool error", "ok", "error -32000: Connection closed"]
+        async with open_replay(TIME, faults=SECOND_THIRD_FIFTH) as replay:
+            seen = await seen_calls(replay.session, 5)
+    assert seen == SEEN
     assert replay.report is not None and [f["fault"] for f in replay.report.faults_fired or []] == [
         "rl",
         "te",

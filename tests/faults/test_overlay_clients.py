@@ -17,6 +17,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from harn_mcp_mock.tape.model import load_tape
+from tests.faults.sequences import ARGS, SECOND_THIRD_FIFTH, SEEN, seen_calls
 from tests.serving import url_process
 from tests.test_pytest_plugin import echo_cassette, run
 
@@ -24,7 +25,6 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[2]
 TIME = str(ROOT / "cassettes" / "time.cassette.json")
-ARGS = {"source_timezone": "Europe/Paris", "time": "09:30", "target_timezone": "Asia/Tokyo"}
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 WAIT = 60
 
@@ -37,40 +37,17 @@ def rules_file(folder: Path, rules: list[dict[str, Any]]) -> str:
 
 async def stdio_calls(argv: list[str], calls: int) -> list[str]:
     """What the SDK's stdio client sees for ``calls`` convert_time calls against ``harn ARGV``."""
-    seen: list[str] = []
     params = StdioServerParameters(command=sys.executable, args=["-m", "harn_mcp_mock", *argv])
     with anyio.fail_after(WAIT):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            for _ in range(calls):
-                try:
-                    result = await session.call_tool("convert_time", ARGS)
-                except MCPError as exc:
-                    seen.append(f"error {exc.error.code}: {exc.error.message}")
-                    if exc.error.message == "Connection closed":
-                        break
-                else:
-                    seen.append("tool error" if result.is_error else "ok")
-    return seen
+            return await seen_calls(session, calls)
 
 
 async def test_over_stdio_the_sdk_client_sees_the_faults_and_the_report_and_tape_name_them(
     tmp_path: Path,
 ) -> None:
-    rules = rules_file(
-        tmp_path,
-        [
-            {"id": "rl", "tool": "convert_time", "kind": "rate_limit", "on_calls": [2]},
-            {
-                "id": "te",
-                "tool": "convert_time",
-                "kind": "tool_error",
-                "on_calls": [3],
-                "message": "upstream down",
-            },
-            {"id": "bye", "tool": "convert_time", "kind": "disconnect", "on_calls": [5]},
-        ],
-    )
+    rules = rules_file(tmp_path, SECOND_THIRD_FIFTH)
     report, tape = tmp_path / "report.json", tmp_path / "tape.ndjson"
     argv = [
         "replay",
@@ -84,7 +61,7 @@ async def test_over_stdio_the_sdk_client_sees_the_faults_and_the_report_and_tape
         str(tape),
     ]
     seen = await stdio_calls(argv, 6)
-    assert seen == ["ok", "error -32000: Rate limited", "tool error", "ok", "error -32000: Connection closed"]
+    assert seen == SEEN
 
     fired = orjson.loads(report.read_bytes())["faults_fired"]
     assert [(f["fault"], f["kind"], f["ordinal"]) for f in fired] == [
