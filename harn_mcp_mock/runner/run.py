@@ -160,6 +160,10 @@ def run_episodes(
 
     if not agent:
         raise UsageError("give the agent command after `--`")
+    import shutil
+
+    if shutil.which(agent[0]) is None:
+        raise UsageError(f"the agent command {agent[0]!r} was not found (or is not executable)")
     loaded = []
     for spec in specs:
         path = resolve_spec(spec)

@@ -84,9 +84,8 @@ def _attempt(
     with open(folder / "agent.stdout", "wb") as out, open(folder / "agent.stderr", "wb") as err:
         try:
             proc = subprocess.Popen(
-                list(agent), stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=folder,
-                start_new_session=True,
-            )  # fmt: skip
+                list(agent), stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, start_new_session=True
+            )
         except OSError as exc:
             return {
                 "status": "infra_error",

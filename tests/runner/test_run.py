@@ -215,3 +215,17 @@ def test_a_runner_killed_with_sigkill_resumes_where_it_stopped(tmp_path: Path) -
     assert 1 <= len(resumed) <= 2 and resumed[-1].startswith("[3/3]")
     results: dict[str, Any] = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["summary"]["runs"] == 3 and results["summary"]["passed"] == 3
+
+
+def test_a_relative_agent_command_runs_from_where_run_was_started_and_a_missing_one_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "agents").mkdir()
+    agent_script(tmp_path / "agents", "tempfail", "sys.exit(75)\n")
+    monkeypatch.chdir(tmp_path)
+    outcome = run_episodes(
+        ["bank"], [sys.executable, "agents/tempfail.py"], out="out", tasks=["pay-rent"], max_retries=0
+    )
+    assert outcome.trials[0]["exit_code"] == 75
+    with pytest.raises(UsageError, match="the agent command 'no-such-agent' was not found"):
+        run_episodes(["bank"], ["no-such-agent"], out="out2")
