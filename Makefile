@@ -37,7 +37,7 @@ $(PY):
 
 # The project itself (editable) with its dev tools and the Python peer servers (mcp-server-time).
 $(INSTALL_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers]'
+	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray]'
 	touch $@
 
 # The npm peer servers, exactly as tests/e2e/package-lock.json pins them.

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from harn_mcp_mock.scoring import render, run_eval
+from harn_mcp_mock.scoring import render, score_runs
 
 TARGET_S = 2.0
 STATUSES = ("open", "pending", "closed")
@@ -175,7 +175,7 @@ def baseline(paths: list[Path]) -> None:
 
 
 def evaluate(the_spec: dict[str, Any], paths: list[Path]) -> str:
-    return render(run_eval([the_spec], paths), "table")
+    return render(score_runs([the_spec], paths), "table")
 
 
 def timed(fn: Any, *args: Any, repeat: int = 3) -> float:
@@ -199,7 +199,7 @@ def main() -> None:
         size = sum(p.stat().st_size for p in paths)
         base = timed(baseline, paths)
         full = timed(evaluate, the_spec, paths)
-        result = run_eval([the_spec], paths)
+        result = score_runs([the_spec], paths)
         as_json = timed(render, result, "json")
         items = len(the_spec["state"]["tickets"]) + len(the_spec["state"]["users"])
         each = size / len(paths) / 1e3

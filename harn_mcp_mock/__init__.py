@@ -15,7 +15,11 @@ __all__ = [
     "open_replay",
     "record_session",
     "replay_session",
+    "run_eval",
+    "run_eval_async",
 ]
+
+_RUNNER = frozenset({"run_eval", "run_eval_async"})
 
 if TYPE_CHECKING:
     from harn_mcp_mock.api import (
@@ -26,10 +30,15 @@ if TYPE_CHECKING:
         record_session,
         replay_session,
     )
+    from harn_mcp_mock.runner.api import run_eval, run_eval_async
 
 
 def __getattr__(name: str) -> Any:
     """The Python API, imported on first use so that ``import harn_mcp_mock`` stays fast."""
+    if name in _RUNNER:
+        from harn_mcp_mock.runner import api as runner_api
+
+        return getattr(runner_api, name)
     if name in __all__:
         from harn_mcp_mock import api
 

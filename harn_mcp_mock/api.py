@@ -59,10 +59,12 @@ if TYPE_CHECKING:
     from harn_mcp_mock.record.recorder import Recorder
 
 __all__ = [
+    "EngineTransport",
     "EpisodesTransport",
     "RecordTransport",
     "ReplaySession",
     "ReplayTransport",
+    "WorldTransport",
     "cassette_transport",
     "open_replay",
     "record_session",
@@ -120,7 +122,145 @@ class _SingleUse:
             raise sole from None
 
 
-class ReplayTransport(_SingleUse):
+class EngineTransport(_SingleUse):
+    """An ``mcp`` client transport answered in memory by a server-side engine (anything with
+    ``receive(message) -> list[Out]``: a replay engine, a world engine, or one of yours wrapped by
+    :class:`~harn_mcp_mock.tape.mcp.TapedEngine`). Enter it for ``(read_stream, write_stream)``
+    or hand it to ``mcp.Client``/:func:`session_over`; it can be entered once."""
+
+    engine: Any
+    _what = "server"
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    @property
+    def path(self) -> Path | None:
+        return None
+
+    def _finished(self) -> None:
+        """Called once the client side has closed."""
+
+    def _engine_failed(self, wire: Any, exc: Exception) -> list[Out]:
+        text = f"harn-mcp-mock {self._what} engine failed: {type(exc).__name__}: {exc}"
+        if not (isinstance(wire, dict) and isinstance(wire.get("method"), str) and "id" in wire):
+            return []
+        return [Out({"jsonrpc": "2.0", "id": wire["id"], "error": {"code": INTERNAL_ERROR, "message": text}})]
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[TransportStreams]:
+        import anyio
+        from mcp.shared.message import SessionMessage
+
+        # Unbounded towards the client: the engine's outputs for one message are finite, and a
+        # bounded buffer could deadlock a client that is itself blocked writing to us.
+        to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
+        client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](0)
+        try:
+            async with to_client, client_reads, client_writes, from_client, anyio.create_task_group() as tg:
+                tg.start_soon(self._pump, from_client, to_client, tg)
+                try:
+                    yield client_reads, client_writes
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self._finished()
+
+    async def _pump(
+        self,
+        from_client: MemoryObjectReceiveStream[SessionMessage],
+        to_client: MemoryObjectSendStream[SessionMessage | Exception],
+        tg: TaskGroup,
+    ) -> None:
+        import anyio
+
+        async for item in from_client:
+            wire = _to_wire(item.message)
+            try:
+                outs = self.engine.receive(wire)
+            except Exception as exc:  # an engine bug must answer the request, not hang the client
+                outs = self._engine_failed(wire, exc)
+            prefix = 0
+            while prefix < len(outs) and outs[prefix].delay_ms <= 0:
+                prefix += 1
+            if not await _deliver(to_client, outs[:prefix]):
+                return
+            if prefix < len(outs):
+                tg.start_soon(_deliver_later, to_client, outs[prefix:], anyio.current_time())
+            if any(out.close for out in outs):
+                # The server exited here: end the session as it did. The client reads what was
+                # sent, then the end of the stream; its later requests fail at once.
+                await from_client.aclose()
+                if prefix == len(outs):
+                    await to_client.aclose()
+                return
+
+
+class WorldTransport(EngineTransport):
+    """An ``mcp`` client transport answered in memory by a seeded world (no subprocess), as
+    ``harn mcp mock world`` serves it. After exit, :meth:`state_document` and
+    :meth:`report_document` are what ``--state-out`` and ``--report`` would hold. ``tape``
+    writes the world's event tape there."""
+
+    _what = "world"
+
+    def __init__(
+        self,
+        spec: PathLike,
+        *,
+        task: str | None = None,
+        seed: int = 0,
+        run_id: str = "run",
+        faults: str | None = None,
+        tape: PathLike | None = None,
+    ) -> None:
+        from harn_mcp_mock.shipped import resolve_spec
+        from harn_mcp_mock.world.engine import WorldEngine
+        from harn_mcp_mock.world.spec import load_spec
+
+        self.spec_path = resolve_spec(spec if isinstance(spec, str) else Path(spec))
+        self.world = WorldEngine(
+            load_spec(self.spec_path), task=task, seed=seed, run_id=run_id, faults=faults
+        )
+        self._tape: Any = None
+        engine: Any = self.world
+        if tape is not None:
+            from harn_mcp_mock.tape import TapeWriter
+            from harn_mcp_mock.tape.mcp import EngineClock, McpTapeObserver, TapedEngine
+
+            argv = ["world", "--seed", str(seed), "--run-id", run_id] + (
+                ["--faults", faults] if faults else []
+            )
+            self._tape = TapeWriter(
+                Path(tape),
+                clock=EngineClock(self.world),
+                script_path=str(self.spec_path),
+                argv=argv,
+                started_at_unix_ms=self.world.spec.start_ms,
+            )
+            engine = TapedEngine(self.world, McpTapeObserver(self._tape, self.world.spec.name))
+        super().__init__(engine)
+
+    @property
+    def path(self) -> Path | None:
+        return self.spec_path
+
+    def _finished(self) -> None:
+        if self._tape is not None:
+            self._tape.close()
+
+    def state_document(self, infra_error: str | None = None) -> dict[str, Any]:
+        """The world's final state, as ``--state-out`` writes it."""
+        return self.world.state_document(infra_error)
+
+    def report_document(self) -> dict[str, Any]:
+        """The world's report (goal, collateral, calls, faults), as ``--report`` writes it."""
+        from harn_mcp_mock.scoring.world_report import world_report
+
+        return world_report(self.world)
+
+
+class ReplayTransport(EngineTransport):
     """An ``mcp`` client transport answered in memory by a replay engine (no subprocess).
 
     ``cassette`` is a cassette path (the engine is built as ``harn mcp mock replay`` builds
@@ -129,6 +269,9 @@ class ReplayTransport(_SingleUse):
     :class:`ReplayReport` (misses, unused interactions, client answers that differ). A
     transport can be entered once.
     """
+
+    engine: ReplayEngine
+    _what = "replay"
 
     def __init__(
         self,
@@ -170,61 +313,17 @@ class ReplayTransport(_SingleUse):
     def path(self) -> Path | None:
         return self.engine.cassette.path
 
-    @asynccontextmanager
-    async def _connect(self) -> AsyncIterator[TransportStreams]:
-        import anyio
-        from mcp.shared.message import SessionMessage
-
-        # Unbounded towards the client: the engine's outputs for one message are finite, and a
-        # bounded buffer could deadlock a client that is itself blocked writing to us.
-        to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
-        client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](0)
-        try:
-            async with to_client, client_reads, client_writes, from_client, anyio.create_task_group() as tg:
-                tg.start_soon(self._pump, from_client, to_client, tg)
-                try:
-                    yield client_reads, client_writes
-                finally:
-                    tg.cancel_scope.cancel()
-        finally:
-            self.report = self.engine.finish()
-
-    async def _pump(
-        self,
-        from_client: MemoryObjectReceiveStream[SessionMessage],
-        to_client: MemoryObjectSendStream[SessionMessage | Exception],
-        tg: TaskGroup,
-    ) -> None:
-        import anyio
-
-        async for item in from_client:
-            wire = _to_wire(item.message)
-            try:
-                outs = self.engine.receive(wire)
-            except Exception as exc:  # an engine bug must answer the request, not hang the client
-                outs = self._engine_failed(wire, exc)
-            prefix = 0
-            while prefix < len(outs) and outs[prefix].delay_ms <= 0:
-                prefix += 1
-            if not await _deliver(to_client, outs[:prefix]):
-                return
-            if prefix < len(outs):
-                tg.start_soon(_deliver_later, to_client, outs[prefix:], anyio.current_time())
-            if any(out.close for out in outs):
-                # The recorded server exited here: end the session as it did. The client reads
-                # what was sent, then the end of the stream; its later requests fail at once.
-                await from_client.aclose()
-                if prefix == len(outs):
-                    await to_client.aclose()
-                return
+    def _finished(self) -> None:
+        self.report = self.engine.finish()
 
     def _engine_failed(self, wire: Any, exc: Exception) -> list[Out]:
-        text = f"harn-mcp-mock replay engine failed: {type(exc).__name__}: {exc}"
-        if not (isinstance(wire, dict) and isinstance(wire.get("method"), str) and "id" in wire):
-            return []
-        self.engine.report.misses.append({"method": wire["method"], "id": wire["id"], "explanation": text})
-        error = {"code": INTERNAL_ERROR, "message": text}
-        return [Out({"jsonrpc": "2.0", "id": wire["id"], "error": error})]
+        outs = super()._engine_failed(wire, exc)
+        for out in outs:
+            text = out.message["error"]["message"]
+            self.engine.report.misses.append(
+                {"method": wire["method"], "id": wire["id"], "explanation": text}
+            )
+        return outs
 
 
 async def _deliver(to_client: MemoryObjectSendStream[SessionMessage | Exception], outs: list[Out]) -> bool:
@@ -678,7 +777,7 @@ class ReplaySession:
     """What :func:`open_replay` yields: the live session and, after exit, the outcome."""
 
     session: ClientSession
-    transport: ReplayTransport | RecordTransport | EpisodesTransport
+    transport: EngineTransport | RecordTransport | EpisodesTransport
 
     @property
     def recording(self) -> bool:
@@ -703,7 +802,7 @@ class ReplaySession:
 
 
 async def _handshake(
-    session: ClientSession, transport: ReplayTransport | RecordTransport | EpisodesTransport
+    session: ClientSession, transport: EngineTransport | RecordTransport | EpisodesTransport
 ) -> None:
     """The classic ``initialize`` handshake, or ``server/discover`` if that is what was recorded."""
     if isinstance(transport, ReplayTransport) and transport.engine.cassette.server.get("handshake") == (
@@ -716,7 +815,7 @@ async def _handshake(
 
 @asynccontextmanager
 async def session_over(
-    transport: ReplayTransport | RecordTransport | EpisodesTransport,
+    transport: EngineTransport | RecordTransport | EpisodesTransport,
     callbacks: ClientCallbacks | None = None,
     *,
     initialize: bool = True,

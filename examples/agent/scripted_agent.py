@@ -524,6 +524,34 @@ async def play_harn_trial(
             await agent.run(plan_for(spec["name"], task, acting))
 
 
+class _SessionClient:
+    """The two ``mcp.Client`` calls :class:`Agent` makes, over a plain ``ClientSession``."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    async def list_tools(self, cache_mode: str | None = None) -> Any:
+        return await self.session.list_tools()
+
+    async def call_tool(self, name: str, args: dict[str, Any]) -> Any:
+        return await self.session.call_tool(name, args)
+
+
+def in_process(style: str = "good") -> Callable[[Any, Any], Any]:
+    """This agent for ``harn_mcp_mock.run_eval``: ``async def agent(session, trial)`` over the
+    runner's in-memory world session (no subprocess)."""
+
+    async def scripted(session: Any, trial: Any) -> None:
+        spec = json.loads(await anyio.Path(trial.spec).read_text(encoding="utf-8"))
+        task = next(t for t in spec["tasks"] if t["id"] == trial.task)
+        acting = effective_style(style, trial.seed, trial.run_id)
+        agent = Agent(_SessionClient(session), spec["name"], acting)  # type: ignore[arg-type]
+        await agent.run(plan_for(spec["name"], task, acting))
+
+    scripted.__qualname__ = f"in_process({style!r})"
+    return scripted
+
+
 def main(argv: list[str] | None = None) -> None:
     import argparse
 

@@ -254,10 +254,7 @@ def world_main(
 
     prog = "harn mcp mock world"
     with StopSignals() as stop, handle_errors(prog):
-        import orjson
-
         from harn_mcp_mock.shipped import resolve_spec
-        from harn_mcp_mock.store.cas import atomic_write
         from harn_mcp_mock.world.run import serve_world
 
         engine = serve_world(
@@ -269,13 +266,10 @@ def world_main(
             emit_tape=emit_tape,
             stop_fd=stop.fd,
         )
-        dump = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-        if state_out is not None:
-            atomic_write(state_out, orjson.dumps(engine.state_document(), option=dump) + b"\n")
-        if report is not None:
-            from harn_mcp_mock.scoring.world_report import world_report
+        if state_out is not None or report is not None:
+            from harn_mcp_mock.scoring.world_report import write_world_files
 
-            atomic_write(report, orjson.dumps(world_report(engine), option=dump) + b"\n")
+            write_world_files(engine, state_out=state_out, report=report)
     return stop.exit_code or 0
 
 
@@ -319,13 +313,13 @@ def eval_main(
 
     prog = "harn mcp mock eval"
     with handle_errors(prog):
-        from harn_mcp_mock.scoring.eval import run_eval
+        from harn_mcp_mock.scoring.eval import score_runs
         from harn_mcp_mock.scoring.render import render
         from harn_mcp_mock.shipped import resolve_spec
         from harn_mcp_mock.store.cas import atomic_write
         from harn_mcp_mock.world.spec import load_spec
 
-        result = run_eval(
+        result = score_runs(
             [load_spec(resolve_spec(p)) for p in specs], states, task=task, faults=faults, max_k=k
         )
         text = render(result, fmt)
@@ -405,6 +399,10 @@ def run_main(
     min_pass_k: list[str],
     min_pass_rate: float | None,
     force: bool,
+    backend: str = "local",
+    ray_address: str | None = None,
+    baseline: Path | None = None,
+    fail_on_regression: bool = False,
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import sys
@@ -416,47 +414,52 @@ def run_main(
     stop = threading.Event()
     with StopSignals() as signals, handle_errors(prog):
         signals.on_signal(lambda signum: stop.set())
-        from harn_mcp_mock.runner.run import parse_gates, profile_label, run_episodes, summarise_failures
+        from harn_mcp_mock.cli.progress import trial_progress
+        from harn_mcp_mock.runner.run import parse_gates, run_episodes, summarise_failures
         from harn_mcp_mock.scoring.render import render
 
         gates = parse_gates(min_pass_k, min_pass_rate)
+        if fail_on_regression and baseline is None:
+            from harn_mcp_mock.errors import UsageError
 
-        def progress(record: dict[str, object], done: int, total: int) -> None:
-            detail = f"exit {record['exit_code']}" if record["exit_code"] is not None else "not started"
-            if record["status"] == "infra_error":
-                detail += f", infra: {record['infra_error']}"
-            if record["attempts"] != 1:
-                detail += f", {record['attempts']} attempts"
-            where = f"{record['world']}/{record['task']}/{profile_label(str(record['profile']))}/{record['trial']}"
-            sys.stdout.write(
-                f"[{done}/{total}] {where}: {record['status']} ({detail}, {record['duration_ms']} ms)\n"
+            raise UsageError("--fail-on-regression needs --baseline DIR", where="--fail-on-regression")
+        with trial_progress(sys.stdout) as progress:
+            outcome = run_episodes(
+                specs,
+                agent,
+                out=out,
+                tasks=tasks,
+                k=k,
+                seed=seed,
+                faults=faults,
+                workers=workers,
+                timeout=timeout,
+                max_retries=max_retries,
+                gates=gates,
+                force=force,
+                backend=backend,
+                ray_address=ray_address,
+                baseline=baseline,
+                on_trial=progress,
+                stop=stop,
             )
-            sys.stdout.flush()
-
-        outcome = run_episodes(
-            specs,
-            agent,
-            out=out,
-            tasks=tasks,
-            k=k,
-            seed=seed,
-            faults=faults,
-            workers=workers,
-            timeout=timeout,
-            max_retries=max_retries,
-            gates=gates,
-            force=force,
-            on_trial=progress,
-            stop=stop,
-        )
         sys.stdout.write("\n" + render(outcome.result, "text"))
         kinds = summarise_failures(outcome.trials, outcome.result)
         failures = ", ".join(f"{n} {kind}" for kind, n in kinds.items() if n)
         sys.stdout.write(f"\nfailures by kind: {failures or 'none'}\nresults: {out / 'results.json'}\n")
+        if outcome.comparison is not None:
+            from harn_mcp_mock.runner.baseline import render_comparison
+
+            sys.stdout.write("\n" + render_comparison(outcome.comparison))
         if outcome.pending:
             note(prog, f"{outcome.pending} trial(s) not run: run the same command again to resume")
         for failed in outcome.failed_gates:
             note(prog, f"gate failed: {failed}")
+        regressed = outcome.comparison.regressed if outcome.comparison is not None else []
+        if fail_on_regression and regressed:
+            names = ", ".join(change.label for change in regressed[:3])
+            more = f" (+{len(regressed) - 3} more)" if len(regressed) > 3 else ""
+            note(prog, f"{len(regressed)} task(s) regressed against the baseline: {names}{more}")
     if signals.exit_code is not None:
         return signals.exit_code
-    return outcome.exit_code
+    return 1 if outcome.exit_code or (fail_on_regression and regressed) else 0

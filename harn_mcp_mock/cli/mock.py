@@ -593,13 +593,25 @@ def run(
     force: Annotated[
         bool, typer.Option("--force", help="Rerun every trial, even with other settings.")
     ] = False,
+    backend: Annotated[
+        str, typer.Option("--backend", help="local (this machine) or ray (Ray tasks; needs [ray]).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None, typer.Option("--ray-address", help="Ray cluster to use (default: a local Ray).")
+    ] = None,
+    baseline: Annotated[
+        Path | None, typer.Option("--baseline", help="An earlier run's --out: regressed/fixed per task.")
+    ] = None,
+    fail_on_regression: Annotated[
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when a task regressed against --baseline.")
+    ] = False,
 ) -> None:
     """Run an agent command k times per task against fresh seeded worlds and score the runs.
 
     Each trial's agent gets HARN_MCP_CONFIG (an mcpServers file starting its world) and
     HARN_TASK_PROMPT (`harn mcp mock docs runner`). The same command with the same --out resumes.
-    Exit codes: 0 done; 1 a gate failed; 2 bad arguments or specs; 130 / 143 / 129 stopped by a
-    signal (finished trials are kept and scored).
+    Exit codes: 0 done; 1 a gate failed (or, with --fail-on-regression, a task regressed); 2 bad
+    arguments or specs; 130 / 143 / 129 stopped by a signal (finished trials are kept and scored).
     """
     from harn_mcp_mock.cli.commands import run_main
 
@@ -618,6 +630,10 @@ def run(
             min_pass_k=min_pass_k or [],
             min_pass_rate=min_pass_rate,
             force=force,
+            backend=backend,
+            ray_address=ray_address,
+            baseline=baseline,
+            fail_on_regression=fail_on_regression,
         )
     )
 

@@ -15,24 +15,35 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
 from harn_mcp_mock.runner.trial import run_trial
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.runner.baseline import Comparison
+    from harn_mcp_mock.runner.inprocess import AgentFunction
+    from harn_mcp_mock.scoring.eval import EvalResult
 from harn_mcp_mock.store.cas import atomic_write
 
 __all__ = [
+    "BACKENDS",
     "RUN_FORMAT",
     "Gate",
+    "Plan",
     "RunOutcome",
+    "conclude",
     "parse_gates",
+    "plan_run",
     "profile_label",
     "run_episodes",
+    "run_episodes_async",
     "summarise_failures",
 ]
 
 RUN_FORMAT = "harn-mcp-mock/run"
+BACKENDS = ("local", "ray")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,12 +82,14 @@ def parse_gates(min_pass_k: Sequence[str] = (), min_pass_rate: float | None = No
 class RunOutcome:
     trials: list[dict[str, Any]]
     """Every finished trial's record (this run's and earlier runs' with the same ``out``)."""
-    result: Any
-    """The :class:`~harn_mcp_mock.scoring.eval.EvalResult` of all finished trials."""
+    result: EvalResult
+    """Eval's result for all finished trials."""
     failed_gates: list[str] = field(default_factory=list)
     stopped: bool = False
     """A stop signal ended scheduling: some trials did not run (run again to resume)."""
     pending: int = 0
+    comparison: Comparison | None = None
+    """The comparison with ``--baseline`` (when one was given)."""
 
     @property
     def exit_code(self) -> int:
@@ -135,9 +148,92 @@ def _finished(trial: Trial, out: Path) -> dict[str, Any] | None:
     )
 
 
-def run_episodes(
+@dataclass(slots=True)
+class Plan:
+    """A run about to start: the loaded specs, the whole matrix, what is left to do."""
+
+    loaded: list[tuple[Path, dict[str, Any]]]
+    matrix: list[Trial]
+    out: Path
+    records: dict[str, dict[str, Any]]
+    """Finished trials' records by :attr:`Trial.key` (resumed ones first, then this run's)."""
+    todo: list[Trial]
+    on_trial: Callable[[dict[str, Any], int, int], None] | None = None
+
+    def finished(self, trial: Trial, record: dict[str, Any]) -> None:
+        self.records[trial.key] = record
+        if self.on_trial is not None:
+            self.on_trial(record, len(self.records), len(self.matrix))
+
+
+def plan_run(
     specs: Sequence[str | Path],
     agent: Sequence[str],
+    *,
+    out: str | Path,
+    tasks: Sequence[str] = (),
+    k: int = 1,
+    seed: int = 0,
+    faults: Sequence[str] = (),
+    force: bool = False,
+) -> Plan:
+    """Load the specs, build the matrix, pin (or check) ``run.json`` and find the trials to run."""
+    from harn_mcp_mock.shipped import resolve_spec
+    from harn_mcp_mock.world.spec import read_spec_json
+
+    loaded = []
+    for spec in specs:
+        path = resolve_spec(spec)
+        loaded.append((path.resolve(), read_spec_json(path)))
+    if not loaded:
+        raise UsageError("give at least one --spec", where="--spec")
+    matrix = build_matrix(loaded, tasks=list(tasks) or None, k=k, seed=seed, faults=list(faults))
+    out = Path(out).resolve()
+    options = {"tasks": sorted(tasks), "k": k, "seed": seed, "faults": list(faults)}
+    _check_resume(out, _fingerprint(loaded, agent, options), force)
+    records: dict[str, dict[str, Any]] = {}
+    todo: list[Trial] = []
+    for trial in matrix:
+        done = None if force else _finished(trial, out)
+        if done is not None:
+            records[trial.key] = done
+        else:
+            todo.append(trial)
+    return Plan(loaded, matrix, out, records, todo)
+
+
+def conclude(
+    plan: Plan, *, stopped: bool, gates: Sequence[Gate] = (), baseline: str | Path | None = None
+) -> RunOutcome:
+    """Score every finished trial into ``results.json``, judge the gates, compare with a baseline."""
+    ordered = [plan.records[t.key] for t in plan.matrix if t.key in plan.records]
+    result = _score(plan.loaded, [t for t in plan.matrix if t.key in plan.records], plan.out)
+    document = result.to_dict()
+    atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
+    outcome = RunOutcome(ordered, result, stopped=stopped, pending=len(plan.matrix) - len(ordered))
+    outcome.failed_gates = _judge(result, gates)
+    if baseline is not None:
+        from harn_mcp_mock.runner.baseline import compare, load_baseline
+
+        outcome.comparison = compare(load_baseline(baseline), document)
+        atomic_write(
+            plan.out / "baseline.json", json.dumps(outcome.comparison.to_dict(), indent=2).encode() + b"\n"
+        )
+    return outcome
+
+
+def _check_agent(agent: Sequence[str]) -> None:
+    import shutil
+
+    if not agent:
+        raise UsageError("give the agent command after `--`")
+    if shutil.which(agent[0]) is None:
+        raise UsageError(f"the agent command {agent[0]!r} was not found (or is not executable)")
+
+
+def run_episodes(
+    specs: Sequence[str | Path],
+    agent: Sequence[str] | AgentFunction,
     *,
     out: str | Path,
     tasks: Sequence[str] = (),
@@ -149,81 +245,161 @@ def run_episodes(
     max_retries: int = 1,
     gates: Sequence[Gate] = (),
     force: bool = False,
+    backend: str = "local",
+    ray_address: str | None = None,
+    baseline: str | Path | None = None,
     on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
     stop: threading.Event | None = None,
 ) -> RunOutcome:
-    """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each."""
+    """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
+
+    ``agent`` is a command (argv) or an ``async def agent(session, trial)`` run in-process
+    (:mod:`harn_mcp_mock.runner.inprocess`; from inside an event loop use
+    :func:`run_episodes_async`). ``backend``: ``local`` (``workers`` trials at a time on this
+    machine) or ``ray`` (trials as Ray tasks, ``ray_address`` or a local Ray for the run)."""
+    if backend not in BACKENDS:
+        raise UsageError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})", where="--backend")
+    if callable(agent):
+        if backend != "local":
+            raise UsageError("an in-process agent runs on the local backend only", where="--backend")
+        import asyncio
+
+        import anyio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise UsageError(
+                "run_episodes is called inside an event loop: use `await run_episodes_async(...)`"
+            )
+        return anyio.run(
+            lambda: run_episodes_async(
+                specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, workers=workers,
+                timeout=timeout, gates=gates, force=force, baseline=baseline, on_trial=on_trial, stop=stop,
+            )
+        )  # fmt: skip
+    _check_agent(agent)
+    plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
+    plan.on_trial = on_trial
+    if backend == "ray":
+        from harn_mcp_mock.runner.ray_backend import run_on_ray
+
+        stopped = run_on_ray(
+            plan,
+            agent,
+            workers=workers,
+            timeout=timeout,
+            max_retries=max_retries,
+            address=ray_address,
+            stop=stop,
+        )
+    else:
+        stopped = _run_local(
+            plan, agent, workers=workers, timeout=timeout, max_retries=max_retries, stop=stop
+        )
+    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline)
+
+
+def _run_local(
+    plan: Plan,
+    agent: Sequence[str],
+    *,
+    workers: int | None,
+    timeout: float | None,
+    max_retries: int,
+    stop: threading.Event | None,
+) -> bool:
+    """Every trial left, ``workers`` at a time (threads, each waiting on its agent process)."""
     import os
 
-    from harn_mcp_mock.shipped import resolve_spec
-    from harn_mcp_mock.world.spec import read_spec_json
-
-    if not agent:
-        raise UsageError("give the agent command after `--`")
-    import shutil
-
-    if shutil.which(agent[0]) is None:
-        raise UsageError(f"the agent command {agent[0]!r} was not found (or is not executable)")
-    loaded = []
-    for spec in specs:
-        path = resolve_spec(spec)
-        loaded.append((path.resolve(), read_spec_json(path)))
-    if not loaded:
-        raise UsageError("give at least one --spec", where="--spec")
-    matrix = build_matrix(loaded, tasks=list(tasks) or None, k=k, seed=seed, faults=list(faults))
-    out = Path(out).resolve()
-    options = {"tasks": sorted(tasks), "k": k, "seed": seed, "faults": list(faults)}
-    _check_resume(out, _fingerprint(loaded, agent, options), force)
-
-    records: dict[str, dict[str, Any]] = {}
-    todo: list[Trial] = []
-    for trial in matrix:
-        done = None if force else _finished(trial, out)
-        if done is not None:
-            records[trial.key] = done
-        else:
-            todo.append(trial)
-    total, count = len(matrix), len(records)
     stopped = False
     max_workers = max(1, workers or os.cpu_count() or 2)
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
         running: dict[Future[dict[str, Any]], Trial] = {}
-        queue = list(reversed(todo))
+        queue = list(reversed(plan.todo))
         while queue or running:
             while queue and len(running) < max_workers and not (stop is not None and stop.is_set()):
                 trial = queue.pop()
-                running[
-                    pool.submit(run_trial, trial, agent, out, timeout=timeout, max_retries=max_retries)
-                ] = trial
+                future = pool.submit(
+                    run_trial, trial, agent, plan.out, timeout=timeout, max_retries=max_retries
+                )
+                running[future] = trial
             if stop is not None and stop.is_set() and queue:
                 stopped, queue = True, []
             if not running:
                 break
             finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
             for future in finished:
-                trial = running.pop(future)
-                record = future.result()
-                records[trial.key] = record
-                count += 1
-                if on_trial is not None:
-                    on_trial(record, count, total)
-    ordered = [records[t.key] for t in matrix if t.key in records]
-    result = _score(loaded, [t for t in matrix if t.key in records], out)
-    atomic_write(out / "results.json", json.dumps(result.to_dict(), indent=2).encode() + b"\n")
-    outcome = RunOutcome(ordered, result, stopped=stopped, pending=total - len(ordered))
-    outcome.failed_gates = _judge(result, gates)
-    return outcome
+                plan.finished(running.pop(future), future.result())
+    return stopped
+
+
+async def run_episodes_async(
+    specs: Sequence[str | Path],
+    agent: Sequence[str] | AgentFunction,
+    *,
+    out: str | Path,
+    tasks: Sequence[str] = (),
+    k: int = 1,
+    seed: int = 0,
+    faults: Sequence[str] = (),
+    workers: int | None = None,
+    timeout: float | None = None,  # noqa: ASYNC109 (each trial's, not this call's)
+    max_retries: int = 1,
+    gates: Sequence[Gate] = (),
+    force: bool = False,
+    baseline: str | Path | None = None,
+    on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
+    stop: threading.Event | None = None,
+) -> RunOutcome:
+    """:func:`run_episodes` from inside an event loop. An in-process agent's trials run in this
+    loop, ``workers`` at a time (default 8: they wait on each other, not on cores); a command
+    agent's run goes to a worker thread."""
+    import anyio
+
+    if not callable(agent):
+        command = list(agent)
+        return await anyio.to_thread.run_sync(
+            lambda: run_episodes(
+                specs, command, out=out, tasks=tasks, k=k, seed=seed, faults=faults, workers=workers,
+                timeout=timeout, max_retries=max_retries, gates=gates, force=force, baseline=baseline,
+                on_trial=on_trial, stop=stop,
+            )
+        )  # fmt: skip
+    from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
+
+    plan = plan_run(
+        specs, [agent_name(agent)], out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force
+    )
+    plan.on_trial = on_trial
+    limiter = anyio.CapacityLimiter(max(1, workers or 8))
+    stopped = False
+
+    async def one(trial: Trial) -> None:
+        nonlocal stopped
+        async with limiter:
+            if stop is not None and stop.is_set():
+                stopped = True
+                return
+            plan.finished(trial, await run_trial_inprocess(trial, agent, plan.out, timeout=timeout))
+
+    async with anyio.create_task_group() as tg:
+        for trial in plan.todo:
+            tg.start_soon(one, trial)
+    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline)
 
 
 def _score(loaded: list[tuple[Path, dict[str, Any]]], trials: list[Trial], out: Path) -> Any:
-    from harn_mcp_mock.scoring.eval import run_eval
+    from harn_mcp_mock.scoring.eval import score_runs
 
     inputs = []
     for trial in trials:
         folder = trial.folder(out)
         report = folder / "report.json"
         inputs.append(report if report.exists() else folder / "state.json")
-    return run_eval([doc for _, doc in loaded], inputs)
+    return score_runs([doc for _, doc in loaded], inputs)
 
 
 def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:

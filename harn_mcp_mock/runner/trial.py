@@ -25,7 +25,7 @@ from typing import Any
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
 from harn_mcp_mock.store.cas import atomic_write
 
-__all__ = ["EX_TEMPFAIL", "TRIAL_FILES", "run_trial"]
+__all__ = ["EX_TEMPFAIL", "TRIAL_FILES", "run_trial", "trial_record", "write_infra_state"]
 
 EX_TEMPFAIL = 75
 TRIAL_FILES = ("state.json", "report.json", "tape.ndjson", "agent.stdout", "agent.stderr", "mcp.json")
@@ -74,7 +74,12 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _attempt(
-    trial: Trial, folder: Path, agent: Sequence[str], timeout: float | None, base: Mapping[str, str]
+    trial: Trial,
+    folder: Path,
+    agent: Sequence[str],
+    timeout: float | None,
+    base: Mapping[str, str],
+    cwd: str | None,
 ) -> dict[str, Any]:
     for name in TRIAL_FILES:
         (folder / name).unlink(missing_ok=True)
@@ -84,7 +89,13 @@ def _attempt(
     with open(folder / "agent.stdout", "wb") as out, open(folder / "agent.stderr", "wb") as err:
         try:
             proc = subprocess.Popen(
-                list(agent), stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, start_new_session=True
+                list(agent),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
             )
         except OSError as exc:
             return {
@@ -134,6 +145,47 @@ def _last_line(path: Path) -> str:
     return f"; its stderr ended: {last[:200]}{'...' if len(last) > 200 else ''}"
 
 
+def write_infra_state(trial: Trial, folder: Path, why: str) -> None:
+    """The state file of a trial that could not run: eval keeps it out of n."""
+    state = {
+        "format": "harn-mcp-mock/world-state",
+        "version": 1,
+        "world": trial.world,
+        "task": trial.task,
+        "seed": trial.seed,
+        "run_id": trial.run_id,
+        "faults": None if trial.profile == NO_FAULTS else trial.profile,
+        "infra_error": why,
+    }
+    (folder / "report.json").unlink(missing_ok=True)
+    atomic_write(folder / "state.json", json.dumps(state, indent=2).encode() + b"\n")
+
+
+def trial_record(
+    trial: Trial,
+    *,
+    status: str,
+    exit_code: int | None,
+    infra_error: str | None,
+    attempts: int,
+    duration_ms: int | None,
+) -> dict[str, Any]:
+    """``trial.json``: where the trial sits in the matrix and how it ended."""
+    return {
+        "world": trial.world,
+        "task": trial.task,
+        "profile": trial.profile,
+        "trial": trial.index,
+        "run_id": trial.run_id,
+        "seed": trial.seed,
+        "status": status,
+        "exit_code": exit_code,
+        "infra_error": infra_error,
+        "attempts": attempts,
+        "duration_ms": duration_ms,
+    }
+
+
 def run_trial(
     trial: Trial,
     agent: Sequence[str],
@@ -142,43 +194,29 @@ def run_trial(
     timeout: float | None = None,
     max_retries: int = 1,
     env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
 ) -> dict[str, Any]:
-    """Run ``trial`` (retrying infrastructure errors) and write its ``trial.json``; returns it."""
+    """Run ``trial`` (retrying infrastructure errors) and write its ``trial.json``; returns it.
+    The agent runs in ``cwd`` (default: this process's folder) with ``env`` (default: ours)."""
     folder = trial.folder(out.resolve())
     folder.mkdir(parents=True, exist_ok=True)
     base = dict(os.environ if env is None else env)
     attempts: list[dict[str, Any]] = []
     for _ in range(max_retries + 1):
-        result = _attempt(trial, folder, agent, timeout, base)
+        result = _attempt(trial, folder, agent, timeout, base, cwd)
         attempts.append(result)
         if result["status"] != "infra_error":
             break
     final = attempts[-1]
     if final["status"] == "infra_error":  # kept out of n by eval
-        state = {
-            "format": "harn-mcp-mock/world-state",
-            "version": 1,
-            "world": trial.world,
-            "task": trial.task,
-            "seed": trial.seed,
-            "run_id": trial.run_id,
-            "faults": None if trial.profile == NO_FAULTS else trial.profile,
-            "infra_error": final["infra_error"],
-        }
-        (folder / "report.json").unlink(missing_ok=True)
-        atomic_write(folder / "state.json", json.dumps(state, indent=2).encode() + b"\n")
-    record = {
-        "world": trial.world,
-        "task": trial.task,
-        "profile": trial.profile,
-        "trial": trial.index,
-        "run_id": trial.run_id,
-        "seed": trial.seed,
-        "status": final["status"],
-        "exit_code": final.get("exit_code"),
-        "infra_error": final.get("infra_error"),
-        "attempts": len(attempts),
-        "duration_ms": final.get("duration_ms"),
-    }
+        write_infra_state(trial, folder, final["infra_error"])
+    record = trial_record(
+        trial,
+        status=final["status"],
+        exit_code=final.get("exit_code"),
+        infra_error=final.get("infra_error"),
+        attempts=len(attempts),
+        duration_ms=final.get("duration_ms"),
+    )
     atomic_write(folder / "trial.json", json.dumps(record, indent=2).encode() + b"\n")
     return record

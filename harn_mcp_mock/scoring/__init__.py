@@ -15,7 +15,7 @@ from harn_mcp_mock.scoring.eval import (
     Robustness,
     RunRecord,
     TaskCounts,
-    run_eval,
+    score_runs,
 )
 from harn_mcp_mock.scoring.passk import aggregate, pass_hat_k
 from harn_mcp_mock.scoring.render import FORMATS, render
@@ -38,6 +38,6 @@ __all__ = [
     "glob_match",
     "pass_hat_k",
     "render",
-    "run_eval",
     "score_run",
+    "score_runs",
 ]

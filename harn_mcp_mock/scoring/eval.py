@@ -38,7 +38,7 @@ __all__ = [
     "Robustness",
     "RunRecord",
     "TaskCounts",
-    "run_eval",
+    "score_runs",
 ]
 
 STATE_FORMAT: Final = "harn-mcp-mock/world-state"
@@ -303,7 +303,7 @@ class _Loaded:
     forbidden_hits: list[Any] | None
 
 
-def run_eval(
+def score_runs(
     specs: Sequence[Mapping[str, Any] | _SpecLike],
     inputs: Sequence[str | Path],
     *,

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.scoring.run import score_run
 from harn_mcp_mock.store.canonical import digest_json
 from harn_mcp_mock.world.engine import WorldEngine
+
+
+def write_world_files(
+    engine: WorldEngine, *, state_out: Path | None = None, report: Path | None = None
+) -> None:
+    """``--state-out`` and ``--report`` as ``harn mcp mock world`` writes them (sorted keys,
+    indented, atomic), wherever the world ran (a process, or in memory for the runner)."""
+    import orjson
+
+    from harn_mcp_mock.store.cas import atomic_write
+
+    dump = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+    if state_out is not None:
+        atomic_write(state_out, orjson.dumps(engine.state_document(), option=dump) + b"\n")
+    if report is not None:
+        atomic_write(report, orjson.dumps(world_report(engine), option=dump) + b"\n")
 
 
 def world_report(engine: WorldEngine, *, infra_error: str | None = None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""``run_eval`` over world state files, world reports and bare states: counts, pass^k, infra
+"""``score_runs`` over world state files, world reports and bare states: counts, pass^k, infra
 exclusions, fault-profile deltas, several specs, errors naming the file, and the renderings."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from harn_mcp_mock.errors import HarnError, UsageError
-from harn_mcp_mock.scoring import EvalError, render, run_eval
+from harn_mcp_mock.scoring import EvalError, render, score_runs
 from harn_mcp_mock.scoring.eval import REPORT_FORMAT, STATE_FORMAT
 
 TICKETS: dict[str, Any] = {
@@ -139,7 +139,7 @@ def test_state_files_are_counted_per_task_and_give_exact_pass_k(runs: Runs) -> N
         runs.state("close-t1", ok)
     for ok in (True, True, True, True):
         runs.state("assign-t2", ok)
-    result = run_eval([TICKETS], runs.paths)
+    result = score_runs([TICKETS], runs.paths)
     (group,) = result.groups
     assert [(t.task, t.c, t.n, t.flaky) for t in group.tasks] == [
         ("assign-t2", 4, 4, False),
@@ -152,7 +152,7 @@ def test_state_files_are_counted_per_task_and_give_exact_pass_k(runs: Runs) -> N
 
 def test_collateral_damage_fails_a_run_that_met_its_goal(runs: Runs) -> None:
     runs.state("close-t1", True, collateral=True)
-    result = run_eval([TICKETS], runs.paths)
+    result = score_runs([TICKETS], runs.paths)
     (run,) = result.runs
     assert run.score.goal_match and not run.score.passed
     assert run.score.collateral == ["/users/u1/name"]
@@ -163,7 +163,7 @@ def test_reports_are_scored_from_their_final_state_and_forbidden_hits(runs: Runs
     runs.report(
         "close-t1", True, hits=[{"call": 1, "forbidden": 0, "predicate": {"missing": "/tickets/T-1"}}]
     )
-    result = run_eval([TICKETS], runs.paths)
+    result = score_runs([TICKETS], runs.paths)
     assert [r.source for r in result.runs] == ["report", "report"]
     assert [r.score.passed for r in result.runs] == [True, False]
     assert result.runs[1].score.forbidden_hit[0]["call"] == 1
@@ -171,7 +171,7 @@ def test_reports_are_scored_from_their_final_state_and_forbidden_hits(runs: Runs
 
 def test_a_report_without_tracked_hits_is_checked_on_its_final_state(runs: Runs) -> None:
     runs.report("close-t1", True, forbidden_hits=None)
-    assert run_eval([TICKETS], runs.paths).runs[0].score.passed
+    assert score_runs([TICKETS], runs.paths).runs[0].score.passed
 
 
 def test_a_state_file_and_the_report_of_the_same_run_count_once(runs: Runs, tmp_path: Path) -> None:
@@ -183,7 +183,7 @@ def test_a_state_file_and_the_report_of_the_same_run_count_once(runs: Runs, tmp_
         | {"format": STATE_FORMAT, "version": 1, "state": doc["final_state"]},
     )
     other = runs.state("close-t1", True)  # another run (its own seed and run id)
-    result = run_eval([TICKETS], [state, report, other, report])
+    result = score_runs([TICKETS], [state, report, other, report])
     assert result.merged == [(str(state), str(report))]
     assert sorted(r.file for r in result.runs) == sorted([str(report), str(other)])
     assert result.groups[0].tasks[0].n == 2
@@ -192,7 +192,7 @@ def test_a_state_file_and_the_report_of_the_same_run_count_once(runs: Runs, tmp_
 def test_same_run_id_but_different_final_states_are_different_runs(runs: Runs) -> None:
     report = runs.report("close-t1", True, seed=0, run_id="run")
     state = runs.state("close-t1", False, seed=0, run_id="run")
-    result = run_eval([TICKETS], [report, state])
+    result = score_runs([TICKETS], [report, state])
     assert result.merged == []
     assert (result.groups[0].tasks[0].c, result.groups[0].tasks[0].n) == (1, 2)
 
@@ -201,7 +201,7 @@ def test_runs_that_died_of_an_infrastructure_error_are_kept_out_of_n_and_listed(
     runs.state("close-t1", True)
     runs.state("close-t1", False)
     crashed = runs.state("close-t1", False, infra="the world process was killed", state=None)
-    result = run_eval([TICKETS], runs.paths)
+    result = score_runs([TICKETS], runs.paths)
     (task,) = result.groups[0].tasks
     assert (task.c, task.n, task.excluded) == (1, 2, 1)
     assert [(e.file, e.infra_error) for e in result.excluded] == [
@@ -213,7 +213,7 @@ def test_runs_that_died_of_an_infrastructure_error_are_kept_out_of_n_and_listed(
 def test_a_task_whose_every_run_was_excluded_is_left_out_of_the_averages(runs: Runs) -> None:
     runs.state("close-t1", True)
     runs.state("assign-t2", True, infra="harness crashed")
-    group = run_eval([TICKETS], runs.paths).groups[0]
+    group = score_runs([TICKETS], runs.paths).groups[0]
     assert group.pass_rate == 1
     assert [t.task for t in group.tasks if t.n == 0] == ["assign-t2"]
     assert any("no scored run" in note for note in group.notes)
@@ -221,7 +221,7 @@ def test_a_task_whose_every_run_was_excluded_is_left_out_of_the_averages(runs: R
 
 def test_injected_faults_stay_in_n(runs: Runs) -> None:
     runs.state("close-t1", False, faults="flaky", faults_fired=[{"kind": "timeout"}])
-    (task,) = run_eval([TICKETS], runs.paths).groups[0].tasks
+    (task,) = score_runs([TICKETS], runs.paths).groups[0].tasks
     assert (task.c, task.n, task.excluded) == (0, 1, 0)
 
 
@@ -230,7 +230,7 @@ def test_k_stops_at_the_fewest_runs_of_any_task_with_a_note(runs: Runs) -> None:
         runs.state("close-t1", True)
     runs.state("assign-t2", True)
     runs.state("assign-t2", False)
-    group = run_eval([TICKETS], runs.paths).groups[0]
+    group = score_runs([TICKETS], runs.paths).groups[0]
     assert list(group.pass_power_k) == [1, 2]
     assert any("k stops at 2" in note and "assign-t2" in note for note in group.notes)
 
@@ -238,11 +238,11 @@ def test_k_stops_at_the_fewest_runs_of_any_task_with_a_note(runs: Runs) -> None:
 def test_asking_for_k_above_some_task_n_is_refused(runs: Runs) -> None:
     runs.state("close-t1", True)
     runs.state("close-t1", True)
-    assert list(pass_k(run_eval([TICKETS], runs.paths, max_k=1))) == [1]
+    assert list(pass_k(score_runs([TICKETS], runs.paths, max_k=1))) == [1]
     with pytest.raises(
         EvalError, match=r"pass\^3 asked for, but task 'close-t1'.*only 2 scored runs"
     ) as caught:
-        run_eval([TICKETS], runs.paths, max_k=3)
+        score_runs([TICKETS], runs.paths, max_k=3)
     assert caught.value.exit_code == 2
 
 
@@ -256,7 +256,7 @@ def test_with_and_without_a_fault_profile_pass_k_and_the_delta_are_reported(runs
         runs.state("close-t1", ok, faults="flaky")
     for ok in (True, False, False, False):
         runs.state("assign-t2", ok, faults="flaky")  # no baseline for this task
-    result = run_eval([TICKETS], runs.paths)
+    result = score_runs([TICKETS], runs.paths)
     assert [(g.faults, g.pass_rate) for g in result.groups] == [(None, 1), ("flaky", Fraction(3, 8))]
     (robust,) = result.robustness
     assert (robust.world, robust.faults, robust.tasks) == ("tickets", "flaky", ["close-t1"])
@@ -276,7 +276,7 @@ def test_several_specs_are_scored_at_once_and_grouped_by_world(runs: Runs) -> No
     shop_state = {"orders": [{"id": "o1", "status": "refunded"}]}
     runs.state("refund", True, world="shop", body=shop_state)
     runs.state("refund", False, world="shop", body=copy.deepcopy(SHOP["state"]))
-    result = run_eval([TICKETS, SHOP], runs.paths)
+    result = score_runs([TICKETS, SHOP], runs.paths)
     assert result.specs == ["tickets", "shop"]
     assert [(g.world, g.pass_rate) for g in result.groups] == [("shop", Fraction(1, 2)), ("tickets", 1)]
 
@@ -286,7 +286,7 @@ def test_a_loaded_world_spec_object_is_read_through_its_raw_spec(runs: Runs) -> 
         raw = TICKETS
 
     runs.state("close-t1", True)
-    assert run_eval([Loaded()], runs.paths).groups[0].pass_rate == 1
+    assert score_runs([Loaded()], runs.paths).groups[0].pass_rate == 1
 
 
 # --- bare states and the task to score --------------------------------------------------------
@@ -294,7 +294,7 @@ def test_a_loaded_world_spec_object_is_read_through_its_raw_spec(runs: Runs) -> 
 
 def test_a_bare_state_is_scored_against_the_task_given(runs: Runs) -> None:
     runs.raw("bare.json", final("assign-t2", True))
-    result = run_eval([TICKETS], runs.paths, task="assign-t2", faults="slow")
+    result = score_runs([TICKETS], runs.paths, task="assign-t2", faults="slow")
     (run,) = result.runs
     assert (run.source, run.task, run.faults, run.seed, run.run_id) == (
         "bare",
@@ -308,12 +308,12 @@ def test_a_bare_state_is_scored_against_the_task_given(runs: Runs) -> None:
 
 def test_a_bare_state_for_a_spec_with_one_task_needs_no_task(runs: Runs) -> None:
     runs.raw("bare.json", {"orders": [{"id": "o1", "status": "refunded"}]})
-    assert run_eval([SHOP], runs.paths).runs[0].score.passed
+    assert score_runs([SHOP], runs.paths).runs[0].score.passed
 
 
 def test_a_state_file_that_names_no_task_takes_the_task_given(runs: Runs) -> None:
     runs.state(None, True)
-    assert run_eval([TICKETS], runs.paths, task="close-t1").runs[0].task == "close-t1"
+    assert score_runs([TICKETS], runs.paths, task="close-t1").runs[0].task == "close-t1"
 
 
 # --- errors name the file ---------------------------------------------------------------------
@@ -367,7 +367,7 @@ def test_an_unusable_input_is_an_error_naming_the_file_and_field(
 ) -> None:
     path = runs.raw("bad.json", content)
     with pytest.raises(EvalError) as caught:
-        run_eval([TICKETS], [path])
+        score_runs([TICKETS], [path])
     assert caught.value.path == str(path) and caught.value.where == where
     assert message in str(caught.value)
     assert str(caught.value).startswith(f"{path}:{where}: ")
@@ -376,9 +376,9 @@ def test_an_unusable_input_is_an_error_naming_the_file_and_field(
 
 def test_a_missing_file_or_a_folder_is_an_error_naming_it(tmp_path: Path) -> None:
     with pytest.raises(EvalError, match=r"nope\.json: cannot read it"):
-        run_eval([TICKETS], [tmp_path / "nope.json"])
+        score_runs([TICKETS], [tmp_path / "nope.json"])
     with pytest.raises(EvalError, match="is a directory"):
-        run_eval([TICKETS], [tmp_path])
+        score_runs([TICKETS], [tmp_path])
 
 
 def test_a_bare_state_without_a_task_for_a_spec_with_several_is_an_error(runs: Runs) -> None:
@@ -386,28 +386,28 @@ def test_a_bare_state_without_a_task_for_a_spec_with_several_is_an_error(runs: R
     with pytest.raises(
         EvalError, match=r"bare\.json: names no task .* \(tasks: close-t1, assign-t2\): give the task"
     ):
-        run_eval([TICKETS], [path])
+        score_runs([TICKETS], [path])
     with pytest.raises(EvalError, match=r"needs exactly one spec, got 2"):
-        run_eval([TICKETS, SHOP], [path], task="close-t1")
+        score_runs([TICKETS, SHOP], [path], task="close-t1")
     with pytest.raises(EvalError, match=r"no task 'x' in world 'tickets'"):
-        run_eval([TICKETS], [path], task="x")
+        score_runs([TICKETS], [path], task="x")
 
 
 def test_a_file_of_another_task_than_the_one_asked_for_is_an_error(runs: Runs) -> None:
     path = runs.state("close-t1", True)
     with pytest.raises(EvalError, match="is a run of task 'close-t1', but task 'assign-t2' was asked for"):
-        run_eval([TICKETS], [path], task="assign-t2")
+        score_runs([TICKETS], [path], task="assign-t2")
 
 
 def test_bad_specs_are_refused(runs: Runs) -> None:
     path = runs.state("close-t1", True)
     with pytest.raises(EvalError, match="two specs named 'tickets'"):
-        run_eval([TICKETS, TICKETS], [path])
+        score_runs([TICKETS, TICKETS], [path])
     with pytest.raises(EvalError, match="no world spec"):
-        run_eval([], [path])
+        score_runs([], [path])
     broken = {**TICKETS, "tasks": [{"id": "close-t1", "goal": [{"path": "/a", "gt": "x"}]}]}
     with pytest.raises(EvalError, match=r"goal\[0\]\.gt: expected a number"):
-        run_eval([broken], [path])
+        score_runs([broken], [path])
 
 
 # --- the result and its renderings ------------------------------------------------------------
@@ -422,7 +422,7 @@ def mixed(runs: Runs) -> Any:
         runs.state("close-t1", ok, faults="flaky")
     runs.state("assign-t2", True)
     runs.state("assign-t2", True, infra="connection reset by the harness")
-    return run_eval([TICKETS], runs.paths)
+    return score_runs([TICKETS], runs.paths)
 
 
 def test_the_json_result_is_stable_and_has_exact_fractions(mixed: Any, runs: Runs) -> None:
@@ -449,7 +449,7 @@ def test_the_json_result_is_stable_and_has_exact_fractions(mixed: Any, runs: Run
     ]
     run = data["runs"][0]
     assert list(run)[:6] == ["file", "source", "world", "faults", "seed", "run_id"]
-    assert run_eval([TICKETS], list(reversed(runs.paths))).to_dict() == mixed.to_dict()
+    assert score_runs([TICKETS], list(reversed(runs.paths))).to_dict() == mixed.to_dict()
     assert render(mixed, "json") == text
 
 
@@ -480,7 +480,7 @@ def test_long_collateral_lists_are_cut_in_the_table_but_kept_in_json(runs: Runs)
     body = final("close-t1", True)
     body["users"].update({f"u{i}": {"name": str(i)} for i in range(2, 8)})
     runs.state("close-t1", True, body=body)
-    result = run_eval([TICKETS], runs.paths)
+    result = score_runs([TICKETS], runs.paths)
     assert "(+3 more)" in render(result, "text")
     assert len(json.loads(render(result, "json"))["runs"][0]["collateral"]) == 6
 
@@ -488,7 +488,7 @@ def test_long_collateral_lists_are_cut_in_the_table_but_kept_in_json(runs: Runs)
 def test_many_runs_per_task_show_a_selection_of_k_in_the_table(runs: Runs) -> None:
     for i in range(40):
         runs.state("close-t1", i % 10 != 0)
-    result = run_eval([TICKETS], runs.paths)
+    result = score_runs([TICKETS], runs.paths)
     text = render(result, "text")
     assert "pass^12 " in text and "pass^13 " not in text and "pass^32 " in text and "pass^40 " in text
     assert "(pass^k for every k up to 40 in --format json)" in text

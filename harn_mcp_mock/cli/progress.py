@@ -1,0 +1,69 @@
+"""The runner's progress: a live bar on a terminal (rich), one line per finished trial otherwise
+(CI logs, pipes), so a log shows every trial and a terminal is not flooded."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+from harn_mcp_mock.runner.run import profile_label
+
+__all__ = ["trial_line", "trial_progress"]
+
+OnTrial = Callable[[dict[str, Any], int, int], None]
+
+
+def trial_line(record: dict[str, Any], done: int, total: int) -> str:
+    """``[3/16] bank/pay-rent/faults flaky/2: scored (exit 0, 1042 ms)``."""
+    detail = f"exit {record['exit_code']}" if record["exit_code"] is not None else "no exit code"
+    if record["status"] == "infra_error":
+        detail += f", infra: {record['infra_error']}"
+    if record.get("agent_error"):
+        detail += f", agent raised {record['agent_error']}"
+    if record["attempts"] != 1:
+        detail += f", {record['attempts']} attempts"
+    where = f"{record['world']}/{record['task']}/{profile_label(str(record['profile']))}/{record['trial']}"
+    return f"[{done}/{total}] {where}: {record['status']} ({detail}, {record['duration_ms']} ms)"
+
+
+@contextmanager
+def trial_progress(stream: TextIO, *, live: bool | None = None) -> Iterator[OnTrial]:
+    """A callback for :func:`~harn_mcp_mock.runner.run.run_episodes`'s ``on_trial``. ``live``:
+    the bar (default: when ``stream`` is a terminal)."""
+    if live is None:
+        live = stream.isatty()
+    if not live:
+
+        def line(record: dict[str, Any], done: int, total: int) -> None:
+            stream.write(trial_line(record, done, total) + "\n")
+            stream.flush()
+
+        yield line
+        return
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(file=stream)
+    statuses: Counter[str] = Counter()
+    with Progress(
+        TextColumn("trials"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=False,
+    ) as bar:
+        task_id = bar.add_task("", total=None)
+
+        def update(record: dict[str, Any], done: int, total: int) -> None:
+            statuses[str(record["status"])] += 1
+            if record["status"] != "scored":  # the odd ones stay visible above the bar
+                bar.console.print(trial_line(record, done, total), markup=False, highlight=False)
+            summary = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+            bar.update(task_id, completed=done, total=total, description=summary)
+
+        yield update

@@ -1,0 +1,120 @@
+"""``run_eval``: run an agent k times per task against fresh seeded worlds and score it, from
+Python (a test, a notebook, a sweep script)::
+
+    from harn_mcp_mock import run_eval
+
+    async def agent(session, trial):          # an mcp.ClientSession, the trial (task, prompt, seed)
+        await session.call_tool("pay", {"to": "landlord", "amount": 1200})
+
+    result = run_eval(agent, ["bank"], k=4)
+    assert result.groups[0].pass_power_k[4] >= 0.75
+
+``agent`` may also be a command (argv), run as ``harn mcp mock run`` runs it (docs/runner.md).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harn_mcp_mock.runner.run import run_episodes, run_episodes_async
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.runner.inprocess import AgentFunction
+    from harn_mcp_mock.scoring.eval import EvalResult
+
+__all__ = ["run_eval", "run_eval_async"]
+
+
+@contextmanager
+def _folder(out: str | Path | None) -> Iterator[Path]:
+    if out is not None:
+        yield Path(out)
+        return
+    with tempfile.TemporaryDirectory(prefix="harn-run-") as tmp:
+        yield Path(tmp)
+
+
+def run_eval(
+    agent: Sequence[str] | AgentFunction,
+    specs: str | Path | Sequence[str | Path],
+    *,
+    k: int = 1,
+    tasks: Sequence[str] = (),
+    seed: int = 0,
+    faults: Sequence[str] = (),
+    workers: int | None = None,
+    timeout: float | None = None,
+    max_retries: int = 1,
+    out: str | Path | None = None,
+    force: bool = False,
+    backend: str = "local",
+    ray_address: str | None = None,
+    on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
+    stop: threading.Event | None = None,
+) -> EvalResult:
+    """Run ``agent`` on every task of ``specs`` (paths or shipped world names), ``k`` times per
+    task and fault profile, and return eval's result (pass_rate, pass^k per world and profile).
+
+    ``out`` keeps the trial files and makes the run resumable (default: a temporary folder,
+    removed afterwards). Raises :class:`~harn_mcp_mock.errors.UsageError` for bad arguments.
+    """
+    with _folder(out) as folder:
+        return run_episodes(
+            [specs] if isinstance(specs, str | Path) else specs,
+            agent,
+            out=folder,
+            tasks=tasks,
+            k=k,
+            seed=seed,
+            faults=faults,
+            workers=workers,
+            timeout=timeout,
+            max_retries=max_retries,
+            force=force or out is None,
+            backend=backend,
+            ray_address=ray_address,
+            on_trial=on_trial,
+            stop=stop,
+        ).result
+
+
+async def run_eval_async(
+    agent: Sequence[str] | AgentFunction,
+    specs: str | Path | Sequence[str | Path],
+    *,
+    k: int = 1,
+    tasks: Sequence[str] = (),
+    seed: int = 0,
+    faults: Sequence[str] = (),
+    workers: int | None = None,
+    timeout: float | None = None,  # noqa: ASYNC109 (each trial's, not this call's)
+    max_retries: int = 1,
+    out: str | Path | None = None,
+    force: bool = False,
+    on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
+    stop: threading.Event | None = None,
+) -> EvalResult:
+    """:func:`run_eval` from inside an event loop (an async test): the in-process agent's trials
+    run in this loop."""
+    with _folder(out) as folder:
+        outcome = await run_episodes_async(
+            [specs] if isinstance(specs, str | Path) else specs,
+            agent,
+            out=folder,
+            tasks=tasks,
+            k=k,
+            seed=seed,
+            faults=faults,
+            workers=workers,
+            timeout=timeout,
+            max_retries=max_retries,
+            force=force or out is None,
+            on_trial=on_trial,
+            stop=stop,
+        )
+        return outcome.result

@@ -1,0 +1,96 @@
+"""One trial of an in-process agent: ``async def agent(session, trial)`` against a fresh world in
+memory (no subprocess), with the same files and record as a command agent's trial.
+
+The agent gets an initialized ``mcp.ClientSession`` over a :class:`~harn_mcp_mock.api.WorldTransport`
+and the :class:`~harn_mcp_mock.runner.matrix.Trial` (``trial.task``, ``trial.prompt``, seed, run
+id). When it returns, or raises (the code of a command agent that exits non-zero), the trial is
+scored from the world's final state; past ``timeout`` it is cancelled and scored as it stands.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harn_mcp_mock.runner.matrix import Trial
+from harn_mcp_mock.runner.trial import TRIAL_FILES, trial_record
+from harn_mcp_mock.scoring.world_report import write_world_files
+from harn_mcp_mock.store.cas import atomic_write
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+
+__all__ = ["AgentFunction", "agent_name", "run_trial_inprocess"]
+
+AgentFunction = Callable[["ClientSession", Trial], Awaitable[None]]
+"""``async def agent(session: ClientSession, trial: Trial) -> None``."""
+
+
+def agent_name(agent: AgentFunction) -> str:
+    """How ``run.json`` names an in-process agent (its module and qualified name)."""
+    module = getattr(agent, "__module__", None) or "?"
+    return f"python:{module}.{getattr(agent, '__qualname__', type(agent).__name__)}"
+
+
+def _dump(doc: Any) -> bytes:
+    return json.dumps(doc, indent=2).encode() + b"\n"
+
+
+def _fresh_folder(trial: Trial, out: Path) -> Path:
+    folder = trial.folder(out.resolve())
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in TRIAL_FILES:
+        (folder / name).unlink(missing_ok=True)
+    return folder
+
+
+async def run_trial_inprocess(
+    trial: Trial,
+    agent: AgentFunction,
+    out: Path,
+    *,
+    timeout: float | None = None,  # noqa: ASYNC109 (the agent's budget, enforced here)
+) -> dict[str, Any]:
+    """Run ``trial`` with ``agent`` in this event loop; write its files and ``trial.json``."""
+    import anyio
+
+    from harn_mcp_mock.api import WorldTransport, session_over
+
+    folder = _fresh_folder(trial, out)
+    transport = WorldTransport(
+        trial.spec,
+        task=trial.task,
+        seed=trial.seed,
+        run_id=trial.run_id,
+        faults=None if trial.profile == "none" else trial.profile,
+        tape=folder / "tape.ndjson",
+    )
+    started = time.monotonic()
+    status, error = "scored", None
+    with anyio.CancelScope() as scope:
+        if timeout is not None:
+            scope.deadline = anyio.current_time() + timeout
+        try:
+            async with session_over(transport) as opened:
+                await agent(opened.session, trial)
+        except Exception as exc:  # the agent failed: scored as it stands, like a non-zero exit
+            error = "".join(traceback.format_exception_only(exc)).strip()
+            (folder / "agent.stderr").write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    if scope.cancelled_caught:
+        status = "timeout"
+    write_world_files(transport.world, state_out=folder / "state.json", report=folder / "report.json")
+    record = trial_record(
+        trial,
+        status=status,
+        exit_code=None if status == "timeout" else int(error is not None),
+        infra_error=None,
+        attempts=1,
+        duration_ms=round((time.monotonic() - started) * 1000),
+    )
+    record["agent_error"] = error
+    atomic_write(folder / "trial.json", _dump(record))
+    return record
