@@ -1,65 +1,77 @@
-"""The worlds demo: the scripted agent plays the tickets and bank worlds k=4 times per task,
-and `harn mcp mock eval` turns the runs into pass_rate and pass^k tables.
+"""The worlds demo: the episode runner plays the scripted agent against the tickets and bank
+worlds k=4 times per task and scores the runs (pass_rate, pass^k), as a user would.
 
-- tickets: a careful agent (``good``), a careless one (``bad``: collateral changes, skipped
-  steps) and one that is careless in half its runs (``flaky``: a BLAKE3 coin on seed and run
-  id), which is where pass^k drops below pass^1;
-- bank, the retry-safety headline: each agent plays with no faults and under the ``flaky``
-  profile, where the first transfer commits and then times out (a ghost success). The ``good``
-  agent re-reads the ledger before retrying and stays at 1.0; the ``naive`` one retries blindly,
-  pays twice, and eval's robustness table shows the drop.
+1. ``harn mcp mock run`` (the command line, the agent a separate process per trial, as any agent
+   would be) on the bank world's retry-safety headline: under the ``flaky`` profile the first
+   transfer commits and then times out (a ghost success). The ``good`` agent re-reads the
+   ledger before retrying and keeps pass^4 at 1.0; the ``naive`` one retries blindly and pays
+   twice. The naive run is compared with the good one (``--baseline``): the regressed tasks.
+2. ``run_eval`` (the Python API, the agent an ``async def`` in this process, no subprocess) on
+   the tickets world: a careful agent (``good``), a careless one (``bad``) and one careless in
+   half its runs (``flaky``: a BLAKE3 coin on seed and run id), where pass^k drops below pass^1.
 
-Everything runs on the world's virtual clock: no sleeps, a few seconds in all. Passing runs are
-left out of the run lists below.
+Everything runs on the worlds' virtual clock: no sleeps. Run it with ``make demo``.
 """
 
 from __future__ import annotations
 
-import functools
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import anyio
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "agent"))
-from run_k import eval_table, run_k  # noqa: E402
+from scripted_agent import in_process  # noqa: E402
+
+from harn_mcp_mock import run_eval  # noqa: E402
+from harn_mcp_mock.scoring.render import render  # noqa: E402
 
 K = 4
-PLAYS = [
-    # (world, agent styles, fault profiles played and scored together)
-    ("tickets", ("good", "bad", "flaky"), (None,)),
-    ("bank", ("good", "naive"), (None, "flaky")),
-]
+AGENT = [sys.executable, str(ROOT / "examples" / "agent" / "scripted_agent.py"), "--harn-trial"]
+BANK_TASKS = ["pay-rent", "refund-double-charge"]
+
+
+def harn_run(args: list[str], cwd: Path) -> None:
+    """``harn mcp mock run ARGS`` as typed, its output shown without the per-trial lines."""
+    shown = " ".join(a if "/" not in a else Path(a).name for a in args)
+    print(f"\n$ harn mcp mock run {shown}")
+    done = subprocess.run(
+        [sys.executable, "-m", "harn_mcp_mock", "run", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    keep = [line for line in done.stdout.splitlines() if not line.startswith(("[", "  PASS"))]
+    print("\n".join(keep).replace(f"{cwd}/", ""))
+    if done.stderr.strip():
+        print(done.stderr.strip())
 
 
 def main() -> None:
     started = time.perf_counter()
-    episodes = 0
     with tempfile.TemporaryDirectory(prefix="harn-world-demo-") as tmp:
-        for world, styles, profiles in PLAYS:
-            spec = ROOT / "worlds" / world / f"{world}.world.json"
-            runs: dict[str, list[Path]] = {style: [] for style in styles}
-            for faults in profiles:
-                out = Path(tmp) / f"{world}-{faults or 'none'}"
-                play = functools.partial(run_k, spec, K, styles=styles, faults=faults, out_dir=out)
-                for style, paths in anyio.run(play).items():
-                    runs[style] += paths
-            for style, paths in runs.items():
-                episodes += len(paths)
-                shown = " and ".join(p or "no faults" for p in profiles)
-                print(f"\n== {world}: agent {style!r}, k={K}, {shown}")
-                print(
-                    f"$ harn mcp mock eval --spec {spec.relative_to(ROOT)} --state ... ({len(paths)} reports)"
-                )
-                table = eval_table(spec, paths)
-                failing = [line for line in table.splitlines(keepends=True) if not line.startswith("  PASS")]
-                print("".join(failing).replace(f"{tmp}/", ""), end="")
-    print(
-        f"\n{episodes} episodes (each a world process and an mcp client) in {time.perf_counter() - started:.1f}s"
-    )
+        here = Path(tmp)
+        common = [
+            "--spec",
+            "bank",
+            *(a for t in BANK_TASKS for a in ("--task", t)),
+            "--k",
+            str(K),
+            "--faults",
+            "flaky",
+        ]
+        harn_run([*common, "--out", "good", "--", *AGENT, "good"], here)
+        harn_run([*common, "--out", "naive", "--baseline", "good", "--", *AGENT, "naive"], here)
+        trials = 2 * len(BANK_TASKS) * 2 * K
+        for style in ("good", "bad", "flaky"):
+            print(f'\n>>> run_eval(in_process("{style}"), "tickets", k={K})')
+            result = run_eval(in_process(style), "tickets", k=K)
+            trials += len(result.runs)
+            print(render(result, "text").split("\nruns\n")[0])  # the tables; not each run
+    print(f"\n{trials} trials (each a fresh seeded world) in {time.perf_counter() - started:.1f}s")
 
 
 if __name__ == "__main__":

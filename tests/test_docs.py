@@ -105,3 +105,16 @@ def test_the_fault_docs_examples_print_what_they_show(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == printed.group(1)
     assert '"faults_fired"' in (tmp_path / "report.json").read_text()
+
+
+def test_the_runner_docs_python_example_prints_what_it_shows(tmp_path: Path) -> None:
+    doc = ROOT / "docs" / "runner.md"
+    (snippet,) = (s for s in python_snippets(doc) if "run_eval(agent" in s)
+    printed = re.search(r"every goal is missed:\n\n```text\n(.*?)```", doc.read_text(), flags=re.S)
+    assert printed is not None
+    (tmp_path / "eval_agent.py").write_text(snippet)
+    ran = subprocess.run(
+        [sys.executable, "eval_agent.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == printed.group(1)

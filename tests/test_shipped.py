@@ -246,32 +246,24 @@ async def test_the_same_seed_and_run_id_give_byte_identical_state_and_report_fil
     assert json.loads(files[0][1])["faults_fired"]  # the faults fired, and fired the same way
 
 
-def load_run_k() -> ModuleType:
-    path = ROOT / "examples" / "agent" / "run_k.py"
-    spec = importlib.util.spec_from_file_location("run_k", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # it imports scripted_agent from its own folder
-    return module
+async def test_the_runner_plays_every_task_k_times_and_eval_scores_the_flaky_style_between_good_and_bad() -> (
+    None
+):
+    from harn_mcp_mock import run_eval_async
+    from harn_mcp_mock.runner import build_matrix
 
-
-async def test_run_k_plays_every_task_k_times_and_harn_eval_scores_the_flaky_style_between_good_and_bad(
-    tmp_path: Path,
-) -> None:
-    run_k = load_run_k()
-    by_style = await run_k.run_k(WORLDS["tickets"], 2, styles=("good", "flaky"), seed=7, out_dir=tmp_path)
-    assert {style: len(runs) for style, runs in by_style.items()} == {"good": 10, "flaky": 10}
     results = {
-        style: json.loads(run_k.eval_table(WORLDS["tickets"], runs, fmt="json"))
-        for style, runs in by_style.items()
+        style: await run_eval_async(agent.in_process(style), WORLDS["tickets"], k=2, seed=7)
+        for style in ("good", "flaky")
     }
-    counts = {
-        style: {t["task"]: (t["c"], t["n"]) for t in result["groups"][0]["tasks"]}
-        for style, result in results.items()
-    }
+    counts = {style: {t.task: (t.c, t.n) for t in r.groups[0].tasks} for style, r in results.items()}
     assert counts["good"] == dict.fromkeys(tasks_of("tickets"), (2, 2))
-    coins = [
-        agent.coin(7, "r1"),
-        agent.coin(7, "r2"),
-    ]  # the flaky agent is good exactly when its coin says so
-    assert counts["flaky"] == dict.fromkeys(tasks_of("tickets"), (sum(coins), 2))
+    # the flaky agent is good exactly when its coin (the trial's seed and run id) says so
+    spec = WORLDS["tickets"]
+    trials = build_matrix([(spec, json.loads(spec.read_text()))], k=2, seed=7)
+    expected: dict[str, tuple[int, int]] = {}
+    for trial in trials:
+        c, n = expected.get(trial.task, (0, 0))
+        expected[trial.task] = (c + agent.coin(trial.seed, trial.run_id), n + 1)
+    assert counts["flaky"] == expected
+    assert 0 < sum(c for c, _ in expected.values()) < 10  # some of each
