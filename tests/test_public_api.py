@@ -17,6 +17,8 @@ def test_the_package_exports_exactly_the_public_api_sorted() -> None:
         "open_replay",
         "record_session",
         "replay_session",
+        "run_eval",
+        "run_eval_async",
     ]
     for name in harn_mcp_mock.__all__:
         assert getattr(harn_mcp_mock, name) is not None
