@@ -61,9 +61,11 @@ def alone(agent: list[str], trials: list[Trial], folder: Path) -> float:
     return time.perf_counter() - started
 
 
-def runner(agent: list[str], spec: str, k: int, workers: int, folder: Path) -> float:
+def runner(agent: list[str], spec: str, k: int, workers: int, folder: Path, backend: str = "local") -> float:
     started = time.perf_counter()
-    outcome = run_episodes([spec], agent, out=folder, k=k, workers=workers, tasks=["pay-rent"], force=True)
+    outcome = run_episodes(
+        [spec], agent, out=folder, k=k, workers=workers, tasks=["pay-rent"], force=True, backend=backend
+    )
     elapsed = time.perf_counter() - started
     bad = [r for r in outcome.trials if r["status"] != "scored"]
     if bad:
@@ -84,6 +86,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--quick", action="store_true", help="12 trials (a smoke run)")
+    parser.add_argument(
+        "--ray", action="store_true", help="also the ray backend on a local Ray (needs the [ray] extra)"
+    )
     ns = parser.parse_args()
     n = 12 if ns.quick else ns.trials
     spec = "bank"
@@ -102,6 +107,14 @@ def main() -> None:
             one.append(runner(agent, spec, n, 1, root / f"one{rnd}"))
             two.append(runner(agent, spec, n, 2, root / f"two{rnd}"))
         memory = in_process(spec, n, root / "mem")
+        on_ray = None
+        if ns.ray:
+            import ray  # started here, once: Ray's own start-up is not a per-trial cost
+
+            os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+            on_ray = runner(agent, spec, n, 2, root / "ray", backend="ray")
+            ray.shutdown()
     base_s, one_s, two_s = min(base), min(one), min(two)
     overhead_ms = (one_s - base_s) / n * 1000
     scaling = one_s / two_s
@@ -110,6 +123,8 @@ def main() -> None:
     print(f"  runner, 1 worker          {one_s / n * 1000:7.1f} ms/trial  ({n / one_s:6.1f} trials/s)")
     print(f"  runner, 2 workers         {two_s / n * 1000:7.1f} ms/trial  ({n / two_s:6.1f} trials/s)")
     print(f"  in-process agent          {memory / n * 1000:7.1f} ms/trial  ({n / memory:6.1f} trials/s)")
+    if on_ray is not None:
+        print(f"  ray backend, 2 workers    {on_ray / n * 1000:7.1f} ms/trial  ({n / on_ray:6.1f} trials/s)")
     ok_overhead = overhead_ms <= OVERHEAD_TARGET_MS
     ok_scaling = scaling >= SCALING_TARGET
     print(
