@@ -27,7 +27,7 @@ CONFORMANCE_MISSING := $(if $(wildcard $(CONFORMANCE_MANIFEST)),,conformance-mis
 
 PYTEST_ARGS ?=
 
-.PHONY: venv install peers lint lint-test-patterns test test-fast test-conformance fuzz bench demo peers-missing \
+.PHONY: venv install peers browser screenshots lint lint-test-patterns test test-fast test-conformance fuzz bench demo peers-missing \
 	conformance-missing
 
 venv: $(PY)
@@ -57,7 +57,22 @@ conformance-missing: ;
 
 peers: $(PEERS_STAMP)
 
-install: $(INSTALL_STAMP) $(PEERS_STAMP)
+# A real browser for the HTML report tests (tests/report/): Debian's Chromium, driven by the
+# Playwright of the dev extra. Installed with apt-get when we are root and it is missing;
+# otherwise the tests say how to get it (and fail on CI).
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
+		|| { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			chromium >/dev/null; }; \
+	else echo "make browser: install chromium (Debian: apt-get install chromium) for the report tests"; fi
+
+# The docs' pictures (docs/images/), taken by the report tests in Chromium.
+screenshots: $(INSTALL_STAMP) browser
+	HARN_UPDATE_SCREENSHOTS=1 $(BIN)/pytest -q -p no:randomly tests/report
+
+install: $(INSTALL_STAMP) $(PEERS_STAMP) browser
 
 lint: $(INSTALL_STAMP)
 	$(BIN)/ruff check .

@@ -463,3 +463,31 @@ def run_main(
     if signals.exit_code is not None:
         return signals.exit_code
     return 1 if outcome.exit_code or (fail_on_regression and regressed) else 0
+
+
+def report_main(
+    run_dir: Path | None, *, out: Path, specs: list[Path], states: list[Path], baseline: Path | None
+) -> int:
+    """`harn mcp mock report`: 0 written, 2 bad input."""
+    prog = "harn mcp mock report"
+    with handle_errors(prog):
+        from harn_mcp_mock.errors import UsageError
+        from harn_mcp_mock.report import eval_report_data, render_page, run_report_data
+        from harn_mcp_mock.store.cas import atomic_write
+
+        if run_dir is not None and (specs or states):
+            raise UsageError("give a run folder or --spec/--state, not both", where="RUN_DIR")
+        if run_dir is not None:
+            data = run_report_data(run_dir, baseline=baseline)
+        elif specs and states:
+            if baseline is not None:
+                raise UsageError("--baseline compares run folders: give RUN_DIR", where="--baseline")
+            data = eval_report_data(specs, states)
+        else:
+            raise UsageError(
+                "give a run folder (harn mcp mock run --out), or --spec and --state", where="RUN_DIR"
+            )
+        atomic_write(out, render_page(data).encode())
+        note(prog, f"wrote {out} ({len(data['trials'])} trials)")
+        return 0
+    return 2

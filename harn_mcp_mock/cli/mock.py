@@ -202,6 +202,10 @@ def recover(cassette: CassetteOpt) -> None:
 def show(
     cassette: CassetteOpt,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable summary.")] = False,
+    fmt: Annotated[
+        str, typer.Option("--format", help="text | json | html (a timeline page; --json is json)")
+    ] = "text",
+    out: Annotated[Path | None, typer.Option("--out", help="Write it here instead of stdout.")] = None,
     faults: Annotated[
         str | None,
         typer.Option("--faults", help="Dry run: when each fault rule would fire on this cassette's calls."),
@@ -218,9 +222,27 @@ def show(
     with handle_errors(prog):
         from harn_mcp_mock.cassette.model import load_cassette
         from harn_mcp_mock.cassette.summary import render_summary, summarise
+        from harn_mcp_mock.errors import UsageError
 
+        if fmt not in ("text", "json", "html"):
+            raise UsageError(f"unknown format {fmt!r}: use text, json, html", where="--format")
+        as_json = as_json or fmt == "json"
         loaded = load_cassette(cassette)
         summary = summarise(loaded)
+        if fmt == "html":
+            if faults is not None:
+                raise UsageError("--faults is a text or JSON dry run, not part of the page", where="--faults")
+            from harn_mcp_mock.report import cassette_report_data, render_page
+
+            page = render_page(cassette_report_data(loaded, summary)).encode()
+            if out is not None:
+                from harn_mcp_mock.store.cas import atomic_write
+
+                atomic_write(out, page)
+                note(prog, f"wrote {out}")
+            else:
+                os.write(1, page)
+            return
         plan = None
         if faults is not None:
             from harn_mcp_mock.faults.overlay import fault_plan, render_plan
@@ -233,12 +255,17 @@ def show(
             doc = orjson.loads(render_summary(summary, as_json=True))
             if plan is not None:
                 doc["faults"] = plan
-            out = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+            text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
         else:
-            out = render_summary(summary, as_json=False)
+            text = render_summary(summary, as_json=False)
             if plan is not None:
-                out += render_plan(plan)
-        os.write(1, out.encode())
+                text += render_plan(plan)
+        if out is not None:
+            from harn_mcp_mock.store.cas import atomic_write
+
+            atomic_write(out, text.encode())
+        else:
+            os.write(1, text.encode())
         for rule in (plan or {}).get("rules", ()):
             if rule["never"]:
                 note(prog, f"warning: fault {rule['fault']!r} can never fire: {rule['never']}")
@@ -375,7 +402,7 @@ def verify(
         Path | None, typer.Option("--save-candidate", help="Keep the cassette recorded from the live server.")
     ] = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="text | json | markdown | junit | sarif | github")
+        str, typer.Option("--format", help="text | json | markdown | junit | sarif | github | html")
     ] = "text",
     report: Annotated[
         Path | None, typer.Option("--report", help="Write the report here instead of stdout.")
@@ -554,6 +581,33 @@ def eval_(
     from harn_mcp_mock.cli.commands import eval_main
 
     raise typer.Exit(eval_main(spec, state, task=task, faults=faults, k=k, fmt=fmt, report=report))
+
+
+@app.command("report", short_help="One HTML page of a run (or of eval inputs).")
+def report_(
+    run_dir: Annotated[
+        Path | None, typer.Argument(help="A `run --out` folder (or give --spec and --state).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="The HTML file to write.")] = Path("report.html"),
+    spec: Annotated[
+        list[Path] | None, typer.Option("--spec", help="Instead of RUN_DIR: world spec(s) (repeatable).")
+    ] = None,
+    state: Annotated[
+        list[Path] | None, typer.Option("--state", help="Instead of RUN_DIR: state or report files.")
+    ] = None,
+    baseline: Annotated[
+        Path | None, typer.Option("--baseline", help="An earlier run's folder: regressed/fixed per task.")
+    ] = None,
+) -> None:
+    """Write one self-contained HTML page (no network) of a run: a task x trial grid per fault
+    profile, pass^k charts, each trial's tool calls and state diff on click, filters.
+
+    Exit codes: 0 written; 2 not a run folder, unreadable input, or both or neither of RUN_DIR
+    and --spec/--state.
+    """
+    from harn_mcp_mock.cli.commands import report_main
+
+    raise typer.Exit(report_main(run_dir, out=out, specs=spec or [], states=state or [], baseline=baseline))
 
 
 @app.command(context_settings=_SERVER_CMD, short_help="Run an agent k times per task against fresh worlds.")

@@ -203,7 +203,11 @@ def plan_run(
 
 
 def conclude(
-    plan: Plan, *, stopped: bool, gates: Sequence[Gate] = (), baseline: str | Path | None = None
+    plan: Plan,
+    *,
+    stopped: bool,
+    gates: Sequence[Gate] = (),
+    baseline: str | Path | dict[str, Any] | None = None,
 ) -> RunOutcome:
     """Score every finished trial into ``results.json``, judge the gates, compare with a baseline."""
     ordered = [plan.records[t.key] for t in plan.matrix if t.key in plan.records]
@@ -215,11 +219,22 @@ def conclude(
     if baseline is not None:
         from harn_mcp_mock.runner.baseline import compare, load_baseline
 
-        outcome.comparison = compare(load_baseline(baseline), document)
+        outcome.comparison = compare(
+            baseline if isinstance(baseline, dict) else load_baseline(baseline), document
+        )
         atomic_write(
             plan.out / "baseline.json", json.dumps(outcome.comparison.to_dict(), indent=2).encode() + b"\n"
         )
     return outcome
+
+
+def _early_baseline(baseline: str | Path | dict[str, Any] | None) -> dict[str, Any] | None:
+    """A bad ``--baseline`` is refused before any trial runs."""
+    if baseline is None or isinstance(baseline, dict):
+        return baseline
+    from harn_mcp_mock.runner.baseline import load_baseline
+
+    return load_baseline(baseline)
 
 
 def _check_agent(agent: Sequence[str]) -> None:
@@ -281,6 +296,7 @@ def run_episodes(
             )
         )  # fmt: skip
     _check_agent(agent)
+    baseline_doc = _early_baseline(baseline)
     plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
     plan.on_trial = on_trial
     if backend == "ray":
@@ -299,7 +315,7 @@ def run_episodes(
         stopped = _run_local(
             plan, agent, workers=workers, timeout=timeout, max_retries=max_retries, stop=stop
         )
-    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline)
+    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc)
 
 
 def _run_local(
@@ -370,6 +386,7 @@ async def run_episodes_async(
         )  # fmt: skip
     from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
 
+    baseline_doc = _early_baseline(baseline)
     plan = plan_run(
         specs, [agent_name(agent)], out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force
     )
@@ -388,7 +405,7 @@ async def run_episodes_async(
     async with anyio.create_task_group() as tg:
         for trial in plan.todo:
             tg.start_soon(one, trial)
-    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline)
+    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc)
 
 
 def _score(loaded: list[tuple[Path, dict[str, Any]]], trials: list[Trial], out: Path) -> Any:

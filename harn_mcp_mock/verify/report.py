@@ -293,6 +293,16 @@ def _json(result: VerifyResult, fail_on: Severity) -> str:
     return json.dumps(_json_doc(result, fail_on), indent=2, ensure_ascii=False, default=str) + "\n"
 
 
+def _html(result: VerifyResult, fail_on: Severity) -> str:
+    """One self-contained page: findings by severity and rule, old and new side by side."""
+    from harn_mcp_mock.report.page import render_page
+
+    doc = json.loads(json.dumps(_json_doc(result, fail_on), ensure_ascii=False, default=str))
+    return render_page(
+        {"kind": "verify", "title": "harn mcp mock verify", "report": doc, "rules": RULE_TITLES}
+    )
+
+
 # --- markdown --------------------------------------------------------------------------------
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<|~&])")
@@ -583,6 +593,7 @@ for _name, _renderer in (
     ("junit", _junit),
     ("sarif", _sarif),
     ("github", _github),
+    ("html", _html),
 ):
     REPORT_FORMATS.register(_name)(_without_color(_renderer))
 

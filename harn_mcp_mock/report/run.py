@@ -1,0 +1,372 @@
+"""The data of a run report: every trial of a runner folder (or of eval inputs) with its outcome,
+the faults that fired, its tool-call timeline and its state diff; pass^k per group; the baseline.
+
+The page (:mod:`harn_mcp_mock.report.page`) draws it; this module only reads files and scores.
+Long values are cut (:data:`VALUE_LIMIT`) so that a page of 10,000 trials stays a few MB.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from harn_mcp_mock.errors import UsageError
+
+__all__ = ["OUTCOMES", "VALUE_LIMIT", "eval_report_data", "outcome_of", "run_report_data"]
+
+OUTCOMES = ("pass", "goal", "collateral", "forbidden", "timeout", "infra")
+"""Cell colours, in the order a trial's outcome is picked (the first that holds, from the right)."""
+VALUE_LIMIT = 600
+"""Characters of a shown value (arguments, results, state values) before it is cut."""
+
+
+def _short(value: Any) -> Any:
+    """``value`` as it is shown: compact JSON text cut at :data:`VALUE_LIMIT`."""
+    text = value if isinstance(value, str) else orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    if len(text) > VALUE_LIMIT:
+        return f"{text[:VALUE_LIMIT]}… (+{len(text) - VALUE_LIMIT} chars)"
+    return text
+
+
+def outcome_of(status: str | None, score: dict[str, Any] | None) -> tuple[str, list[str]]:
+    """(the cell's outcome, every kind of failure) of one trial."""
+    kinds = []
+    if status == "infra_error":
+        kinds.append("infra")
+    if status == "timeout":
+        kinds.append("timeout")
+    if score is not None:
+        if score.get("forbidden_hit"):
+            kinds.append("forbidden")
+        if score.get("collateral"):
+            kinds.append("collateral")
+        if not score.get("goal_match", True):
+            kinds.append("goal")
+    if "infra" in kinds:
+        return "infra", kinds
+    if "timeout" in kinds:
+        return "timeout", kinds
+    for kind in ("forbidden", "goal", "collateral"):
+        if kind in kinds:
+            return kind, kinds
+    return "pass", kinds
+
+
+def _pointer_get(doc: Any, path: str) -> tuple[bool, Any]:
+    from harn_mcp_mock.store.pointer import split
+
+    for part in split(path):
+        if isinstance(doc, dict) and part in doc:
+            doc = doc[part]
+        elif isinstance(doc, list) and part.isdigit() and int(part) < len(doc):
+            doc = doc[int(part)]
+        else:
+            return False, None
+    return True, doc
+
+
+def _diff(initial: Any, final: Any, score: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each changed leaf with its old and new value and its role (required, allowed, collateral)."""
+    required, allowed, collateral = (
+        set(score.get(key) or ()) for key in ("required", "allowed", "collateral")
+    )
+    rows = []
+    for change in score.get("changed") or ():
+        path = change["path"]
+        had, old = _pointer_get(initial, path)
+        has, new = _pointer_get(final, path)
+        role = (
+            "collateral" if path in collateral
+            else "required" if path in required
+            else "allowed" if path in allowed
+            else "changed"
+        )  # fmt: skip
+        rows.append(
+            {
+                "path": path,
+                "kind": change.get("kind", "changed"),
+                "old": _short(old) if had else None,
+                "new": _short(new) if has else None,
+                "role": role,
+            }
+        )
+    return rows
+
+
+def _calls_from_tape(tape: Path) -> list[dict[str, Any]] | None:
+    """tools/call exchanges of a world's tape: arguments, result or error, fault, virtual time."""
+    from harn_mcp_mock.errors import HarnError
+    from harn_mcp_mock.tape.model import load_tape
+
+    try:
+        loaded = load_tape(tape)
+    except (HarnError, OSError):
+        return None
+    start = None
+    calls = []
+    for record in loaded:
+        fields = record.fields
+        if start is None:
+            start = record.virtual_time_ms
+        if record.kind != "mcp_json_rpc" or fields.get("method") != "tools/call":
+            continue
+        try:
+            request = json.loads(record.payload("request"))
+            response = json.loads(record.payload("response")) if "response" in fields else {}
+        except (HarnError, KeyError, ValueError):
+            continue
+        params = request.get("params") or {}
+        call: dict[str, Any] = {
+            "t_ms": record.virtual_time_ms - start,
+            "tool": params.get("name"),
+            "args": _short(params.get("arguments") or {}),
+            "fault": fields.get("fault"),
+        }
+        if "error" in response:
+            call["error"] = _short(response["error"])
+        else:
+            result = response.get("result") or {}
+            shown = result.get("structuredContent")
+            if shown is None:
+                texts = [c.get("text", "") for c in result.get("content") or () if isinstance(c, dict)]
+                shown = " ".join(t for t in texts if t)
+            call["result"] = _short(shown)
+            if result.get("isError"):
+                call["tool_error"] = True
+        calls.append(call)
+    return calls
+
+
+def _calls_from_report(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "t_ms": c.get("t_ms"),
+            "tool": c.get("tool"),
+            "args": _short(c.get("arguments") or {}),
+            "fault": c.get("fault"),
+            "outcome": c.get("outcome"),
+        }
+        for c in report.get("calls") or ()
+    ]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+class _Builder:
+    def __init__(self, specs: Sequence[dict[str, Any]]) -> None:
+        self.initial = {str(spec.get("name")): spec.get("state") for spec in specs}
+        self.trials: list[dict[str, Any]] = []
+        self.details: list[dict[str, Any]] = []
+
+    def add(
+        self,
+        *,
+        world: str,
+        task: str,
+        profile: str,
+        index: int,
+        record: dict[str, Any] | None,
+        report: dict[str, Any] | None,
+        state: dict[str, Any] | None,
+        tape: Path | None,
+        file: str | None,
+    ) -> None:
+        score = (report or {}).get("score") if report else None
+        status = (record or {}).get("status") or (
+            "infra_error" if (state or {}).get("infra_error") else "scored"
+        )
+        outcome, kinds = outcome_of(status, score)
+        fired = [f.get("fault") for f in (report or {}).get("faults_fired") or ()]
+        self.trials.append(
+            {
+                "world": world,
+                "task": task,
+                "profile": profile,
+                "index": index,
+                "seed": (report or state or {}).get("seed"),
+                "run_id": (report or state or {}).get("run_id"),
+                "outcome": outcome,
+                "kinds": kinds,
+                "faults": sorted({f for f in fired if f}),
+                "status": status,
+                "exit_code": (record or {}).get("exit_code"),
+                "duration_ms": (record or {}).get("duration_ms"),
+                "infra_error": (record or {}).get("infra_error") or (state or {}).get("infra_error"),
+                "agent_error": (record or {}).get("agent_error"),
+                "file": file,
+            }
+        )
+        logged = _calls_from_report(report) if report else []
+        calls = (_calls_from_tape(tape) if tape is not None and tape.exists() else None) or logged
+        if calls is not logged and len(calls) == len(logged):
+            for call, entry in zip(calls, logged, strict=True):  # the world's log knows the faults
+                call["fault"] = call.get("fault") or entry.get("fault")
+                call["outcome"] = entry.get("outcome")
+        final = (report or {}).get("final_state", (state or {}).get("state"))
+        self.details.append(
+            {
+                "calls": calls,
+                "diff": _diff(self.initial.get(world), final, score) if score else [],
+                "failed_goals": [_short(g.get("predicate")) for g in (score or {}).get("failed_goals") or ()],
+                "forbidden": [_short(h) for h in (report or {}).get("forbidden_hits") or ()],
+                "virtual_ms": (report or {}).get("virtual_ms"),
+            }
+        )
+
+
+def _groups(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    groups = [
+        {
+            "world": g["world"],
+            "profile": g.get("faults") or "none",
+            "pass_rate": g["pass_rate"]["value"],
+            "pass_k": [[p["k"], p["value"]] for p in g.get("pass_power_k") or ()],
+            "tasks": g.get("tasks") or [],
+        }
+        for g in result.get("groups") or ()
+    ]
+    robustness = [
+        {
+            "world": r["world"],
+            "profile": r["faults"],
+            "points": [
+                [p["k"], p["baseline"]["value"], p["faults"]["value"], p["delta"]["value"]]
+                for p in r["pass_power_k"]
+            ],
+        }
+        for r in result.get("robustness") or ()
+    ]
+    return groups, robustness
+
+
+def run_report_data(run_dir: str | Path, *, baseline: str | Path | None = None) -> dict[str, Any]:
+    """The report of a ``harn mcp mock run --out`` folder (its ``run.json``, ``results.json`` and
+    trial folders); ``baseline``: an earlier run's folder to compare with."""
+    from harn_mcp_mock.runner.run import RUN_FORMAT
+
+    root = Path(run_dir)
+    run = _read_json(root / "run.json")
+    result = _read_json(root / "results.json")
+    if not isinstance(run, dict) or run.get("format") != RUN_FORMAT:
+        raise UsageError(
+            f"{root}: not a run folder (no run.json from harn mcp mock run --out)", where="RUN_DIR"
+        )
+    if not isinstance(result, dict):
+        raise UsageError(
+            f"{root / 'results.json'}: missing or unreadable (run the same command again to score it)"
+        )
+    specs = []
+    for entry in run.get("specs") or ():
+        doc = _read_json(Path(entry["path"]))
+        if isinstance(doc, dict):
+            specs.append(doc)
+    builder = _Builder(specs)
+    for trial_json in sorted((root / "trials").glob("*/*/*/*/trial.json"), key=_trial_order):
+        folder = trial_json.parent
+        record = _read_json(trial_json)
+        if not isinstance(record, dict):
+            continue
+        builder.add(
+            world=str(record.get("world")),
+            task=str(record.get("task")),
+            profile=str(record.get("profile")),
+            index=int(record.get("trial") or 0),
+            record=record,
+            report=_read_json(folder / "report.json"),
+            state=_read_json(folder / "state.json"),
+            tape=folder / "tape.ndjson",
+            file=str(folder.relative_to(root)),
+        )
+    groups, robustness = _groups(result)
+    comparison = None
+    if baseline is not None:
+        from harn_mcp_mock.runner.baseline import compare, load_baseline
+
+        comparison = compare(load_baseline(baseline), result).to_dict()
+    return {
+        "kind": "run",
+        "title": f"harn mcp mock run: {root.name}",
+        "source": str(root),
+        "agent": run.get("agent"),
+        "options": run.get("options"),
+        "outcomes": list(OUTCOMES),
+        "trials": builder.trials,
+        "details": builder.details,
+        "groups": groups,
+        "robustness": robustness,
+        "baseline": comparison,
+    }
+
+
+def _trial_order(path: Path) -> tuple[str, str, str, int]:
+    world, task, profile, index = path.parts[-5:-1]
+    return (world, task, "" if profile == "none" else profile, int(index) if index.isdigit() else 0)
+
+
+def eval_report_data(specs: Sequence[str | Path], inputs: Sequence[str | Path]) -> dict[str, Any]:
+    """The report of eval inputs (``--spec ... --state ...``): state or report files of world runs."""
+    from harn_mcp_mock.scoring.eval import score_runs
+    from harn_mcp_mock.shipped import resolve_spec
+    from harn_mcp_mock.world.spec import read_spec_json
+
+    docs = [read_spec_json(resolve_spec(spec)) for spec in specs]
+    result = score_runs(docs, inputs)
+    builder = _Builder(docs)
+    counters: dict[tuple[str, str, str], int] = {}
+    for run in result.runs:
+        path = Path(run.file)
+        doc = _read_json(path)
+        report = doc if isinstance(doc, dict) and doc.get("format") == "harn-mcp-mock/world-report" else None
+        if report is None:  # a state file: its report may lie beside it
+            twin = path.with_name(path.name.replace(".state.json", ".report.json"))
+            report = _read_json(twin) if twin != path else None
+        key = (run.world, run.score.task, run.faults or "none")
+        counters[key] = counters.get(key, 0) + 1
+        builder.add(
+            world=run.world,
+            task=run.score.task,
+            profile=run.faults or "none",
+            index=counters[key],
+            record=None,
+            report=report if isinstance(report, dict) else {"score": run.score.to_dict()},
+            state=doc if report is None else None,
+            tape=None,
+            file=str(path),
+        )
+    for excluded in result.excluded:
+        key = (excluded.world, excluded.task, excluded.faults or "none")
+        counters[key] = counters.get(key, 0) + 1
+        builder.add(
+            world=excluded.world,
+            task=excluded.task,
+            profile=excluded.faults or "none",
+            index=counters[key],
+            record={"status": "infra_error", "infra_error": excluded.infra_error},
+            report=None,
+            state=None,
+            tape=None,
+            file=excluded.file,
+        )
+    groups, robustness = _groups(result.to_dict())
+    return {
+        "kind": "run",
+        "title": "harn mcp mock eval",
+        "source": ", ".join(str(s) for s in specs),
+        "agent": None,
+        "options": None,
+        "outcomes": list(OUTCOMES),
+        "trials": builder.trials,
+        "details": builder.details,
+        "groups": groups,
+        "robustness": robustness,
+        "baseline": None,
+    }
