@@ -7,7 +7,6 @@ Long values are cut (:data:`VALUE_LIMIT`) so that a page of 10,000 trials stays 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -115,8 +114,8 @@ def _calls_from_tape(tape: Path) -> list[dict[str, Any]] | None:
         if record.kind != "mcp_json_rpc" or fields.get("method") != "tools/call":
             continue
         try:
-            request = json.loads(record.payload("request"))
-            response = json.loads(record.payload("response")) if "response" in fields else {}
+            request = orjson.loads(record.payload("request"))
+            response = orjson.loads(record.payload("response")) if "response" in fields else {}
         except (HarnError, KeyError, ValueError):
             continue
         params = request.get("params") or {}

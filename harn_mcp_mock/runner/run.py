@@ -281,20 +281,35 @@ def run_episodes(
 
         import anyio
 
+        def in_a_new_loop() -> RunOutcome:
+            return anyio.run(
+                lambda: run_episodes_async(
+                    specs,
+                    agent,
+                    out=out,
+                    tasks=tasks,
+                    k=k,
+                    seed=seed,
+                    faults=faults,
+                    workers=workers,
+                    timeout=timeout,
+                    gates=gates,
+                    force=force,
+                    baseline=baseline,
+                    on_trial=on_trial,
+                    stop=stop,
+                )
+            )
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            pass
-        else:
-            raise UsageError(
-                "run_episodes is called inside an event loop: use `await run_episodes_async(...)`"
-            )
-        return anyio.run(
-            lambda: run_episodes_async(
-                specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, workers=workers,
-                timeout=timeout, gates=gates, force=force, baseline=baseline, on_trial=on_trial, stop=stop,
-            )
-        )  # fmt: skip
+            return in_a_new_loop()
+        # Called from code that runs an event loop in this thread (an async test, Playwright's
+        # sync API): the trials get their own loop in a worker thread; `run_episodes_async`
+        # runs them in the caller's loop instead.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="harn-run") as one:
+            return one.submit(in_a_new_loop).result()
     _check_agent(agent)
     baseline_doc = _early_baseline(baseline)
     plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)

@@ -17,8 +17,10 @@ FLAGS = [
 ]  # fmt: skip
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Per module: Playwright's sync API runs an event loop in this thread while it is open,
+    which async tests of other modules (pytest-asyncio) must not find running."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

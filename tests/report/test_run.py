@@ -35,7 +35,10 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_each_trial_gets_the_outcome_of_its_worst_failure() -> None:
     assert outcome_of("scored", {"goal_match": True}) == ("pass", [])
-    assert outcome_of("scored", {"goal_match": False, "collateral": ["/a"]}) == ("goal", ["collateral", "goal"])
+    assert outcome_of("scored", {"goal_match": False, "collateral": ["/a"]}) == (
+        "goal",
+        ["collateral", "goal"],
+    )
     assert outcome_of("scored", {"goal_match": False, "forbidden_hit": [1]})[0] == "forbidden"
     assert outcome_of("timeout", {"goal_match": False})[0] == "timeout"
     assert outcome_of("infra_error", None) == ("infra", ["infra"])
@@ -47,7 +50,9 @@ def test_the_report_data_holds_every_trial_its_faults_calls_and_diff(run_dir: Pa
     faulted = [t for t in data["trials"] if t["profile"] == "flaky"]
     assert all(t["faults"] for t in faulted if t["task"] == "pay-rent")
     assert not any(t["faults"] for t in data["trials"] if t["profile"] == "none")
-    i = next(i for i, t in enumerate(data["trials"]) if t["outcome"] == "collateral" or "collateral" in t["kinds"])
+    i = next(
+        i for i, t in enumerate(data["trials"]) if t["outcome"] == "collateral" or "collateral" in t["kinds"]
+    )
     detail = data["details"][i]
     assert {row["role"] for row in detail["diff"]} >= {"collateral"}
     assert detail["calls"] and all({"t_ms", "tool", "args"} <= set(c) for c in detail["calls"])

@@ -127,7 +127,7 @@ def one(finding: Finding) -> VerifyResult:
 def test_the_module_exports_exactly_its_public_names_sorted() -> None:
     assert report.__all__ == sorted(report.__all__)
     assert report.__all__ == ["FORMATS", "REPORT_VERSION", "VerifyResult", "github_step_summary", "render"]
-    assert FORMATS == ("text", "json", "markdown", "junit", "sarif", "github")
+    assert FORMATS == ("text", "json", "markdown", "junit", "sarif", "github", "html")
 
 
 @pytest.mark.parametrize(
@@ -160,7 +160,7 @@ def test_an_unknown_format_is_a_usage_error_naming_the_flag() -> None:
     assert caught.value.exit_code == 2
     assert (
         str(caught.value)
-        == "--format: unknown report format 'yaml': use text, json, markdown, junit, sarif, github"
+        == "--format: unknown report format 'yaml': use text, json, markdown, junit, sarif, github, html"
     )
 
 
