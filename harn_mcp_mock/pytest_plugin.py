@@ -13,6 +13,7 @@ modules at start-up; the replay machinery and the ``mcp`` SDK load when a test u
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -97,6 +98,58 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             f"recording the same cassette, then replays it (default {DEFAULT_CLAIM_TIMEOUT})"
         ),
     )
+
+
+_PARTIAL = pytest.StashKey[bool]()
+
+
+def _usage_cache(config: pytest.Config) -> Path | None:
+    """Where the plugin records the cassettes tests use (lint's H1); None with no cache."""
+    if not config.pluginmanager.has_plugin("cacheprovider"):
+        return None
+    return Path(config.rootpath, str(config.getini("cache_dir")))
+
+
+def _record_use(config: pytest.Config, path: Path) -> None:
+    cache = _usage_cache(config)
+    if cache is not None:
+        from harn_mcp_mock.lint.usage import record_use
+
+        try:
+            record_use(cache, path)
+        except OSError:
+            pass  # a read-only checkout: lint then has no usage record (H1 is skipped)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    cache = _usage_cache(session.config)
+    if cache is not None and not hasattr(session.config, "workerinput"):
+        from harn_mcp_mock.lint.usage import start_usage
+
+        with contextlib.suppress(OSError):
+            start_usage(cache)
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        items[0].config.stash[_PARTIAL] = True
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    cache = _usage_cache(session.config)
+    if cache is None or hasattr(session.config, "workerinput"):
+        return
+    from harn_mcp_mock.lint.usage import merge_usage
+
+    config = session.config
+    partial = (
+        config.stash.get(_PARTIAL, False)
+        or bool(config.option.keyword or config.option.markexpr)
+        or config.args_source == pytest.Config.ArgsSource.ARGS  # only the paths given were run
+        or exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.USAGE_ERROR)
+    )
+    with contextlib.suppress(OSError):
+        merge_usage(cache, complete=not partial)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -540,6 +593,7 @@ def mcp_mock(request: pytest.FixtureRequest, mcp_mock_config: Mapping[str, Any])
             f"{CLAIM_TIMEOUT_INI} must be a number of seconds, not {raw_timeout!r}", where="pytest ini"
         ) from None
     mock = MCPMock(path, mode, options, display, claim_timeout)
+    _record_use(request.config, path)
     yield mock
     problems = mock._take_problems()
     if problems and not mock._test_failed:

@@ -491,3 +491,51 @@ def report_main(
         note(prog, f"wrote {out} ({len(data['trials'])} trials)")
         return 0
     return 2
+
+
+def lint_main(
+    paths: list[Path],
+    *,
+    fmt: str,
+    report: Path | None,
+    fail_on: str | None,
+    max_age: int | None,
+    config: Path | None,
+    usage: Path | None,
+) -> int:
+    """`harn mcp mock lint`: 0 clean, 1 findings at or above fail-on, 2 bad input."""
+    prog = "harn mcp mock lint"
+    with handle_errors(prog):
+        import os
+
+        from harn_mcp_mock.errors import UsageError
+        from harn_mcp_mock.lint import LINT_FORMATS, lint_paths, load_config, read_usage, render_lint
+        from harn_mcp_mock.lint.usage import USAGE_FILE
+        from harn_mcp_mock.store.cas import atomic_write
+        from harn_mcp_mock.verify.findings import Severity
+
+        LINT_FORMATS.get(fmt)  # a bad --format is refused before any work
+        root = Path.cwd()
+        settings = load_config(root, config)
+        if fail_on is not None:
+            try:
+                settings.fail_on = Severity[fail_on.upper()]
+            except KeyError:
+                raise UsageError(
+                    f"{fail_on!r} is not a severity (ERR, WARN, INFO)", where="--fail-on"
+                ) from None
+        if max_age is not None:
+            settings.max_age_days = max_age
+        used = read_usage(usage if usage is not None else root / ".pytest_cache" / USAGE_FILE)
+        if usage is not None and used is None:
+            raise UsageError(
+                f"{usage}: not a usage record (the plugin writes .pytest_cache/{USAGE_FILE})", where="--usage"
+            )
+        result = lint_paths(paths, settings, root=root, used=used)
+        text = render_lint(result, fmt, settings.fail_on)
+        if report is not None:
+            atomic_write(report, text.encode())
+        else:
+            os.write(1, text.encode())
+        return result.exit_code(settings.fail_on)
+    return 2

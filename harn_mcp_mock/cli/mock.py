@@ -583,6 +583,44 @@ def eval_(
     raise typer.Exit(eval_main(spec, state, task=task, faults=faults, k=k, fmt=fmt, report=report))
 
 
+@app.command("lint", short_help="Check cassettes: secrets, tool poisoning, hygiene.")
+def lint(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Cassette files or folders (default: every cassettes/ folder here)."),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text | json | sarif | github | junit")] = "text",
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write the result here instead of stdout.")
+    ] = None,
+    fail_on: Annotated[
+        str | None, typer.Option("--fail-on", help="ERR | WARN | INFO (default: config, else ERR).")
+    ] = None,
+    max_age: Annotated[
+        int | None, typer.Option("--max-age", help="Days: older cassettes are flagged (H2).")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="pyproject.toml with [tool.harn-mcp-mock.lint].")
+    ] = None,
+    usage: Annotated[
+        Path | None, typer.Option("--usage", help="The plugin's used.json (default: .pytest_cache).")
+    ] = None,
+) -> None:
+    """Check cassettes for secrets left in them, tool poisoning and prompt injection in recorded
+    tool surfaces and results, and hygiene (unused, old, unanswered, unreadable). Rules:
+    `harn mcp mock docs lint`.
+
+    Exit codes: 0 nothing at or above --fail-on; 1 findings; 2 bad arguments or configuration.
+    """
+    from harn_mcp_mock.cli.commands import lint_main
+
+    raise typer.Exit(
+        lint_main(
+            paths or [], fmt=fmt, report=report, fail_on=fail_on, max_age=max_age, config=config, usage=usage
+        )
+    )
+
+
 @app.command("report", short_help="One HTML page of a run (or of eval inputs).")
 def report_(
     run_dir: Annotated[

@@ -1,0 +1,303 @@
+"""``harn mcp mock lint``: every cassette under the given paths, checked by the rules of
+:mod:`harn_mcp_mock.lint.rules`, filtered by the project's configuration.
+
+A finding names the file and a JSON pointer into it (``/messages/12/message/result/tools/0/
+description``) and never the secret or more than a short excerpt of the text it is about.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harn_mcp_mock.errors import HarnError, UsageError
+from harn_mcp_mock.lint.config import LintConfig
+from harn_mcp_mock.lint.rules import POISONING, RULES, shadowing
+from harn_mcp_mock.store.pointer import escape
+from harn_mcp_mock.verify.findings import Severity
+
+__all__ = ["SKIP_DIRS", "LintFinding", "LintResult", "find_cassettes", "lint_paths"]
+
+SUFFIX = ".cassette.json"
+SKIP_DIRS = frozenset(
+    {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox", ".pytest_cache"}
+)
+_SURFACE_METHODS = {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "initialize"}
+_RESULT_METHODS = {"tools/call", "prompts/get", "resources/read", "sampling/createMessage"}
+
+
+@dataclass(frozen=True, slots=True)
+class LintFinding:
+    rule: str
+    severity: Severity
+    file: str
+    pointer: str
+    message: str
+
+    @property
+    def title(self) -> str:
+        return RULES[self.rule].title
+
+    @property
+    def owasp(self) -> str:
+        return RULES[self.rule].owasp
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "title": self.title,
+            "severity": self.severity.name,
+            "owasp": self.owasp or None,
+            "file": self.file,
+            "pointer": self.pointer,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class LintResult:
+    files: list[str] = field(default_factory=list)
+    findings: list[LintFinding] = field(default_factory=list)
+    allowed: list[tuple[LintFinding, str]] = field(default_factory=list)
+    """Findings an allowlist entry suppressed, with its reason."""
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(("ERR", "WARN", "INFO"), 0)
+        for finding in self.findings:
+            counts[finding.severity.name] += 1
+        return counts
+
+    def exit_code(self, fail_on: Severity) -> int:
+        return int(any(f.severity >= fail_on for f in self.findings))
+
+
+def find_cassettes(paths: Sequence[str | Path], root: Path) -> list[Path]:
+    """The cassettes under ``paths`` (files or folders); with none, every ``cassettes/`` folder
+    under ``root`` (where the pytest plugin keeps them: ``<test dir>/cassettes/``)."""
+    found: list[Path] = []
+    if not paths:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".cas"))
+            if "cassettes" in Path(folder).relative_to(root).parts:
+                found += [Path(folder) / f for f in sorted(files) if f.endswith(SUFFIX)]
+        return found
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for folder, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".cas"))
+                found += [Path(folder) / f for f in sorted(files) if f.endswith(SUFFIX)]
+        elif path.exists():
+            found.append(path)
+        else:
+            raise UsageError(f"{path}: no such file or folder", where="PATHS")
+    return found
+
+
+def _strings(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """Every string of a JSON value (keys included) with its pointer."""
+    if isinstance(value, str):
+        yield pointer, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            child = f"{pointer}/{escape(str(key))}"
+            yield child, str(key)
+            yield from _strings(item, child)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _strings(item, f"{pointer}/{i}")
+
+
+class _Linter:
+    def __init__(self, config: LintConfig, used: set[str] | None, now: dt.datetime) -> None:
+        self.config = config
+        self.used = used
+        self.now = now
+        self.out: list[LintFinding] = []
+        self.file = ""
+
+    def add(self, rule: str, pointer: str, message: str) -> None:
+        self.out.append(LintFinding(rule, RULES[rule].severity, self.file, pointer, message))
+
+    def lint(self, path: Path, shown: str) -> None:
+        from harn_mcp_mock.cassette.model import load_cassette
+        from harn_mcp_mock.cassette.unanswered import unanswered_requests
+
+        self.file = shown
+        try:
+            cassette = load_cassette(path)
+        except HarnError as exc:
+            self.add("H5", (exc.where and f"/{exc.where}") or "", exc.message)
+            return
+        except OSError as exc:
+            self.add("H5", "", f"cannot read it: {exc.strerror or exc}")
+            return
+        self._secrets(cassette)
+        self._poisoning(cassette)
+        if not cassette.complete:
+            self.add("H4", "", "recovered from its journal: the recording did not end cleanly")
+        for request in unanswered_requests(cassette):
+            doc = request.to_dict()
+            what = f"{doc.get('method')}" + (f" ({doc['tool']})" if doc.get("tool") else "")
+            self.add(
+                "H3",
+                f"/messages/{doc.get('seq')}",
+                f"the server never answered {what} (id {doc.get('id')!r})",
+            )
+        self._age(cassette)
+        if self.used is not None and str(path.resolve()) not in self.used:
+            self.add("H1", "", "no test used it in the last complete pytest run")
+
+    def _age(self, cassette: Any) -> None:
+        if self.config.max_age_days is None:
+            return
+        recorded = cassette.meta.get("recorded_at")
+        try:
+            when = dt.datetime.fromisoformat(str(recorded).replace("Z", "+00:00"))
+        except ValueError:
+            return
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.UTC)
+        age = (self.now - when).days
+        if age > self.config.max_age_days:
+            self.add(
+                "H2", "/recorded_at", f"recorded {age} days ago (max age {self.config.max_age_days} days)"
+            )
+
+    def _secrets(self, cassette: Any) -> None:
+        from harn_mcp_mock.redact import RedactionPolicy
+
+        policy = (
+            RedactionPolicy.load(self.config.redact_policy)
+            if self.config.redact_policy
+            else RedactionPolicy.default()
+        )
+        redactor = policy.redactor()
+        for key, value in sorted(cassette.meta.items()):
+            self._compare(redactor, value, f"/{escape(key)}")
+        for i, msg in enumerate(cassette.messages):
+            where = f"/messages/{i}"
+            if msg.invalid is not None and msg.raw:
+                self._compare(redactor, msg.raw, f"{where}/raw")
+            elif msg.message is not None:
+                self._compare(redactor, msg.message, f"{where}/message")
+
+    def _compare(self, redactor: Any, value: Any, pointer: str) -> None:
+        before = redactor.findings
+        redacted = redactor.redact_message(value)
+        if redacted is value:
+            return
+        after = redactor.findings
+        rules = sorted(name for name, n in after.items() if n > before.get(name, 0)) or ["a detector"]
+        for leaf in _changed(value, redacted, pointer):
+            self.add(
+                "S1", leaf, f"a secret ({', '.join(rules)}) left in the cassette; the value is not shown"
+            )
+
+    def _poisoning(self, cassette: Any) -> None:
+        methods = {m.seq: m.method for m in cassette.messages if m.method}
+        tools: list[str] = []
+        for msg in cassette.messages:
+            if methods.get(msg.reply_to if isinstance(msg.reply_to, int) else -1) == "tools/list":
+                result = msg.message.get("result") if isinstance(msg.message, dict) else None
+                for tool in (result or {}).get("tools") or ():
+                    if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                        tools.append(tool["name"])
+        for i, msg in enumerate(cassette.messages):
+            if msg.direction != "server" or not isinstance(msg.message, dict):
+                continue
+            answered = methods.get(msg.reply_to) if isinstance(msg.reply_to, int) else None
+            result = msg.message.get("result")
+            where = f"/messages/{i}/message/result"
+            if answered in _SURFACE_METHODS and isinstance(result, dict):
+                self._texts(_strings(result, where), surface=True)
+                if answered == "tools/list":
+                    for j, tool in enumerate(result.get("tools") or ()):
+                        if isinstance(tool, dict) and isinstance(tool.get("description"), str):
+                            found = shadowing(tool["description"], str(tool.get("name")), tools)
+                            if found:
+                                self.add(
+                                    "P6",
+                                    f"{where}/tools/{j}/description",
+                                    f"tool {tool.get('name')!r} {found}",
+                                )
+            elif answered in _RESULT_METHODS and result is not None:
+                self._texts(_strings(result, where), surface=False)
+            elif msg.method is not None and "params" in msg.message:  # a server request or notification
+                self._texts(_strings(msg.message["params"], f"/messages/{i}/message/params"), surface=False)
+
+    def _texts(self, texts: Iterable[tuple[str, str]], *, surface: bool) -> None:
+        where = "in a tool surface" if surface else "in a result (prompt injection, MCP06)"
+        for pointer, text in texts:
+            if len(text) < 4:
+                continue
+            for check in POISONING:
+                found = check.check(text)
+                if found:
+                    self.add(check.rule, pointer, f"{found} {where}")
+
+
+def _changed(before: Any, after: Any, pointer: str) -> Iterator[str]:
+    if before is after or before == after:
+        return
+    if isinstance(before, dict) and isinstance(after, dict) and len(before) == len(after):
+        pairs = list(zip(before.items(), after.items(), strict=True))
+        for (key, old), (new_key, new) in pairs:
+            if key != new_key:
+                yield f"{pointer}/{escape(str(key))}"
+                continue
+            yield from _changed(old, new, f"{pointer}/{escape(str(key))}")
+        return
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for i, (old, new) in enumerate(zip(before, after, strict=True)):
+            yield from _changed(old, new, f"{pointer}/{i}")
+        return
+    yield pointer
+
+
+def lint_paths(
+    paths: Sequence[str | Path],
+    config: LintConfig,
+    *,
+    root: Path | None = None,
+    used: set[str] | None = None,
+    now: dt.datetime | None = None,
+) -> LintResult:
+    """Lint every cassette under ``paths`` (see :func:`find_cassettes`); ``used``: the resolved
+    paths of the cassettes the last complete pytest run used (None: unknown, H1 is not checked)."""
+    root = (root or Path.cwd()).resolve()
+    linter = _Linter(config, used, now or dt.datetime.now(dt.UTC))
+    result = LintResult()
+    for path in find_cassettes(paths, root):
+        try:
+            shown = str(path.resolve().relative_to(root))
+        except ValueError:
+            shown = str(path)
+        result.files.append(shown)
+        linter.lint(path, shown)
+    for finding in linter.out:
+        if not config.enabled(finding.rule):
+            continue
+        finding = LintFinding(
+            finding.rule,
+            config.severity(finding.rule, finding.severity),
+            finding.file,
+            finding.pointer,
+            finding.message,
+        )
+        reason = config.allowed(finding.rule, finding.file, finding.pointer)
+        if reason is not None:
+            result.allowed.append((finding, reason))
+        else:
+            result.findings.append(finding)
+    result.findings.sort(key=lambda f: (f.file, -f.severity, f.rule, f.pointer))
+    return result
+
+
+def matches(pattern: str, value: str) -> bool:
+    return fnmatch.fnmatchcase(value, pattern)

@@ -1,0 +1,95 @@
+"""The pre-commit hooks, run by pre-commit itself (`pre-commit try-repo` on a scratch git
+repository, as a user trying them would): a cassette with a planted secret fails the commit, a
+clean one passes; a commit that breaks a cassette's tool surface fails the verify hook."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.ci.test_action import drifted
+from tests.lint.poisoned import FAKE_GITHUB_TOKEN
+
+ROOT = Path(__file__).resolve().parents[2]
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def hooks_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit home for the module: the hooks' environment is built once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def try_repo(repo: Path, home: Path, hook: str, *files: str) -> subprocess.CompletedProcess[str]:
+    if not (ROOT / ".git").exists():
+        pytest.skip("pre-commit try-repo needs this project as a git checkout")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("VIRTUAL_ENV", None)
+    return subprocess.run(
+        [*PRE_COMMIT, "try-repo", str(ROOT), hook, "--verbose", "--files", *files],
+        cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+def test_the_lint_hook_refuses_a_planted_secret_and_passes_a_clean_cassette(
+    tmp_path: Path, hooks_home: Path
+) -> None:
+    repo = tmp_path / "project"
+    (repo / "tests" / "cassettes").mkdir(parents=True)
+    git(repo, "init", "-q")
+    clean = repo / "tests" / "cassettes" / "time.cassette.json"
+    shutil.copy(ROOT / "cassettes" / "time.cassette.json", clean)
+    git(repo, "add", ".")
+    done = try_repo(repo, hooks_home, "harn-mcp-mock-lint", "tests/cassettes/time.cassette.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Passed" in done.stdout
+    doc = json.loads(clean.read_text())
+    doc["command"] = ["mcp-server-time", "--token", FAKE_GITHUB_TOKEN]  # a hand edit left a secret
+    leaky = repo / "tests" / "cassettes" / "leaky.cassette.json"
+    leaky.write_text(json.dumps(doc))
+    git(repo, "add", ".")
+    done = try_repo(repo, hooks_home, "harn-mcp-mock-lint", "tests/cassettes/leaky.cassette.json")
+    assert done.returncode == 1
+    assert "leaky.cassette.json:/command/2: ERR S1" in done.stdout
+    assert FAKE_GITHUB_TOKEN not in done.stdout + done.stderr
+
+
+def test_the_verify_hook_refuses_a_breaking_change_to_a_committed_cassette(
+    tmp_path: Path, hooks_home: Path
+) -> None:
+    repo = tmp_path / "project"
+    (repo / "cassettes").mkdir(parents=True)
+    git(repo, "init", "-q")
+    git(
+        repo,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "start",
+    )
+    cassette = repo / "cassettes" / "time.cassette.json"
+    shutil.copy(ROOT / "cassettes" / "time.cassette.json", cassette)
+    git(repo, "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "record")
+    done = try_repo(repo, hooks_home, "harn-mcp-mock-verify", "cassettes/time.cassette.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    drifted(ROOT / "cassettes" / "time.cassette.json", cassette)
+    git(repo, "add", ".")
+    done = try_repo(repo, hooks_home, "harn-mcp-mock-verify", "cassettes/time.cassette.json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "I1" in done.stdout and "locale" in done.stdout
