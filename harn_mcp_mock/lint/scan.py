@@ -180,14 +180,30 @@ class _Linter:
         redactor = policy.redactor()
         for key, value in sorted(cassette.meta.items()):
             self._compare(redactor, value, f"/{escape(key)}")
+        blobs = self._blob_messages(cassette)
         for i, msg in enumerate(cassette.messages):
             where = f"/messages/{i}"
+            note = " (in its CAS blob)" if i in blobs else ""
             if msg.invalid is not None and msg.raw:
-                self._compare(redactor, msg.raw, f"{where}/raw")
+                self._compare(redactor, msg.raw, f"{where}/raw", note)
             elif msg.message is not None:
-                self._compare(redactor, msg.message, f"{where}/message")
+                self._compare(redactor, msg.message, f"{where}/message", note)
 
-    def _compare(self, redactor: Any, value: Any, pointer: str) -> None:
+    @staticmethod
+    def _blob_messages(cassette: Any) -> set[int]:
+        """Indexes of the messages the cassette keeps in its CAS sidecar."""
+        import orjson
+
+        if cassette.path is None or not cassette.path.exists():
+            return set()
+        try:
+            doc = orjson.loads(cassette.path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return set()
+        entries = doc.get("messages") if isinstance(doc, dict) else None
+        return {i for i, e in enumerate(entries or ()) if isinstance(e, dict) and "blob" in e}
+
+    def _compare(self, redactor: Any, value: Any, pointer: str, note: str = "") -> None:
         before = redactor.findings
         redacted = redactor.redact_message(value)
         if redacted is value:
@@ -196,7 +212,9 @@ class _Linter:
         rules = sorted(name for name, n in after.items() if n > before.get(name, 0)) or ["a detector"]
         for leaf in _changed(value, redacted, pointer):
             self.add(
-                "S1", leaf, f"a secret ({', '.join(rules)}) left in the cassette; the value is not shown"
+                "S1",
+                leaf,
+                f"a secret ({', '.join(rules)}) left in the cassette{note}; the value is not shown",
             )
 
     def _poisoning(self, cassette: Any) -> None:

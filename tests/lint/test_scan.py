@@ -225,3 +225,21 @@ async def test_a_recording_of_server_everything_has_no_poisoning_finding(
                 await session.call_tool("get-sum", {"a": 1, "b": 2})
     result = lint_paths([path], LintConfig(), root=tmp_path)
     assert [f for f in result.findings if f.rule.startswith(("P", "S"))] == [], render_lint(result, "text")
+
+
+def test_a_secret_in_a_cas_blob_is_found_and_the_finding_says_so(tmp_path: Path) -> None:
+    from harn_mcp_mock.cassette.model import INLINE_THRESHOLD
+
+    big = "x " * INLINE_THRESHOLD + f" token={FAKE_GITHUB_TOKEN}"
+    path = write(tmp_path / "b.cassette.json", tools(tool("get_quote", "Returns a quote.")),
+                 {"content": [{"type": "text", "text": big}]})  # fmt: skip
+    assert FAKE_GITHUB_TOKEN not in path.read_text()  # the message went to the sidecar
+    assert any(
+        FAKE_GITHUB_TOKEN in p.read_text()
+        for p in (tmp_path / "b.cassette.json.cas").rglob("*")
+        if p.is_file()
+    )
+    result = lint_paths([path], LintConfig(), root=tmp_path)
+    (finding,) = [f for f in result.findings if f.rule == "S1"]
+    assert finding.pointer == "/messages/5/message/result/content/0/text"
+    assert "CAS blob" in finding.message
