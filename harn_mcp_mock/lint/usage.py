@@ -34,12 +34,16 @@ def record_use(cache_dir: Path, cassette: Path) -> None:
 
 
 def merge_usage(cache_dir: Path, *, complete: bool) -> None:
+    """Write the record: only in projects that use cassettes (this run opened one, or an earlier
+    record exists), so a project without any gets no file."""
     parts = cache_dir / _PARTS
+    target = cache_dir / USAGE_FILE
+    if not target.exists() and not (parts.is_dir() and any(parts.iterdir())):
+        return
     used: set[str] = set()
     if parts.is_dir():
         for part in parts.iterdir():
             used.update(line for line in part.read_text(encoding="utf-8").splitlines() if line)
-    target = cache_dir / USAGE_FILE
     if not complete:
         used |= read_usage(target) or set()
     target.parent.mkdir(parents=True, exist_ok=True)
