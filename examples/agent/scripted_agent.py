@@ -537,19 +537,48 @@ class _SessionClient:
         return await self.session.call_tool(name, args)
 
 
-def in_process(style: str = "good") -> Callable[[Any, Any], Any]:
-    """This agent for ``harn_mcp_mock.run_eval``: ``async def agent(session, trial)`` over the
-    runner's in-memory world session (no subprocess)."""
+class InProcess:
+    """This agent for ``harn_mcp_mock.run_eval``: ``await agent(session, trial)`` over the
+    runner's in-memory world session (no subprocess). Pass ``callbacks=agent.callbacks`` too, so
+    that it hears ``notifications/tools/list_changed`` as the command agent does::
 
-    async def scripted(session: Any, trial: Any) -> None:
+        agent = in_process("good")
+        result = run_eval(agent, "notes", k=4, faults=["rug_pull"], callbacks=agent.callbacks)
+    """
+
+    def __init__(self, style: str) -> None:
+        self.style = style
+        self.__qualname__ = f"in_process({style!r})"
+        self._agents: dict[str, Agent] = {}
+
+    def callbacks(self, trial: Any) -> Any:
+        from harn_mcp_mock.options import ClientCallbacks
+
+        async def on_message(message: Any) -> None:
+            agent = self._agents.get(trial.key)
+            if (
+                isinstance(message, types.ToolListChangedNotification)
+                and agent is not None
+                and agent.style != "naive"
+            ):
+                agent.tools_changed = True
+
+        return ClientCallbacks(message_handler=on_message)
+
+    async def __call__(self, session: Any, trial: Any) -> None:
         spec = json.loads(await anyio.Path(trial.spec).read_text(encoding="utf-8"))
         task = next(t for t in spec["tasks"] if t["id"] == trial.task)
-        acting = effective_style(style, trial.seed, trial.run_id)
-        agent = Agent(_SessionClient(session), spec["name"], acting)  # type: ignore[arg-type]
-        await agent.run(plan_for(spec["name"], task, acting))
+        acting = effective_style(self.style, trial.seed, trial.run_id)
+        agent = self._agents[trial.key] = Agent(_SessionClient(session), spec["name"], acting)  # type: ignore[arg-type]
+        try:
+            await agent.run(plan_for(spec["name"], task, acting))
+        finally:
+            self._agents.pop(trial.key, None)
 
-    scripted.__qualname__ = f"in_process({style!r})"
-    return scripted
+
+def in_process(style: str = "good") -> InProcess:
+    """The scripted agent in ``style``, to run in-process (:class:`InProcess`)."""
+    return InProcess(style)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 from harn_mcp_mock.runner.run import run_episodes, run_episodes_async
 
 if TYPE_CHECKING:
+    from harn_mcp_mock.options import ClientCallbacks
     from harn_mcp_mock.runner.inprocess import AgentFunction
+    from harn_mcp_mock.runner.matrix import Trial
     from harn_mcp_mock.scoring.eval import EvalResult
 
 __all__ = ["run_eval", "run_eval_async"]
@@ -56,12 +58,16 @@ def run_eval(
     ray_address: str | None = None,
     on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
     stop: threading.Event | None = None,
+    callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
 ) -> EvalResult:
     """Run ``agent`` on every task of ``specs`` (paths or shipped world names), ``k`` times per
     task and fault profile, and return eval's result (pass_rate, pass^k per world and profile).
 
     ``out`` keeps the trial files and makes the run resumable (default: a temporary folder,
-    removed afterwards). Raises :class:`~harn_mcp_mock.errors.UsageError` for bad arguments.
+    removed afterwards). ``callbacks``: the in-process agent's session callbacks
+    (:class:`~harn_mcp_mock.options.ClientCallbacks`, or a function of the trial that makes them:
+    a message handler for ``notifications/tools/list_changed``...). Raises
+    :class:`~harn_mcp_mock.errors.UsageError` for bad arguments.
     """
     with _folder(out) as folder:
         return run_episodes(
@@ -80,6 +86,7 @@ def run_eval(
             ray_address=ray_address,
             on_trial=on_trial,
             stop=stop,
+            callbacks=callbacks,
         ).result
 
 
@@ -98,6 +105,7 @@ async def run_eval_async(
     force: bool = False,
     on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
     stop: threading.Event | None = None,
+    callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
 ) -> EvalResult:
     """:func:`run_eval` from inside an event loop (an async test): the in-process agent's trials
     run in this loop."""
@@ -116,5 +124,6 @@ async def run_eval_async(
             force=force or out is None,
             on_trial=on_trial,
             stop=stop,
+            callbacks=callbacks,
         )
         return outcome.result

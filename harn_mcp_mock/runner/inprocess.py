@@ -24,6 +24,8 @@ from harn_mcp_mock.store.cas import atomic_write
 if TYPE_CHECKING:
     from mcp import ClientSession
 
+    from harn_mcp_mock.options import ClientCallbacks
+
 __all__ = ["AgentFunction", "agent_name", "run_trial_inprocess"]
 
 AgentFunction = Callable[["ClientSession", Trial], Awaitable[None]]
@@ -54,8 +56,11 @@ async def run_trial_inprocess(
     out: Path,
     *,
     timeout: float | None = None,  # noqa: ASYNC109 (the agent's budget, enforced here)
+    callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
 ) -> dict[str, Any]:
-    """Run ``trial`` with ``agent`` in this event loop; write its files and ``trial.json``."""
+    """Run ``trial`` with ``agent`` in this event loop; write its files and ``trial.json``.
+    ``callbacks``: what the client session answers the world with (a message handler for
+    ``notifications/tools/list_changed``, ...), or a function of the trial that makes them."""
     import anyio
 
     from harn_mcp_mock.api import WorldTransport, session_over
@@ -75,7 +80,8 @@ async def run_trial_inprocess(
         if timeout is not None:
             scope.deadline = anyio.current_time() + timeout
         try:
-            async with session_over(transport) as opened:
+            given = callbacks(trial) if callable(callbacks) else callbacks
+            async with session_over(transport, given) as opened:
                 await agent(opened.session, trial)
         except Exception as exc:  # the agent failed: scored as it stands, like a non-zero exit
             error = "".join(traceback.format_exception_only(exc)).strip()

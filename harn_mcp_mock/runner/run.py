@@ -22,6 +22,7 @@ from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
 from harn_mcp_mock.runner.trial import run_trial
 
 if TYPE_CHECKING:
+    from harn_mcp_mock.options import ClientCallbacks
     from harn_mcp_mock.runner.baseline import Comparison
     from harn_mcp_mock.runner.inprocess import AgentFunction
     from harn_mcp_mock.scoring.eval import EvalResult
@@ -265,6 +266,7 @@ def run_episodes(
     baseline: str | Path | None = None,
     on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
     stop: threading.Event | None = None,
+    callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
@@ -298,6 +300,7 @@ def run_episodes(
                     baseline=baseline,
                     on_trial=on_trial,
                     stop=stop,
+                    callbacks=callbacks,
                 )
             )
 
@@ -310,6 +313,8 @@ def run_episodes(
         # runs them in the caller's loop instead.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="harn-run") as one:
             return one.submit(in_a_new_loop).result()
+    if callbacks is not None:
+        raise UsageError("callbacks are for an in-process agent; a command agent makes its own session")
     _check_agent(agent)
     baseline_doc = _early_baseline(baseline)
     plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
@@ -384,6 +389,7 @@ async def run_episodes_async(
     baseline: str | Path | None = None,
     on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
     stop: threading.Event | None = None,
+    callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
 ) -> RunOutcome:
     """:func:`run_episodes` from inside an event loop. An in-process agent's trials run in this
     loop, ``workers`` at a time (default 8: they wait on each other, not on cores); a command
@@ -415,7 +421,8 @@ async def run_episodes_async(
             if stop is not None and stop.is_set():
                 stopped = True
                 return
-            plan.finished(trial, await run_trial_inprocess(trial, agent, plan.out, timeout=timeout))
+            record = await run_trial_inprocess(trial, agent, plan.out, timeout=timeout, callbacks=callbacks)
+            plan.finished(trial, record)
 
     async with anyio.create_task_group() as tg:
         for trial in plan.todo:

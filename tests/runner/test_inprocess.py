@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession
 
 from harn_mcp_mock import run_eval
 from harn_mcp_mock.api import WorldTransport, session_over
+from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.runner import Trial, run_episodes, run_eval_async
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,3 +109,26 @@ async def test_world_transport_serves_a_world_in_memory_and_keeps_its_final_stat
     assert (state["world"], state["task"], state["seed"], state["run_id"]) == ("bank", "pay-rent", 3, "r")
     assert transport.report_document()["passed"] is False
     assert (tmp_path / "tape.ndjson").read_text().count("\n") >= 3
+
+
+def test_with_its_callbacks_an_in_process_agent_hears_list_changed_as_a_command_does(tmp_path: Path) -> None:
+    """notes under rug_pull: delete_note's contract changes mid-run and the server says so."""
+    common: dict[str, Any] = {"tasks": ["archive-old-standups"], "k": 2, "seed": 3, "faults": ["rug_pull"]}
+    run_episodes(["notes"], [*SCRIPTED, "good"], out=tmp_path / "cmd", workers=2, timeout=120, **common)
+    agent = in_process("good")
+    heard = run_episodes(["notes"], agent, out=tmp_path / "mem", callbacks=agent.callbacks, **common)
+    assert _outcomes(tmp_path / "mem" / "results.json") == _outcomes(tmp_path / "cmd" / "results.json")
+    assert all(run.score.passed for run in heard.result.runs)
+
+    def lists(out: Path) -> int:  # tools/list requests of the faulted trial: one more after list_changed
+        return (
+            (out / "trials/notes/archive-old-standups/rug_pull/1/tape.ndjson")
+            .read_text()
+            .count('"method":"tools/list"')
+        )
+
+    deaf = in_process("good")
+    run_episodes(["notes"], deaf, out=tmp_path / "deaf", **common)
+    assert lists(tmp_path / "mem") == lists(tmp_path / "cmd") == 2 and lists(tmp_path / "deaf") == 1
+    with pytest.raises(UsageError, match="callbacks are for an in-process agent"):
+        run_episodes(["notes"], [*SCRIPTED, "good"], out=tmp_path / "x", callbacks=agent.callbacks)
