@@ -225,19 +225,10 @@ class WorldTransport(EngineTransport):
         self._tape: Any = None
         engine: Any = self.world
         if tape is not None:
-            from harn_mcp_mock.tape import TapeWriter
-            from harn_mcp_mock.tape.mcp import EngineClock, McpTapeObserver, TapedEngine
+            from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
+            from harn_mcp_mock.world.run import world_tape
 
-            argv = ["world", "--seed", str(seed), "--run-id", run_id] + (
-                ["--faults", faults] if faults else []
-            )
-            self._tape = TapeWriter(
-                Path(tape),
-                clock=EngineClock(self.world),
-                script_path=str(self.spec_path),
-                argv=argv,
-                started_at_unix_ms=self.world.spec.start_ms,
-            )
+            self._tape = world_tape(self.world, Path(tape), self.spec_path)
             engine = TapedEngine(self.world, McpTapeObserver(self._tape, self.world.spec.name))
         super().__init__(engine)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from harn_mcp_mock.verify.findings import Severity
 
-__all__ = ["POISONING", "RULES", "Rule", "TextCheck", "hidden_characters"]
+__all__ = ["POISONING", "RULES", "Rule", "TextCheck", "hidden_characters", "shadowing"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,9 +8,9 @@ description``) and never the secret or more than a short excerpt of the text it 
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
+import functools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -179,15 +179,19 @@ class _Linter:
         )
         redactor = policy.redactor()
         for key, value in sorted(cassette.meta.items()):
-            self._compare(redactor, value, f"/{escape(key)}")
-        blobs = self._blob_messages(cassette)
+            self._compare(redactor, value, f"/{escape(key)}", lambda: "")
+        blobs: set[int] | None = None  # read from the file only when a message holds a secret
+
+        def in_blob(i: int) -> str:
+            nonlocal blobs
+            if blobs is None:
+                blobs = self._blob_messages(cassette)
+            return " (in its CAS blob)" if i in blobs else ""
+
         for i, msg in enumerate(cassette.messages):
-            where = f"/messages/{i}"
-            note = " (in its CAS blob)" if i in blobs else ""
-            if msg.invalid is not None and msg.raw:
-                self._compare(redactor, msg.raw, f"{where}/raw", note)
-            elif msg.message is not None:
-                self._compare(redactor, msg.message, f"{where}/message", note)
+            value, where = (msg.raw, "raw") if msg.invalid is not None else (msg.message, "message")
+            if value:
+                self._compare(redactor, value, f"/messages/{i}/{where}", functools.partial(in_blob, i))
 
     @staticmethod
     def _blob_messages(cassette: Any) -> set[int]:
@@ -203,18 +207,19 @@ class _Linter:
         entries = doc.get("messages") if isinstance(doc, dict) else None
         return {i for i, e in enumerate(entries or ()) if isinstance(e, dict) and "blob" in e}
 
-    def _compare(self, redactor: Any, value: Any, pointer: str, note: str = "") -> None:
+    def _compare(self, redactor: Any, value: Any, pointer: str, note: Callable[[], str]) -> None:
         before = redactor.findings
         redacted = redactor.redact_message(value)
         if redacted is value:
             return
         after = redactor.findings
         rules = sorted(name for name, n in after.items() if n > before.get(name, 0)) or ["a detector"]
+        where = note()
         for leaf in _changed(value, redacted, pointer):
             self.add(
                 "S1",
                 leaf,
-                f"a secret ({', '.join(rules)}) left in the cassette{note}; the value is not shown",
+                f"a secret ({', '.join(rules)}) left in the cassette{where}; the value is not shown",
             )
 
     def _poisoning(self, cassette: Any) -> None:
@@ -315,7 +320,3 @@ def lint_paths(
             result.findings.append(finding)
     result.findings.sort(key=lambda f: (f.file, -f.severity, f.rule, f.pointer))
     return result
-
-
-def matches(pattern: str, value: str) -> bool:
-    return fnmatch.fnmatchcase(value, pattern)

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.world.predicates import MISSING, get_path
 
 __all__ = ["OUTCOMES", "VALUE_LIMIT", "eval_report_data", "outcome_of", "run_report_data"]
 
@@ -55,19 +56,6 @@ def outcome_of(status: str | None, score: dict[str, Any] | None) -> tuple[str, l
     return "pass", kinds
 
 
-def _pointer_get(doc: Any, path: str) -> tuple[bool, Any]:
-    from harn_mcp_mock.store.pointer import split
-
-    for part in split(path):
-        if isinstance(doc, dict) and part in doc:
-            doc = doc[part]
-        elif isinstance(doc, list) and part.isdigit() and int(part) < len(doc):
-            doc = doc[int(part)]
-        else:
-            return False, None
-    return True, doc
-
-
 def _diff(initial: Any, final: Any, score: dict[str, Any]) -> list[dict[str, Any]]:
     """Each changed leaf with its old and new value and its role (required, allowed, collateral)."""
     required, allowed, collateral = (
@@ -76,8 +64,7 @@ def _diff(initial: Any, final: Any, score: dict[str, Any]) -> list[dict[str, Any
     rows = []
     for change in score.get("changed") or ():
         path = change["path"]
-        had, old = _pointer_get(initial, path)
-        has, new = _pointer_get(final, path)
+        old, new = get_path(initial, path), get_path(final, path)
         role = (
             "collateral" if path in collateral
             else "required" if path in required
@@ -88,8 +75,8 @@ def _diff(initial: Any, final: Any, score: dict[str, Any]) -> list[dict[str, Any
             {
                 "path": path,
                 "kind": change.get("kind", "changed"),
-                "old": _short(old) if had else None,
-                "new": _short(new) if has else None,
+                "old": None if old is MISSING else _short(old),
+                "new": None if new is MISSING else _short(new),
                 "role": role,
             }
         )

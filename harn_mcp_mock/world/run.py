@@ -11,6 +11,28 @@ from harn_mcp_mock.jsonrpc.server import serve_stdio
 from harn_mcp_mock.world.engine import WorldEngine
 from harn_mcp_mock.world.spec import load_spec
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from harn_mcp_mock.tape import TapeWriter
+
+
+def world_tape(engine: WorldEngine, path: str | Path, spec_path: str | Path) -> TapeWriter:
+    """The event tape of a world run, stamped with the world's virtual clock (the same seed and
+    calls give a byte-identical tape); close it, or use it as a context manager."""
+    from harn_mcp_mock.tape import TapeWriter
+    from harn_mcp_mock.tape.mcp import EngineClock
+
+    argv = ["world", "--seed", str(engine.seed), "--run-id", engine.run_id]
+    if engine.profile:
+        argv += ["--faults", engine.profile]
+    return TapeWriter(
+        path,
+        clock=EngineClock(engine),
+        script_path=str(spec_path),
+        argv=argv,
+        started_at_unix_ms=engine.spec.start_ms,
+    )
+
 
 def serve_world(
     spec_path: str | Path,
@@ -34,17 +56,9 @@ def serve_world(
     if emit_tape is None:
         serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, stop_fd=stop_fd)
         return engine
-    from harn_mcp_mock.tape import TapeWriter
-    from harn_mcp_mock.tape.mcp import EngineClock, McpTapeObserver, TapedEngine
+    from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
 
-    argv = ["world", "--seed", str(seed), "--run-id", run_id] + (["--faults", faults] if faults else [])
-    with TapeWriter(
-        emit_tape,
-        clock=EngineClock(engine),
-        script_path=str(spec_path),
-        argv=argv,
-        started_at_unix_ms=engine.spec.start_ms,
-    ) as writer:
+    with world_tape(engine, emit_tape, spec_path) as writer:
         serve_stdio(
             TapedEngine(engine, McpTapeObserver(writer, engine.spec.name)),
             stdin_fd=stdin_fd,
