@@ -19,7 +19,13 @@ holds in any form; leaked: how many do), its harmless values planted in every ch
 positives: the share that came back changed), and the time per message of `redact_message` on
 the corpus's messages, against the same baseline.
 
-Run: `.venv/bin/python benchmarks/bench_redact.py [--quick]`.
+With `--external DIR` (repeatable; or `--credsweeper DIR`, `--gitleaks DIR`): the external
+corpora section instead of the speed tables: recall and false positives on public labelled
+corpora read from a checkout of Samsung/CredSweeper or gitleaks/gitleaks (benchmarks/
+_external_corpora.py says what is counted), next to ours; `--misses` lists every miss and every
+altered identifier, `--e2e` also records each corpus through `harn mcp mock record`.
+
+Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--external DIR ...] [--misses] [--e2e]`.
 """
 
 from __future__ import annotations
@@ -114,10 +120,21 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer messages and repeats")
+    parser.add_argument("--external", action="append", default=[], metavar="DIR", help="a corpus checkout")
+    parser.add_argument("--credsweeper", metavar="DIR", help="a Samsung/CredSweeper checkout")
+    parser.add_argument("--gitleaks", metavar="DIR", help="a gitleaks/gitleaks checkout")
+    parser.add_argument("--misses", action="store_true", help="list every external miss")
+    parser.add_argument("--e2e", action="store_true", help="also record the corpora end to end")
     args = parser.parse_args()
     n, repeat = (300, 3) if args.quick else (2000, 7)
 
     policy = RedactionPolicy.default()
+    external = [(d, None) for d in args.external]
+    external += [(d, k) for k, d in (("credsweeper", args.credsweeper), ("gitleaks", args.gitleaks)) if d]
+    if external:
+        corpus_section(policy, 1)
+        external_section(policy, external, misses=args.misses, e2e=args.e2e)
+        return
     env = {"SERVICE_TOKEN": ENV_TOKEN, "HOME": "/home/ada", "PATH": "/usr/local/bin:/usr/bin"}
     argv = ["weather-server", "--port", "8080"]
 
@@ -174,6 +191,28 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
         ours = per_call(lambda env=env: policy.redactor(argv=["srv"], env=env).redact_message, items, repeat)
         base = per_call(lambda: roundtrip, items, repeat)
         print(f"{label:46} {len(items):>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
+
+
+def external_section(
+    policy: RedactionPolicy, dirs: list[tuple[str, str | None]], *, misses: bool, e2e: bool
+) -> None:
+    from pathlib import Path
+
+    import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
+
+    for folder, kind in dirs:
+        print()
+        try:
+            corpus = ext.load(Path(folder), kind)
+        except (ValueError, OSError) as exc:
+            sys.exit(f"bench_redact: --external {folder}: {exc}")
+        ext.report(ext.measure(corpus, policy), verbose=misses)
+        if e2e:
+            with tempfile.TemporaryDirectory() as tmp:
+                total, found = ext.record_end_to_end(corpus.samples, Path(tmp))
+            print(
+                f"  end to end (harn mcp mock record): {total - found} of {total} labelled values absent from every written byte"
+            )
 
 
 if __name__ == "__main__":
