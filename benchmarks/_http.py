@@ -38,7 +38,7 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 def serve_app(app: Any) -> None:
     """Serve a baseline app under the same uvicorn settings as ``replay --http`` (prints its URL)."""
-    from harn_mcp_mock.http.replay_server import HttpServer
+    from harn_mcp_mock.http.server import HttpServer
 
     try:
         HttpServer(app).run()

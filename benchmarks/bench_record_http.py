@@ -31,7 +31,7 @@ def serve() -> None:
     """The upstream: an SDK server with a `big(size)` tool; prints its URL first."""
     from mcp.server.mcpserver import MCPServer
 
-    from harn_mcp_mock.http.replay_server import HttpServer
+    from harn_mcp_mock.http.server import HttpServer
 
     server = MCPServer("big")
 

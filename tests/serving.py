@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from harn_mcp_mock.http.replay_server import HttpServer
+from harn_mcp_mock.http.server import HttpServer
 
 READY_TIMEOUT_S = 30
 HARN = [sys.executable, "-m", "harn_mcp_mock"]

@@ -172,6 +172,19 @@ def test_no_module_imports_a_private_name_from_another_subpackage() -> None:
     assert not crossings, "\n".join(crossings)
 
 
+def test_no_module_imports_a_private_name_of_another_module() -> None:
+    """Inside a subpackage too: what two modules share is public in one of them, or lives in a
+    ``_``-named helper module (``http/server.py`` holds what the HTTP endpoints share)."""
+    crossings = []
+    for module in MODULES:
+        for source, name in _imports(module):
+            if not source.startswith("harn_mcp_mock.") or name is None or _target(source, name) != source:
+                continue
+            if _private(name) and source != module:
+                crossings.append(f"{module} imports {source}:{name}")
+    assert not crossings, "\n".join(crossings)
+
+
 def test_no_two_modules_import_each_other_even_round_a_longer_loop() -> None:
     cycles = _cycles(_graph(), list(MODULES))
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)

@@ -13,14 +13,15 @@ from harn_mcp_mock._lazy import lazy_exports
 if TYPE_CHECKING:
     from harn_mcp_mock.http.guard import GuardSettings, HttpGuard, SessionTable, guard_middleware
     from harn_mcp_mock.http.record_proxy import RecordProxy, build_proxy_app, record_http
-    from harn_mcp_mock.http.replay_server import HttpServer, StreamableHttpEndpoint, build_app, serve_http
+    from harn_mcp_mock.http.replay_server import StreamableHttpEndpoint, build_app, serve_http
     from harn_mcp_mock.http.run import ReportMerger, merge_reports, run_replay_http
+    from harn_mcp_mock.http.server import HttpServer
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
 _HOME = {
     "GuardSettings": "guard",
     "HttpGuard": "guard",
-    "HttpServer": "replay_server",
+    "HttpServer": "server",
     "RecordProxy": "record_proxy",
     "ReportMerger": "run",
     "SessionTable": "guard",

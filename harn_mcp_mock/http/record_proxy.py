@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.http.guard import GuardSettings, guard_middleware
-from harn_mcp_mock.http.replay_server import (
+from harn_mcp_mock.http.server import (
     HttpServer,
     Receive,
     Scope,
     Send,
-    _json,
-    _plain,
-    _print_url,
-    _read_body,
-    _watch_disconnect,
+    print_url,
+    read_body,
+    send_json,
+    send_plain,
+    watch_disconnect,
 )
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
@@ -168,7 +168,7 @@ class RecordProxy:
         if scope["type"] != "http":
             return
         method: str = scope["method"]
-        body = await _read_body(receive) if method in ("POST", "PUT", "PATCH") else b""
+        body = await read_body(receive) if method in ("POST", "PUT", "PATCH") else b""
         exchange: dict[str, Any] = {"method": method}
         request_headers = {
             k.decode("latin-1"): v.decode("latin-1")
@@ -189,7 +189,7 @@ class RecordProxy:
         self.exchanges.append(exchange)
         url = self.upstream if scope["path"] == self.path else self.paths.get(scope["path"])
         if url is None:
-            await _plain(send, 404, b"")
+            await send_plain(send, 404, b"")
             return
         if scope.get("query_string"):
             url += ("&" if "?" in url else "?") + scope["query_string"].decode("latin-1")
@@ -208,7 +208,7 @@ class RecordProxy:
                 request_frame.id if request_frame is not None and request_frame.kind == "request" else None
             )
             error = {"jsonrpc": "2.0", "id": msg_id, "error": {"code": INTERNAL_ERROR, "message": text}}
-            await _json(send, 502, deepjson.dumps(error), [])
+            await send_json(send, 502, deepjson.dumps(error), [])
             return
         try:
             await self._relay(response, exchange, receive, send, scope, url)
@@ -275,7 +275,7 @@ class RecordProxy:
             # Relay until the upstream ends the stream, the client goes away (then the upstream
             # stream is closed too: the server sees the client leave) or the proxy shuts down.
             async with anyio.create_task_group() as tg:
-                tg.start_soon(_watch_disconnect, receive, tg.cancel_scope)
+                tg.start_soon(watch_disconnect, receive, tg.cancel_scope)
                 tg.start_soon(self._watch_closing, tg.cancel_scope)
                 try:
                     async for chunk in response.aiter_raw():
@@ -293,7 +293,7 @@ class RecordProxy:
         body = await response.aread()
         if body and content_type.partition(";")[0].strip().lower() == "application/json":
             server_ids.extend(self._record(parse_frame(body, SERVER)))
-        await _plain(send, response.status_code, body, headers)
+        await send_plain(send, response.status_code, body, headers)
 
 
 def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp", guard: GuardSettings | None = None) -> Any:
@@ -322,7 +322,7 @@ def record_http(
     path: str = "/mcp",
     allow_remote: bool = False,
     verify: bool | str = True,
-    on_ready: Callable[[str], None] | None = _print_url,
+    on_ready: Callable[[str], None] | None = print_url,
     on_event: Callable[[str], None] | None = None,
     on_server: Callable[[HttpServer], None] | None = None,
     guard: GuardSettings | None = None,

@@ -33,34 +33,34 @@ are held back on their stream, and later outputs of the same stream never overta
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import socket
-import sys
 import time
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import orjson
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.http.guard import GuardSettings, SessionTable, guard_middleware, is_loopback
+from harn_mcp_mock.http.guard import GuardSettings, SessionTable, guard_middleware
+from harn_mcp_mock.http.server import (
+    JSON,
+    HttpServer,
+    Receive,
+    Scope,
+    Send,
+    print_url,
+    read_body,
+    send_json,
+    send_plain,
+    watch_disconnect,
+)
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.server import Engine, Out
-
-if TYPE_CHECKING:
-    from harn_mcp_mock.shutdown import StopSignals
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 SseMode = Literal["auto", "always", "never"]
 
@@ -70,7 +70,6 @@ LAST_EVENT_ID_HEADER = b"last-event-id"
 HANDSHAKE_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 """Revisions that open a session with ``initialize`` (the SDK's HANDSHAKE_PROTOCOL_VERSIONS)."""
 
-JSON = b"application/json"
 SSE = b"text/event-stream"
 
 
@@ -478,7 +477,7 @@ class StreamableHttpEndpoint:
         headers = dict(scope["headers"])
         if method in ("GET", "DELETE") and self.faults is not None and method in self.faults.by_method:
             fault = self.faults.by_method[method]
-            await _plain(send, fault.status, fault.body(None), fault.header_list())
+            await send_plain(send, fault.status, fault.body(None), fault.header_list())
         elif method == "POST":
             await self._post(headers, receive, send)
         elif method == "GET":
@@ -486,7 +485,7 @@ class StreamableHttpEndpoint:
         elif method == "DELETE":
             await self._delete(headers, send)
         else:
-            await _plain(send, 405, b"", extra=[(b"allow", b"GET, POST, DELETE")])
+            await send_plain(send, 405, b"", extra=[(b"allow", b"GET, POST, DELETE")])
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -520,7 +519,7 @@ class StreamableHttpEndpoint:
                 "Not Acceptable: accept application/json or text/event-stream",
             )
             return
-        body = await _read_body(receive)
+        body = await read_body(receive)
         frame = parse_frame(body, CLIENT)
         if frame.kind == "invalid":
             not_json = (frame.problem or "").startswith("not JSON")
@@ -542,7 +541,7 @@ class StreamableHttpEndpoint:
             session = found
         fault = self._fault(obj)
         if fault is not None:  # a recorded 401, 429, 5xx...: no session is opened, nothing answers
-            await _plain(send, fault.status, fault.body(frame.id), fault.header_list())
+            await send_plain(send, fault.status, fault.body(frame.id), fault.header_list())
             return
         if is_init:
             assert session.id is not None
@@ -561,7 +560,7 @@ class StreamableHttpEndpoint:
                 if sink is not None:
                     outs = self._divert(session, outs, sink.waiting_for)
                 session.route(outs, sink)
-            await _plain(send, 202, b"", extra=extra)
+            await send_plain(send, 202, b"", extra=extra)
             return
         outs = session.receive(obj)
         if isinstance(obj, list):
@@ -581,7 +580,7 @@ class StreamableHttpEndpoint:
         if lone and not use_sse:
             if session.ended:  # the recorded server exited here: its other streams end too
                 _close_streams(session)
-            await _json(send, 200, deepjson.dumps(outs[0].message), extra)
+            await send_json(send, 200, deepjson.dumps(outs[0].message), extra)
             return
         sink = _new_sink(key)
         session.route(outs, sink)
@@ -609,11 +608,11 @@ class StreamableHttpEndpoint:
             headers = [(k.lower().encode(), str(v).encode()) for k, v in fault["headers"].items()]
             body = str(fault.get("body", "")).encode()
             self._event(f"injected fault: HTTP {fault['status']}")
-            await _plain(send, int(fault["status"]), body, [(b"content-type", b"text/plain"), *headers])
+            await send_plain(send, int(fault["status"]), body, [(b"content-type", b"text/plain"), *headers])
             return
         if kind == "malformed":
             self._event("injected fault: a malformed answer")
-            await _json(send, 200, fault["raw"], extra)
+            await send_json(send, 200, fault["raw"], extra)
             return
         # disconnect: the session ends (later requests get 404) and this response ends empty
         self._event(f"injected fault: session {session.id} disconnected")
@@ -643,9 +642,9 @@ class StreamableHttpEndpoint:
                 others.append(out)
         session.route(others, None)
         if replies is None:
-            await _plain(send, 202, b"", extra=extra)
+            await send_plain(send, 202, b"", extra=extra)
         else:
-            await _json(send, 200, deepjson.dumps(replies), extra)
+            await send_json(send, 200, deepjson.dumps(replies), extra)
 
     async def _collect(
         self, session: HttpSession, sink: _Sink, request_id: Any, send: Send, extra: list[tuple[bytes, bytes]]
@@ -662,7 +661,7 @@ class StreamableHttpEndpoint:
             if delay > 0:
                 await anyio.sleep(delay)
             if _is_reply(message) and _id_key(message.get("id")) == sink.waiting_for:
-                await _json(send, 200, deepjson.dumps(message), extra)
+                await send_json(send, 200, deepjson.dumps(message), extra)
                 return
             if session.get_stream is not None:
                 if _is_request(message):  # its answer resumes the engine here, on this POST
@@ -683,7 +682,7 @@ class StreamableHttpEndpoint:
                     "id": request_id,
                     "error": {"code": INTERNAL_ERROR, "message": text},
                 }
-                await _json(send, 200, deepjson.dumps(body), extra)
+                await send_json(send, 200, deepjson.dumps(body), extra)
                 return
             else:
                 self._event(
@@ -736,7 +735,7 @@ class StreamableHttpEndpoint:
         sink = log.sink
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(_watch_disconnect, receive, tg.cancel_scope)
+                tg.start_soon(watch_disconnect, receive, tg.cancel_scope)
                 while True:
                     if index < len(log.events):
                         due, data = log.events[index]
@@ -856,7 +855,7 @@ class StreamableHttpEndpoint:
             await _error(send, 404, None, INVALID_REQUEST, "Not Found: unknown or ended session ID")
             return
         self._end_session(session, "deleted")
-        await _plain(send, 200, b"")
+        await send_plain(send, 200, b"")
 
 
 def _busy(session: HttpSession) -> bool:
@@ -875,41 +874,9 @@ def _close_streams(session: HttpSession) -> None:
         sink.close()
 
 
-async def _watch_disconnect(receive: Receive, scope: Any) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            scope.cancel()
-            return
-
-
-async def _read_body(receive: Receive) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
-
-
-async def _plain(
-    send: Send, status: int, body: bytes, extra: list[tuple[bytes, bytes]] | None = None
-) -> None:
-    headers = [(b"content-length", b"%d" % len(body)), *(extra or [])]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _json(send: Send, status: int, body: bytes, extra: list[tuple[bytes, bytes]]) -> None:
-    await _plain(send, status, body, [(b"content-type", JSON), *extra])
-
-
 async def _error(send: Send, status: int, msg_id: Any, code: int, text: str) -> None:
     body = deepjson.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": text}})
-    await _json(send, status, body, [])
+    await send_json(send, status, body, [])
 
 
 def redirect_paths(engine: Engine) -> list[str]:
@@ -953,124 +920,6 @@ def build_app(
     return app, endpoint
 
 
-# --- running it ----------------------------------------------------------------------------
-
-
-def _print_url(url: str) -> None:
-    sys.stdout.write(url + "\n")
-    sys.stdout.flush()
-
-
-class HttpServer:
-    """An ASGI app on a listening socket, run by uvicorn. ``stop()`` may be called from any thread."""
-
-    def __init__(
-        self,
-        app: Any,
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        path: str = "/mcp",
-        allow_remote: bool = False,
-        lifespan: Literal["on", "off"] = "off",
-        on_shutdown: Callable[[], None] | None = None,
-    ) -> None:
-        if not allow_remote and not is_loopback(host):
-            raise UsageError(
-                f"refusing to listen on {host!r}: only loopback by default (pass --allow-remote to bind elsewhere)",
-                where="--host",
-            )
-        self.app = app
-        self.lifespan = lifespan
-        self.on_shutdown = on_shutdown
-        """Called on the server's loop when it starts shutting down: end open streams there, so
-        the graceful shutdown does not wait for them (and then cancel them)."""
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        # proto IPPROTO_TCP (not 0): asyncio sets TCP_NODELAY only on sockets that say TCP, and
-        # without it a response's headers and body (two writes) wait out a delayed ACK (~40 ms).
-        self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self.socket.bind((host.strip("[]"), port))
-        except OSError as exc:
-            self.socket.close()
-            raise UsageError(
-                f"cannot listen on {host}:{port}: {exc.strerror or exc}", where="--port"
-            ) from exc
-        self.socket.listen(1024)
-        bound_host, bound_port = self.socket.getsockname()[:2]
-        shown = f"[{bound_host}]" if family == socket.AF_INET6 else bound_host
-        self.url = f"http://{shown}:{bound_port}{path}"
-        self._server: Any = None
-        self._stop_requested = False
-        self.stopped_by: int | None = None
-        """The stop signal (SIGINT, SIGTERM, SIGHUP) that ended :meth:`run`, if one did."""
-
-    def run(
-        self, on_ready: Callable[[str], None] | None = _print_url, *, stop: StopSignals | None = None
-    ) -> None:
-        """Serve until :meth:`stop` or a stop signal (in the main thread). ``on_ready(url)`` first.
-
-        The socket is already listening, so a client that connects right after ``on_ready``
-        waits in the backlog rather than being refused. A stop signal (caught by ``stop``, or by
-        a :class:`~harn_mcp_mock.shutdown.StopSignals` of its own) ends the serving gracefully and
-        returns (see :attr:`stopped_by`); a second SIGINT cuts the graceful wait short. Nothing
-        is raised and no signal is re-raised: the caller writes its report or cassette.
-        """
-        import asyncio
-
-        import uvicorn
-
-        from harn_mcp_mock.shutdown import StopSignals
-
-        config = uvicorn.Config(
-            self.app,
-            log_level="warning",
-            lifespan=self.lifespan,
-            ws="none",
-            access_log=False,
-            timeout_graceful_shutdown=2,
-        )
-        on_shutdown = self.on_shutdown
-
-        class Server(uvicorn.Server):
-            async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-                if on_shutdown is not None:
-                    on_shutdown()
-                await super().shutdown(sockets)
-
-            @contextlib.contextmanager
-            def capture_signals(self) -> Iterator[None]:
-                yield  # the stop signals are StopSignals' (uvicorn's would re-raise them at exit)
-
-        server = self._server = Server(config)
-        if self._stop_requested:
-            server.should_exit = True
-
-        def on_signal(signum: int) -> None:
-            if server.should_exit and signum == signal.SIGINT:
-                server.force_exit = True  # a second Ctrl-C: do not wait for open requests
-            server.should_exit = True
-
-        with contextlib.ExitStack() as stack:
-            stopper = stop if stop is not None else stack.enter_context(StopSignals())
-            stopper.on_signal(on_signal)
-            if stopper.signum is not None:
-                server.should_exit = True  # it came while we were starting
-            if on_ready is not None:
-                on_ready(self.url)
-            try:
-                asyncio.run(server.serve(sockets=[self.socket]))
-            finally:
-                self.socket.close()
-                self.stopped_by = stopper.signum
-
-    def stop(self) -> None:
-        self._stop_requested = True
-        if self._server is not None:
-            self._server.should_exit = True
-
-
 def serve_http(
     engine_factory: Callable[[], Engine],
     *,
@@ -1079,7 +928,7 @@ def serve_http(
     path: str = "/mcp",
     allow_remote: bool = False,
     sse: SseMode = "auto",
-    on_ready: Callable[[str], None] | None = _print_url,
+    on_ready: Callable[[str], None] | None = print_url,
     on_event: Callable[[str], None] | None = None,
 ) -> StreamableHttpEndpoint:
     """Serve engines over Streamable HTTP until interrupted; returns the endpoint (its engines).

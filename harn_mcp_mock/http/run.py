@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 import orjson
 
 from harn_mcp_mock.http.guard import GuardSettings
-from harn_mcp_mock.http.replay_server import HttpServer, SseMode, _print_url, build_app, redirect_paths
+from harn_mcp_mock.http.replay_server import SseMode, build_app, redirect_paths
+from harn_mcp_mock.http.server import HttpServer, print_url
 from harn_mcp_mock.jsonrpc.server import Engine
 from harn_mcp_mock.options import ReplayOptions
 from harn_mcp_mock.replay.engine import ReplayEngine, ReplayReport
@@ -68,7 +69,7 @@ def run_replay_http(
     report_path: str | Path | None = None,
     options: ReplayOptions | None = None,
     on_event: Callable[[str], None] | None = None,
-    on_ready: Callable[[str], None] | None = _print_url,
+    on_ready: Callable[[str], None] | None = print_url,
     on_server: Callable[[HttpServer], None] | None = None,
     stop: StopSignals | None = None,
     guard: GuardSettings | None = None,

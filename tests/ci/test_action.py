@@ -224,3 +224,15 @@ def test_docs_ci_shows_the_worked_workflow_as_it_is() -> None:
     doc = (ROOT / "docs" / "ci.md").read_text()
     workflow = (ROOT / "examples" / "ci" / "mcp-cassettes.yml").read_text()
     assert f"```yaml\n{workflow}```" in doc
+
+
+def test_the_ci_package_pins_what_it_exports_and_loads_it_lazily() -> None:
+    probe = (
+        "import sys, harn_mcp_mock.ci as ci; before = 'harn_mcp_mock.ci.action' in sys.modules; "
+        "from harn_mcp_mock.ci.action import run_action; "
+        "print(ci.__all__, before, ci.run_action is run_action)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "['COMMENT_MARKER', 'ActionInputs', 'run_action'] False True"

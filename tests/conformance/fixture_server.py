@@ -180,7 +180,7 @@ def build() -> MCPServer:
 
 
 def main() -> None:
-    from harn_mcp_mock.http.replay_server import HttpServer
+    from harn_mcp_mock.http.server import HttpServer
 
     app = build().streamable_http_app()
     try:

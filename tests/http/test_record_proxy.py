@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.record_proxy import record_http
-from harn_mcp_mock.http.replay_server import HttpServer
+from harn_mcp_mock.http.server import HttpServer
 from harn_mcp_mock.options import RecordOptions
 from harn_mcp_mock.upstream.http import SseSplitter, parse_header_option
 from tests.serving import server_in_thread

@@ -11,7 +11,8 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
-from harn_mcp_mock.http.replay_server import Receive, Scope, Send, _read_body, redirect_paths
+from harn_mcp_mock.http.replay_server import redirect_paths
+from harn_mcp_mock.http.server import Receive, Scope, Send, read_body
 from harn_mcp_mock.replay.engine import ReplayEngine
 from harn_mcp_mock.replay.session import open_engine
 from harn_mcp_mock.upstream.http import upstream_relative
@@ -34,7 +35,7 @@ def moving_upstream(kind: str) -> Any:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        body = await _read_body(receive)
+        body = await read_body(receive)
         if scope["path"] == "/mcp":
             host = dict(scope["headers"])[b"host"].decode()
             location = {"relative": "/v2/mcp", "absolute": f"http://{host}/v2/mcp", "elsewhere": ELSEWHERE}

@@ -13,7 +13,7 @@ import httpx2
 
 from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.http.record_proxy import record_http
-from harn_mcp_mock.http.replay_server import HttpServer, Receive, Scope, Send
+from harn_mcp_mock.http.server import HttpServer, Receive, Scope, Send
 from harn_mcp_mock.options import RecordOptions
 
 from .conftest import serve_app

@@ -16,7 +16,9 @@ from mcp.shared.exceptions import MCPError
 from harn_mcp_mock.api import replay_session
 from harn_mcp_mock.cassette.model import Cassette, Message, load_cassette
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.http.replay_server import HttpServer, build_app, is_loopback
+from harn_mcp_mock.http.guard import is_loopback
+from harn_mcp_mock.http.replay_server import build_app
+from harn_mcp_mock.http.server import HttpServer
 from harn_mcp_mock.replay.engine import ReplayEngine
 
 from .conftest import ACCEPT, INIT, serve_cassette, serve_engines

@@ -58,7 +58,7 @@ def main() -> None:
     if "--http" not in sys.argv[1:]:
         server.run("stdio")
         return
-    from harn_mcp_mock.http.replay_server import HttpServer
+    from harn_mcp_mock.http.server import HttpServer
 
     app = server.streamable_http_app(stateless_http=True)
     http = HttpServer(app, lifespan="on")

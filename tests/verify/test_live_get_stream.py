@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import Cassette, Message, load_cassette, save_cassette
-from harn_mcp_mock.http.replay_server import Receive, Scope, Send, _read_body
+from harn_mcp_mock.http.server import Receive, Scope, Send, read_body
 from harn_mcp_mock.verify.live import rerun_live_http
 from tests.http.conftest import serve_app
 
@@ -86,7 +86,7 @@ class GetStreamServer:
             self.deleted.set()
             await self._plain(send, 200)
             return
-        message = orjson.loads(await _read_body(receive))
+        message = orjson.loads(await read_body(receive))
         self.posted.append(message)
         if "method" not in message or "id" not in message:
             await self._plain(send, 202)

@@ -38,7 +38,7 @@ def serve(
     """Serve until interrupted. The socket is bound before ``on_ready(base_url)`` (port 0 picks
     a free port), so a client that connects right after it waits in the backlog."""
     from harn_mcp_mock.agents.server.app import create_app
-    from harn_mcp_mock.http.replay_server import HttpServer
+    from harn_mcp_mock.http.server import HttpServer
 
     store = ProtocolStore(db, clock=clock)
     try:
