@@ -37,10 +37,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KINDS",
+    "TIMEOUT_HINT",
     "TRANSPORT_KINDS",
     "Answer",
     "FaultKind",
+    "duration",
     "fault_kind",
+    "lead",
     "timeout_error",
     "tool_error",
     "violate",
@@ -89,27 +92,39 @@ def tool_error(text: str) -> dict[str, Any]:
     return {"result": {"content": [{"type": "text", "text": text}], "isError": True}}
 
 
+def duration(ms: int) -> str:
+    """A duration as a model reads it: ``250 ms``, ``5 s``, ``1.5 s``."""
+    if ms < 1000:
+        return f"{ms} ms"
+    return f"{ms / 1000:g} s"
+
+
+def lead(rule: FaultRule, default: str) -> str:
+    """The rule's own ``message``, else ``default``: the first words of the error's text."""
+    return str(rule.params.get("message", default))
+
+
+TIMEOUT_HINT = "the operation may have completed, check before retrying"
+
+
 def timeout_error(rule: FaultRule) -> dict[str, Any]:
+    """The error of a call that timed out: its message says how long, and that it may have
+    completed (a ghost success is told apart by nothing, as with a real server)."""
     ms = int(rule.params.get("timeout_ms", 30_000))
-    return {
-        "error": {
-            "code": TIMED_OUT,
-            "message": rule.params.get("message", "Request timed out"),
-            "data": {"kind": "timeout", "timeout_ms": ms},
-        }
-    }
+    if "message" in rule.params:
+        message = f"{rule.params['message']}: timed out after {duration(ms)}, {TIMEOUT_HINT}"
+    else:
+        message = f"timed out after {duration(ms)}: {TIMEOUT_HINT}"
+    return {"error": {"code": TIMED_OUT, "message": message, "data": {"kind": "timeout", "timeout_ms": ms}}}
 
 
 @fault_kind("rate_limit", stateless=True)
 class _RateLimit:
     @staticmethod
     def answer(rule: FaultRule) -> Answer:
-        data = {
-            "kind": "rate_limit",
-            "status": 429,
-            "retry_after_ms": int(rule.params.get("retry_after_ms", 1000)),
-        }
-        message = rule.params.get("message", "Rate limited")
+        wait_ms = int(rule.params.get("retry_after_ms", 1000))
+        data = {"kind": "rate_limit", "status": 429, "retry_after_ms": wait_ms}
+        message = f"{lead(rule, 'rate limited')}: retry after {duration(wait_ms)}"
         return Answer({"error": {"code": RATE_LIMITED, "message": message, "data": data}}, "rate_limited")
 
 
@@ -118,7 +133,7 @@ class _Unavailable:
     @staticmethod
     def answer(rule: FaultRule) -> Answer:
         data = {"kind": "unavailable", "status": 503}
-        message = rule.params.get("message", "Service unavailable")
+        message = f"{lead(rule, 'service unavailable')}: the service is down for now, retry later"
         return Answer({"error": {"code": RATE_LIMITED, "message": message, "data": data}}, "unavailable")
 
 
@@ -133,7 +148,8 @@ class _Timeout:
 class _ToolError:
     @staticmethod
     def answer(rule: FaultRule) -> Answer:
-        return Answer(tool_error(str(rule.params.get("message", "internal error"))), "tool_error")
+        text = str(rule.params.get("message", "internal error: the call failed and changed nothing"))
+        return Answer(tool_error(text), "tool_error")
 
 
 @fault_kind("latency", stateless=True)
@@ -151,8 +167,10 @@ class _PartialWrite:
 
     @staticmethod
     def after(rule: FaultRule, result: Any, output_schema: Any, applied: int, total: int) -> Answer:
-        message = rule.params.get("message", f"partial failure: {applied} of {total} changes applied")
-        return Answer(tool_error(message), "tool_error")
+        message = lead(rule, f"partial failure: {applied} of {total} changes applied")
+        return Answer(
+            tool_error(f"{message} (the call may have partly applied: check before retrying)"), "tool_error"
+        )
 
 
 @fault_kind("ghost_success", stateless=False)

@@ -25,7 +25,7 @@ passed to ``on_fire`` (the event tape marks the exchange).
 from __future__ import annotations
 
 from harn_mcp_mock import deepjson
-from harn_mcp_mock.faults.kinds import KINDS, violate
+from harn_mcp_mock.faults.kinds import KINDS, TIMEOUT_HINT, duration, violate
 from harn_mcp_mock.faults.schedule import decide
 from harn_mcp_mock.jsonrpc.server import Out, receive_batch
 
@@ -51,6 +51,27 @@ HTTP_REASONS = {
     503: "Service Unavailable",
     504: "Gateway Timeout",
 }
+_HTTP_HINTS = {
+    408: f"timed out: {TIMEOUT_HINT}",
+    500: "the server failed: the request may have completed, check before retrying",
+    502: "bad gateway: the upstream failed, retry later",
+    503: "service unavailable: the service is down for now, retry later",
+    504: f"gateway timeout: {TIMEOUT_HINT}",
+}
+
+
+def http_body(rule: FaultRule, status: int) -> str:
+    """An ``http_status`` fault's plain-text body: the rule's ``message``, else the reason with
+    what a model needs (how long to wait after a 429, that a 504 may have completed)."""
+    if "message" in rule.params:
+        return str(rule.params["message"])
+    if status == 429:
+        return f"rate limited: retry after {duration(int(rule.params.get('retry_after_ms', 1000)))}"
+    return f"{status} {HTTP_REASONS.get(status, 'error')}" + (
+        f": {_HTTP_HINTS[status]}" if status in _HTTP_HINTS else ""
+    )
+
+
 _ANSWERED_LATER = frozenset({"latency", "schema_violation", "malformed"})
 
 
@@ -172,7 +193,7 @@ class FaultOverlay:
                 headers.setdefault(
                     "Retry-After", str(max(1, int(rule.params.get("retry_after_ms", 1000)) // 1000))
                 )
-            body = rule.params.get("message", HTTP_REASONS.get(status, "error"))
+            body = http_body(rule, status)
             return [
                 Out(None, fault={"kind": "http_status", "status": status, "headers": headers, "body": body})
             ]

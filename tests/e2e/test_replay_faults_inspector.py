@@ -48,9 +48,9 @@ def test_the_inspector_sees_the_injected_errors(inspector_command: list[str], tm
 
     limited = inspect(*replay, *CALL)
     assert limited.returncode != 0
-    assert "Failed to call tool convert_time: MCP error -32000: Rate limited" in limited.stderr, (
-        limited.stderr
-    )
+    assert (
+        "Failed to call tool convert_time: MCP error -32000: rate limited: retry after 1 s" in limited.stderr
+    ), limited.stderr
 
     listed = inspect(*replay, "--method", "tools/list")  # a new session: its first tools/list is fine
     assert listed.returncode == 0, listed.stderr
@@ -73,7 +73,7 @@ def test_the_inspector_sees_the_injected_errors(inspector_command: list[str], tm
         "tools/list",
     )
     assert refused.returncode != 0
-    assert "MCP error -32000: Service unavailable" in refused.stderr, refused.stderr
+    assert "MCP error -32000: service unavailable: the service is down" in refused.stderr, refused.stderr
 
     no_rules = inspect(sys.executable, "-m", "harn_mcp_mock", "replay", "--cassette", TIME, *CALL)
     assert no_rules.returncode == 0, no_rules.stderr

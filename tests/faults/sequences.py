@@ -17,7 +17,13 @@ SECOND_THIRD_FIFTH: list[dict[str, Any]] = [
 ]
 """A rate limit on the 2nd call, a tool error on the 3rd, the connection closing on the 5th."""
 
-SEEN = ["ok", "error -32000: Rate limited", "tool error", "ok", "error -32000: Connection closed"]
+SEEN = [
+    "ok",
+    "error -32000: rate limited: retry after 1 s",
+    "tool error",
+    "ok",
+    "error -32000: Connection closed",
+]
 """What :func:`seen_calls` reports for :data:`SECOND_THIRD_FIFTH`."""
 
 

@@ -60,7 +60,7 @@ def test_an_answering_kind_answers_in_place_of_the_recording_which_a_retry_then_
         "id": 1,
         "error": {
             "code": -32000,
-            "message": "Rate limited",
+            "message": "rate limited: retry after 250 ms",
             "data": {"kind": "rate_limit", "status": 429, "retry_after_ms": 250},
         },
     }
@@ -82,8 +82,29 @@ def test_an_answering_kind_answers_in_place_of_the_recording_which_a_retry_then_
 @pytest.mark.parametrize(
     ("rule", "expected"),
     [
-        ({"kind": "unavailable"}, {"code": -32000, "message": "Service unavailable"}),
-        ({"kind": "timeout", "timeout_ms": 5}, {"code": -32001, "message": "Request timed out"}),
+        (
+            {"kind": "unavailable"},
+            {"code": -32000, "message": "service unavailable: the service is down for now, retry later"},
+        ),
+        (
+            {"kind": "timeout", "timeout_ms": 5000},
+            {
+                "code": -32001,
+                "message": "timed out after 5 s: the operation may have completed, check before retrying",
+            },
+        ),
+        (
+            {"kind": "timeout", "timeout_ms": 1500, "message": "upstream ledger slow"},
+            {
+                "code": -32001,
+                "message": "upstream ledger slow: timed out after 1.5 s, the operation may have completed, "
+                "check before retrying",
+            },
+        ),
+        (
+            {"kind": "rate_limit", "message": "quota exceeded"},
+            {"code": -32000, "message": "quota exceeded: retry after 1 s"},
+        ),
     ],
 )
 def test_error_shapes_are_the_worlds(rule: dict[str, Any], expected: dict[str, Any]) -> None:
@@ -95,6 +116,13 @@ def test_error_shapes_are_the_worlds(rule: dict[str, Any], expected: dict[str, A
 def test_a_tool_error_is_a_result_with_is_error() -> None:
     ((out,),) = answers(engine([{"id": "f", "kind": "tool_error", "message": "boom"}]), [call(1)])
     assert out.message["result"] == {"content": [{"type": "text", "text": "boom"}], "isError": True}
+
+
+def test_a_tool_error_without_a_message_says_nothing_changed() -> None:
+    ((out,),) = answers(engine([{"id": "f", "kind": "tool_error"}]), [call(1)])
+    assert (
+        out.message["result"]["content"][0]["text"] == "internal error: the call failed and changed nothing"
+    )
 
 
 def test_transport_kinds_tell_the_transport_what_to_do() -> None:
@@ -111,8 +139,24 @@ def test_transport_kinds_tell_the_transport_what_to_do() -> None:
         "kind": "http_status",
         "status": 429,
         "headers": {"Retry-After": "2"},
-        "body": "Too Many Requests",
+        "body": "rate limited: retry after 2 s",
     }
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        (
+            504,
+            "504 Gateway Timeout: gateway timeout: the operation may have completed, check before retrying",
+        ),
+        (503, "503 Service Unavailable: service unavailable: the service is down for now, retry later"),
+        (401, "401 Unauthorized"),
+    ],
+)
+def test_an_http_status_body_says_what_a_model_needs(status: int, body: str) -> None:
+    ((out,),) = answers(engine([{"id": "s", "kind": "http_status", "status": status}]), [call(1)])
+    assert out.fault is not None and out.fault["body"] == body
 
 
 @pytest.mark.parametrize("how", ["truncated", "not_json", "wrong_id"])

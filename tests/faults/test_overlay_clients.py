@@ -151,7 +151,10 @@ def test_over_http_the_sdk_client_sees_an_in_band_rate_limit(tmp_path: Path) -> 
 
     with url_process(["replay", "--http", "--cassette", TIME, "--faults", rules]) as (_, url):
         seen = anyio.run(first_call, url)
-    assert seen == "-32000 Rate limited {'kind': 'rate_limit', 'status': 429, 'retry_after_ms': 1000}"
+    assert (
+        seen
+        == "-32000 rate limited: retry after 1 s {'kind': 'rate_limit', 'status': 429, 'retry_after_ms': 1000}"
+    )
 
 
 def test_http_status_needs_http_and_a_bad_rule_is_exit_2_before_serving(tmp_path: Path) -> None:
@@ -215,8 +218,8 @@ def faults(kind):
 @pytest.mark.parametrize(
     "seen",
     [
-        pytest.param("Rate limited", marks=faults("rate_limit")),
-        pytest.param("Service unavailable", marks=faults("unavailable")),
+        pytest.param("rate limited: retry after 1 s", marks=faults("rate_limit")),
+        pytest.param("service unavailable: the service is down for now", marks=faults("unavailable")),
     ],
 )
 async def test_the_agent_retries(mcp_mock, seen):

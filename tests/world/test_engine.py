@@ -201,7 +201,7 @@ def test_rate_limit_and_unavailable_are_json_rpc_errors_with_data_and_change_not
     e = faulted({"kind": "rate_limit", "retry_after_ms": 250})
     assert call(e, "w")["error"] == {
         "code": -32000,
-        "message": "Rate limited",
+        "message": "rate limited: retry after 250 ms",
         "data": {"kind": "rate_limit", "status": 429, "retry_after_ms": 250},
     }
     assert e.state["bal"] == 10
