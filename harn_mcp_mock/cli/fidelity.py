@@ -1,8 +1,9 @@
 """`harn test-bench fidelity A.tape B.tape --mode M [--report F]`: compare two event tapes.
 
 :func:`fidelity_main` does the work without typer, with the exit codes of docs/cli.md (0: no
-divergence, 1: the check found a divergence, 2: a bad ``--mode``, 3: a tape is unreadable or newer
-than this version reads); :func:`register` adds the typer command to a group.
+divergence, 2: any divergence, as the seed's tape format says, so a CI gate can rely on it; 2 as
+well for a bad ``--mode``, the usage code of every command, told apart by the one ``error:`` line on
+stderr and no summary on stdout; 3: a tape is unreadable or newer than this version reads); :func:`register` adds the typer command to a group.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
 PROG = "harn test-bench fidelity"
 MODES = ("byte-identical", "semantic", "outcome", "phase-aware")
 EXIT_IDENTICAL = 0
-EXIT_DIVERGED = 1
+EXIT_DIVERGED = 2
+"""The seed's status on divergences (``/work/shared/seeds/tape-format.md``: "status 2")."""
 EXIT_USAGE = 2
 EXIT_UNREADABLE = 3
 SHOWN = 20
@@ -91,7 +93,7 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--report", help="Write the FidelityReport JSON here.")
         ] = None,
     ) -> None:
-        """Compare two event tapes; exit 1 when they diverge, 2 for a bad flag, 3 when one cannot be read."""
+        """Compare two event tapes; exit 2 when they diverge (or for a bad flag), 3 when one cannot be read."""
         raise typer.Exit(fidelity_main(a, b, str(mode.value), report))
 
     # typer reads the hints from the module globals, where typer and FidelityMode are not

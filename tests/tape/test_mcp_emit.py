@@ -116,5 +116,5 @@ def test_a_world_tape_is_byte_identical_for_the_same_seed_and_calls_and_fidelity
     ]
     run(slow, calls)
     report = tmp_path / "fidelity.json"
-    assert fidelity_main(tmp_path / "a.tape", tmp_path / "c.tape", "semantic", report) == 1
+    assert fidelity_main(tmp_path / "a.tape", tmp_path / "c.tape", "semantic", report) == 2
     assert orjson.loads(report.read_bytes())["divergences"]
