@@ -32,7 +32,9 @@ def test_identical_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "no divergences" in out and "(2 records)" in out
 
 
-def test_divergence_exit_2_as_the_seed_says_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_divergence_exit_2_as_the_seed_says_and_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     a, b = make(tmp_path / "a.tape"), make(tmp_path / "b.tape", response="ho", extra=True)
     report = tmp_path / "out" / "fidelity.json"
     assert fidelity_main(a, b, "semantic", report) == 2
