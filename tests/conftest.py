@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 from tests.e2e.peers import (
     PeerUnavailableError,
     everything_server_command,
+    fastmcp_client_class,
     in_ci,
     inspector_cli_command,
     time_server_command,
@@ -30,7 +32,10 @@ def repo_root() -> Path:
     return REPO_ROOT
 
 
-def require_peer(locate: Callable[[], list[str]]) -> list[str]:
+T = TypeVar("T")
+
+
+def require_peer(locate: Callable[[], T]) -> T:
     """``locate()``, or skip (locally) / fail (on CI) with its reason."""
     try:
         return locate()
@@ -56,3 +61,20 @@ def time_command() -> list[str]:
 def inspector_command() -> list[str]:
     """Runs the MCP Inspector's CLI (``mcp-inspector --cli``): append a server command and ``--method``."""
     return require_peer(inspector_cli_command)
+
+
+@pytest.fixture(scope="session")
+def fastmcp_client() -> Any:
+    """fastmcp's ``Client`` class (``fastmcp-slim[client]`` of the ``peers`` extra)."""
+    return require_peer(fastmcp_client_class)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Markers that follow from what a test uses, so `make test-fast` can leave the heavy ones out:
+    a test that takes the ``browser`` fixture is ``browser``; a module whose name says ``ray``
+    holds ``ray`` tests."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+        if "ray" in item.path.stem.split("_"):
+            item.add_marker(pytest.mark.ray)

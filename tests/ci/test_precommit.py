@@ -93,3 +93,68 @@ def test_the_verify_hook_refuses_a_breaking_change_to_a_committed_cassette(
     done = try_repo(repo, hooks_home, "harn-mcp-mock-verify", "cassettes/time.cassette.json")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "I1" in done.stdout and "locale" in done.stdout
+
+
+def documented_configs() -> list[dict[str, object]]:
+    """The `.pre-commit-config.yaml` examples of docs/ci.md, parsed."""
+    import re
+
+    import yaml
+
+    doc = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    return [
+        yaml.safe_load(block)
+        for block in re.findall(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", doc, re.DOTALL)
+    ]
+
+
+def test_the_documented_rev_is_a_commit_of_this_project_that_has_both_hooks() -> None:
+    import yaml
+
+    remote = [repo for config in documented_configs() for repo in config["repos"] if repo["repo"] != "local"]  # type: ignore[index, attr-defined]
+    assert len(remote) == 1
+    rev = remote[0]["rev"]
+    assert len(rev) == 40 and int(rev, 16) >= 0, "pin a full commit until releases are tagged"
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs this project as a git checkout")
+    shown = subprocess.run(
+        ["git", "show", f"{rev}:.pre-commit-hooks.yaml"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert shown.returncode == 0, f"docs/ci.md pins {rev}, which has no .pre-commit-hooks.yaml here"
+    ids = {hook["id"] for hook in yaml.safe_load(shown.stdout)}
+    assert {hook["id"] for hook in remote[0]["hooks"]} <= ids
+
+
+def test_the_documented_local_hooks_run_as_written(tmp_path: Path, hooks_home: Path) -> None:
+    import yaml
+
+    (local,) = [c for c in documented_configs() if c["repos"][0]["repo"] == "local"]  # type: ignore[index]
+    repo = tmp_path / "project"
+    (repo / "cassettes").mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(local))
+    shutil.copy(ROOT / "cassettes" / "time.cassette.json", repo / "cassettes" / "time.cassette.json")
+    doc = json.loads((ROOT / "cassettes" / "time.cassette.json").read_text())
+    doc["command"] = ["mcp-server-time", "--token", FAKE_GITHUB_TOKEN]
+    (repo / "cassettes" / "leaky.cassette.json").write_text(json.dumps(doc))
+    git(repo, "add", ".")
+    # `language: system` runs the commands the project's environment has: this venv's.
+    env = {**os.environ, "PRE_COMMIT_HOME": str(hooks_home), "PRE_COMMIT_COLOR": "never"}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+
+    def run(*files: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*PRE_COMMIT, "run", "--files", *files],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    clean = run("cassettes/time.cassette.json")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    leaky = run("cassettes/leaky.cassette.json")
+    assert leaky.returncode == 1, leaky.stdout + leaky.stderr
+    assert "leaky.cassette.json:/command/2: ERR S1" in leaky.stdout
+    assert FAKE_GITHUB_TOKEN not in leaky.stdout + leaky.stderr

@@ -28,6 +28,7 @@ __all__ = [
     "PeerUnavailableError",
     "everything_package_dir",
     "everything_server_command",
+    "fastmcp_client_class",
     "in_ci",
     "inspector_cli_command",
     "npm_package_dir",
@@ -119,6 +120,15 @@ def time_server_command() -> list[str]:
     if not script.is_file():
         raise PeerUnavailableError(f"{TIME_SCRIPT} is not installed in {scripts}: {_PIP_HINT}")
     return [str(script), "--local-timezone", "UTC"]
+
+
+def fastmcp_client_class() -> Any:
+    """fastmcp's ``Client`` (the ``peers`` extra's ``fastmcp-slim[client]``), a client we did not write."""
+    try:
+        from fastmcp import Client
+    except ImportError as exc:
+        raise PeerUnavailableError(f"fastmcp's client is not installed ({exc}): {_PIP_HINT}") from None
+    return Client
 
 
 def npm_package_dir(package: str) -> Path:

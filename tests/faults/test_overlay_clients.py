@@ -99,9 +99,9 @@ async def test_another_process_with_the_same_seed_fires_the_same_faults(tmp_path
     assert runs[0][1] != runs[2][1]
 
 
-def test_fastmcp_over_http_recovers_from_an_injected_429_by_retrying(tmp_path: Path) -> None:
-    from fastmcp import Client
-
+def test_fastmcp_over_http_recovers_from_an_injected_429_by_retrying(
+    tmp_path: Path, fastmcp_client: Any
+) -> None:
     rules = rules_file(
         tmp_path,
         [{"id": "busy", "tool": "convert_time", "kind": "http_status", "status": 429, "on_calls": [2]}],
@@ -112,7 +112,7 @@ def test_fastmcp_over_http_recovers_from_an_injected_429_by_retrying(tmp_path: P
     async def session(url: str) -> list[str]:
         seen: list[str] = []
         with anyio.fail_after(WAIT):
-            async with Client(url) as client:
+            async with fastmcp_client(url) as client:
                 for _ in range(3):
                     for _attempt in range(3):  # fastmcp has no 429 retry of its own: the user's loop
                         try:
