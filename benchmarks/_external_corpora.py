@@ -24,8 +24,10 @@ Two corpora are read (their files are never copied into this repository):
 *Non-credential identifiers* are the runs of ``[A-Za-z0-9_.+/~-]`` (4 or more characters, trimmed
 of leading and trailing ``./+-~``) that overlap no labelled and no ambiguous value. A run counts
 as *altered* when a redacted span overlaps it. Runs that look like documented example or
-placeholder keys (``EXAMPLE`` in any case, or 8 identical characters in a row) are counted
-apart, as the issue allows.
+placeholder keys (``EXAMPLE`` in any case, or 8 identical characters in a row), and the lines
+of private key blocks the corpus does not label (encrypted keys, keys marked fake: a
+``-----BEGIN ... PRIVATE KEY-----`` block is redacted whole by design), are counted apart as
+format-valid example keys, as the issue allows.
 
 Each sample is served as the text content of one ``tools/call`` result and redacted by a fresh
 :meth:`~harn_mcp_mock.redact.Redactor.redact_message` (one recording per file, so a value seen
@@ -589,6 +591,7 @@ def load_gitleaks(root: Path) -> Corpus:
 
 _RUN = re.compile(r"[A-Za-z0-9_.+/~-]{4,}")
 _EXAMPLE = re.compile(r"(?i)example|(.)\1{7}")
+_KEY_BLOCK = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)")
 
 EXCLUDED_CLASSES = {
     # CredSweeper rule names that name a value our docs keep on purpose (docs/redaction.md):
@@ -720,6 +723,7 @@ def measure(corpus: Corpus, policy: RedactionPolicy | None = None) -> Result:
             res.negative_samples += 1
             res.negative_altered += bool(spans)
         known = [(lb.start, lb.end) for lb in s.labels]
+        blocks = [m.span() for m in _KEY_BLOCK.finditer(s.text)]
         for m in _RUN.finditer(s.text):
             word = m.group().strip("./+-~")
             if len(word) < 4:
@@ -732,7 +736,7 @@ def measure(corpus: Corpus, policy: RedactionPolicy | None = None) -> Result:
             if _overlaps(run, s.ambiguous):
                 res.ambiguous += 1
                 res.ambiguous_altered += hit
-            elif _EXAMPLE.search(word):
+            elif _EXAMPLE.search(word) or _overlaps(run, blocks):
                 res.example_keys += 1
                 res.example_altered += hit
             else:
