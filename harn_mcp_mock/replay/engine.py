@@ -42,7 +42,16 @@ from harn_mcp_mock.cassette.unanswered import (
 from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS, INVALID_REQUEST, METHOD_NOT_FOUND, RECORDED_UNANSWERED
 from harn_mcp_mock.jsonrpc.server import Out, receive_batch
 from harn_mcp_mock.redact.placeholders import normalize_placeholders
-from harn_mcp_mock.replay.handshake import initialize_from_discover
+from harn_mcp_mock.replay.handshake import (
+    BRIDGE_STATE_PREFIX,
+    INPUT_REQUIRED_METHODS,
+    as_complete,
+    as_request,
+    initialize_from_discover,
+    input_requests,
+    input_required,
+    is_modern_request,
+)
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
 
@@ -93,17 +102,57 @@ class _OrderCursor:
         """Index in the strict order of the next interaction expected."""
 
 
+class _Call:
+    """The client request a script answers: its id and progress token, its message (for a
+    bridged retry) and its era (:mod:`.handshake`): ``modern`` (2026-07-28, its ``_meta`` says
+    so), ``classic`` (a handshake-era session: ``initialize`` was answered) or neither (a
+    session that never said: everything goes out as recorded)."""
+
+    __slots__ = ("classic", "id", "message", "modern", "token")
+
+    def __init__(self, message: dict[str, Any], *, initialized: bool) -> None:
+        self.id = message.get("id")
+        self.message = message
+        self.token = _progress_token(message)
+        self.modern = is_modern_request(message)
+        self.classic = initialized and not self.modern
+
+
+class _Asking:
+    """A recorded ``input_required`` round asked of a handshake-era client, one request at a time."""
+
+    __slots__ = ("after", "answers", "pending", "state")
+
+    def __init__(self, pending: list[tuple[str, dict[str, Any]]], state: Any, after: list[Step]) -> None:
+        self.pending = pending
+        """The input requests not yet asked, as ``(key, request)``."""
+        self.answers: dict[str, Any] = {}
+        self.state = state
+        self.after = after
+        """The recorded steps after the ``input_required`` answer, run after the retry's."""
+
+
 class _Paused:
-    __slots__ = ("expected", "interaction", "progress_token", "request_id", "steps")
+    __slots__ = ("asking", "call", "expected", "input_key", "interaction", "steps")
 
     def __init__(
-        self, steps: list[Step], request_id: Any, progress_token: Any, interaction: Interaction, expected: Any
+        self,
+        steps: list[Step],
+        call: _Call,
+        interaction: Interaction,
+        expected: Any,
+        *,
+        asking: _Asking | None = None,
+        input_key: str | None = None,
     ) -> None:
         self.steps = steps
-        self.request_id = request_id
-        self.progress_token = progress_token
+        self.call = call
         self.interaction = interaction
         self.expected = expected
+        self.asking = asking
+        """Set when the pause asks a recorded input request of a handshake-era client."""
+        self.input_key = input_key
+        """The ``inputResponses`` key of the question asked across eras (either way)."""
 
 
 class RequestRedactor:
@@ -305,6 +354,12 @@ class ReplayEngine:
         self._ordered = [i for i in self.interactions if i.method not in ("server/discover", "ping")]
         self._order = _OrderCursor()
         self._paused: dict[bytes, _Paused] = {}
+        self._resumable: dict[str, _Paused] = {}
+        self._modern = False
+        """Whether a 2026-07-28 request was answered (that era has no ``initialize``)."""
+        self._initialized = False
+        """Whether an ``initialize`` was answered: the session is of the handshake era."""
+        """Recorded requests asked of a 2026-07-28 client, by the ``requestState`` we gave it."""
         self._next_server_id = 0
         self.report = ReplayReport(str(cassette.path) if cassette.path else None)
 
@@ -342,6 +397,8 @@ class ReplayEngine:
         method = message.get("method")
         if method == "server/discover":
             return True  # the replay decides the protocol era; never forwarded
+        if self._resuming(message) is not None:
+            return True  # the retry of a question the replay asked
         key = self.matcher.key(self.redactor.redact_message(message))
         if self._pick(key, str(method), consume=False) is not None:
             return True
@@ -351,10 +408,11 @@ class ReplayEngine:
 
     def finish(self) -> ReplayReport:
         """The report, with every recorded interaction that was never used."""
+        skip = {"server/discover", "initialize"} if self._modern else {"server/discover"}
         self.report.unused = [
             {"seq": i.seq, "method": i.method, "params": _summary(i.request.get("params"))}
             for i in self.interactions
-            if i.uses == 0 and i.method != "server/discover"
+            if i.uses == 0 and i.method not in skip
         ]
         return self.report
 
@@ -363,6 +421,9 @@ class ReplayEngine:
     def _request(self, message: dict[str, Any]) -> list[Out]:
         self.report.requests += 1
         method = message["method"]
+        state = self._resuming(message)
+        if state is not None:
+            return self._resume(message, state)
         redacted = self.redactor.redact_message(message)
         key = self.matcher.key(redacted)
         inter = self._pick(key, method)
@@ -384,7 +445,7 @@ class ReplayEngine:
         if self._preamble:
             steps = [*self._preamble, *steps]
             self._preamble = []
-        return self._run(steps, message["id"], _progress_token(message), inter)
+        return self._run(steps, self._call(message), inter)
 
     def _translated_initialize(self, message: dict[str, Any]) -> list[Out]:
         """An ``initialize`` against a cassette recorded in the ``server/discover`` era: the
@@ -398,7 +459,7 @@ class ReplayEngine:
         if self._preamble:
             steps = [*self._preamble, *steps]
             self._preamble = []
-        return self._run(steps, message["id"], None, inter)
+        return self._run(steps, self._call(message), inter)
 
     def _from_discover(self, message: dict[str, Any]) -> tuple[Interaction, list[Step]] | None:
         """The recorded discover interaction and its script with the answer turned into an
@@ -484,8 +545,9 @@ class ReplayEngine:
 
     # -- scripts -------------------------------------------------------------------------
 
-    def _run(self, steps: list[Step], request_id: Any, token: Any, inter: Interaction) -> list[Out]:
+    def _run(self, steps: list[Step], call: _Call, inter: Interaction) -> list[Out]:
         outs: list[Out] = []
+        self._modern = self._modern or call.modern
         for index, step in enumerate(steps):
             message = step.message
             if step.kind == "raw":
@@ -493,25 +555,87 @@ class ReplayEngine:
                     outs.append(Out(None, raw=str(message.get("raw", "")).encode()))
                 continue
             if step.kind == "respond":
+                asked = input_requests(message) if call.classic else None
+                if asked is not None:  # a 2026-07-28 question for a handshake-era client
+                    asking = _Asking(asked[0], asked[1], steps[index + 1 :])
+                    outs.extend(self._ask(asking, call, inter))
+                    return outs
+                if call.modern and not is_modern_request(inter.request):
+                    message = as_complete(message, inter.method)
                 delay = (step.latency_ms or 0.0) * self.latency_scale if self.latency_scale else 0.0
-                outs.append(Out(_with(message, id=request_id), delay))
+                outs.append(Out(_with(message, id=call.id), delay))
             elif step.kind == "notify":
                 if message.get("method") == "notifications/progress":
-                    if token is None:
+                    if call.token is None:
                         continue  # the client did not ask for progress this time
-                    message = _with(message, params=_with(message.get("params") or {}, progressToken=token))
+                    params = _with(message.get("params") or {}, progressToken=call.token)
+                    message = _with(message, params=params)
                 outs.append(Out(message))
             else:
                 server_id = self._next_server_id
                 self._next_server_id += 1
+                rest = steps[index + 1 :]
+                if call.modern and not _can_ask(inter, rest):
+                    continue  # no 2026-07-28 form: only an answer to come can carry a question
+                if call.modern:  # a handshake-era question for a 2026-07-28 client
+                    key, state = f"harn-mcp-mock/{server_id}", f"{BRIDGE_STATE_PREFIX}{server_id}"
+                    result = input_required(message, key, state)
+                    outs.append(Out({"jsonrpc": "2.0", "id": call.id, "result": result}))
+                    self._resumable[state] = _Paused(rest, call, inter, step.answer, input_key=key)
+                    return outs
                 outs.append(Out(_with(message, id=server_id)))
-                self._paused[_id_key(server_id)] = _Paused(
-                    steps[index + 1 :], request_id, token, inter, step.answer
-                )
+                self._paused[_id_key(server_id)] = _Paused(rest, call, inter, step.answer)
                 return outs
         if inter.unanswered:
-            outs.append(self._unanswered(inter, request_id))
+            outs.append(self._unanswered(inter, call.id))
         return outs
+
+    def _call(self, message: dict[str, Any]) -> _Call:
+        if message.get("method") == "initialize":
+            self._initialized = True
+        return _Call(message, initialized=self._initialized)
+
+    def _ask(self, asking: _Asking, call: _Call, inter: Interaction) -> list[Out]:
+        """Ask the next recorded input request as a server-to-client request, or, every one
+        answered, go on with the recorded retry that carried those answers."""
+        if asking.pending:
+            key, request = asking.pending.pop(0)
+            server_id = self._next_server_id
+            self._next_server_id += 1
+            self._paused[_id_key(server_id)] = _Paused([], call, inter, None, asking=asking, input_key=key)
+            return [Out(as_request(request, server_id))]
+        params = dict(call.message.get("params") or {})
+        if asking.answers:
+            params["inputResponses"] = asking.answers
+        if asking.state is not None:
+            params["requestState"] = asking.state
+        retry = _with(call.message, params=params)
+        redacted = self.redactor.redact_message(retry)
+        found = self._pick(self.matcher.key(redacted), str(retry.get("method")))
+        if found is None:
+            return [Out(self._miss(retry, redacted))]
+        found.uses += 1
+        self._check_input_responses(redacted, found)
+        return self._run([*found.steps, *asking.after], call, found)
+
+    def _resuming(self, message: dict[str, Any]) -> str | None:
+        """The ``requestState`` of a retry that answers a question the replay asked, if it is one."""
+        params = message.get("params")
+        state = params.get("requestState") if isinstance(params, dict) else None
+        return state if isinstance(state, str) and state in self._resumable else None
+
+    def _resume(self, message: dict[str, Any], state: str) -> list[Out]:
+        """A 2026-07-28 client's retry: its input response is the client's answer to the
+        recorded request (compared with the recorded answer), and the script goes on."""
+        paused = self._resumable.pop(state)
+        self.report.hits += 1
+        got = self.redactor.redact_message(message)
+        responses = (got.get("params") or {}).get("inputResponses")
+        answer = responses.get(paused.input_key) if isinstance(responses, dict) else None
+        expected = paused.expected.get("result") if isinstance(paused.expected, dict) else None
+        if paused.expected is not None and _body(answer) != _body(expected):
+            self._answer_mismatch(paused.interaction, _body(expected), _body(answer))
+        return self._run(paused.steps, self._call(message), paused.interaction)
 
     def _unanswered(self, inter: Interaction, request_id: Any) -> Out:
         """The recorded server's end: an error for the request it never answered, then close."""
@@ -536,12 +660,16 @@ class ReplayEngine:
         paused = self._paused.pop(_id_key(message.get("id")), None)
         if paused is None:
             return []  # an answer to nothing we asked: ignore, as a server would
+        if paused.asking is not None:  # compared with the recording as the retry's inputResponses
+            got = message["result"] if "result" in message else {"error": message.get("error")}
+            paused.asking.answers[str(paused.input_key)] = got
+            return self._ask(paused.asking, paused.call, paused.interaction)
         expected = paused.expected
         if expected is not None:
             got = self.redactor.redact_message(message)
             if _body(got) != _body(expected):
                 self._answer_mismatch(paused.interaction, _body(expected), _body(got))
-        return self._run(paused.steps, paused.request_id, paused.progress_token, paused.interaction)
+        return self._run(paused.steps, paused.call, paused.interaction)
 
     def _check_input_responses(self, got: dict[str, Any], inter: Interaction) -> None:
         """A 2026-07-28 retry's ``inputResponses`` (left out of matching) that differ from the
@@ -575,8 +703,17 @@ class ReplayEngine:
             params = message.get("params") or {}
             cancelled = params.get("requestId")
             for key, paused in list(self._paused.items()):
-                if paused.request_id == cancelled:
+                if paused.call.id == cancelled:
                     del self._paused[key]
+            for state, paused in list(self._resumable.items()):
+                if paused.call.id == cancelled:
+                    del self._resumable[state]
+
+
+def _can_ask(inter: Interaction, rest: list[Step]) -> bool:
+    """Whether a recorded server-to-client request can be asked of a 2026-07-28 client: as the
+    ``input_required`` answer of a request that may have one, which is still to be answered."""
+    return inter.method in INPUT_REQUIRED_METHODS and any(step.kind == "respond" for step in rest)
 
 
 def _body(message: Any) -> bytes:
