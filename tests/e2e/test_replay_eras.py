@@ -34,7 +34,7 @@ from mcp.client.streamable_http import streamable_http_client
 from harn_mcp_mock.cassette.model import load_cassette
 from tests.serving import url_process
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, str(ROOT / "tests" / "servers" / "asking_server.py")]

@@ -97,7 +97,7 @@ def main() -> None:
     if "--http" not in sys.argv[1:]:
         server.run("stdio")
         return
-    from harn_mcp_mock.http.replay_server import HttpServer
+    from harn_mcp_mock.http.server import HttpServer
 
     http = HttpServer(server.streamable_http_app(), lifespan="on")
     http.run(on_ready=lambda url: print(f"HARN-LISTENING {url}", flush=True))
