@@ -19,7 +19,14 @@ Two corpora are read (their files are never copied into this repository):
   secret gitleaks' rule extracts: the generated secret when the sample came from
   ``GenerateSampleSecrets``, else the rule's secret group (its regex from ``config/gitleaks.toml``,
   translated to Python's dialect) matched over the sample; a sample where that fails is counted
-  as unlocated. Every false-positive sample is a non-credential text.
+  as unlocated. Every false-positive sample is a non-credential text, except that a value the sample itself
+assigns to a secret name (``GenerateSampleSecret``: ``<id>_api_token = "<value>"``) is
+ambiguous.
+
+A labelled value counts as redacted when every character of it lies in a redacted span. Some
+labels hold more than the secret (gitleaks' ``user:password``, ``app_id|secret``, a webhook URL
+with its host, a value with its quotes), so a second recall counts the value's *secret part*:
+its longest run of token characters (the last of equals).
 
 *Non-credential identifiers* are the runs of ``[A-Za-z0-9_.+/~-]`` (4 or more characters, trimmed
 of leading and trailing ``./+-~``) that overlap no labelled and no ambiguous value. A run counts
@@ -577,7 +584,13 @@ def load_gitleaks(root: Path) -> Corpus:
                 for k, value in enumerate(values):
                     name = f"{ids[0]}:{kind}[{k}]"
                     if kind == "fps":
-                        samples.append(Sample(name, str(value), negative=True))
+                        # A false positive the sample itself assigns to a secret name
+                        # (``<id>_api_token = "..."``): not a credential of the rule's format,
+                        # but a value a reader would take for a secret: ambiguous.
+                        secret = getattr(value, "secret", None)
+                        at = str(value).find(secret) if secret else -1
+                        spans = [(at, at + len(secret))] if secret and at >= 0 else []
+                        samples.append(Sample(name, str(value), ambiguous=spans, negative=True))
                         continue
                     span = _secret_span(value, getattr(value, "secret", None), rule)
                     if span is None:
@@ -660,6 +673,7 @@ class Result:
     labelled: int = 0
     excluded: Counter[str] = field(default_factory=Counter)  # reason -> labelled values excluded
     caught: int = 0
+    caught_core: int = 0  # the value's longest run of token characters was redacted
     partly: int = 0  # a redacted span overlaps the value but part of it stays
     per_class: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     misses: list[tuple[str, str, str]] = field(default_factory=list)  # (sample, class, line)
@@ -683,8 +697,25 @@ class Result:
         return 100 * self.caught / self.considered if self.considered else 100.0
 
     @property
+    def core_recall(self) -> float:
+        return 100 * self.caught_core / self.considered if self.considered else 100.0
+
+    @property
     def fp_rate(self) -> float:
         return 100 * self.altered / self.identifiers if self.identifiers else 0.0
+
+
+_CORE_RUN = re.compile(r"[A-Za-z0-9_+=~-]+")
+
+
+def _core(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The longest run of token characters in ``text[span]`` (the last of equals): the secret
+    part of a labelled value that also holds a user name, a host, an app id or quotes."""
+    runs = [m.span() for m in _CORE_RUN.finditer(text, span[0], span[1])]
+    if not runs:
+        return span
+    longest = max(e - s for s, e in runs)
+    return [r for r in runs if r[1] - r[0] == longest][-1]
 
 
 def _line_of(text: str, start: int) -> str:
@@ -715,8 +746,10 @@ def measure(corpus: Corpus, policy: RedactionPolicy | None = None) -> Result:
             value = (label.start, label.end)
             if _covered(value, spans):
                 res.caught += 1
+                res.caught_core += 1
                 stats[0] += 1
             else:
+                res.caught_core += _covered(_core(s.text, value), spans)
                 res.partly += _overlaps(value, spans)
                 res.misses.append((s.name, label.cls, _line_of(s.text, label.start)))
         if s.negative:
@@ -760,7 +793,9 @@ def report(res: Result, *, verbose: bool = False, out: Callable[[str], None] = p
         out(f"    {n:4} {why}")
     out(
         f"  recall {res.recall:.1f}% ({res.caught} of {res.considered} redacted in full; "
-        f"{res.partly} only in part)"
+        f"{res.partly} only in part); of the secret part (the value's longest run of token "
+        f"characters, when the label also holds a user, host, id or quotes) {res.core_recall:.1f}% "
+        f"({res.caught_core})"
     )
     out(
         f"  false positives {res.fp_rate:.2f}% ({res.altered} of {res.identifiers} non-credential "

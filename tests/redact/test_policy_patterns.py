@@ -98,6 +98,25 @@ TOKEN_FORMATS: list[tuple[str, str, str]] = [
     ("tavily key", "tvly-" + pick(ALNUM, 32), "tvly {s} # key"),
     ("salesforce session id", "00D" + pick(ALNUM, 12) + "!" + pick(ALNUM + ".", 80), "sid {s}"),
     ("wundergraph key", "cosmo_" + hexs(32), "cosmo {s}"),
+    (
+        "1password secret key",
+        f"A3-{pick(string.ascii_uppercase + string.digits, 6)}-{pick(string.ascii_uppercase + string.digits, 11)}-"
+        f"{pick(string.ascii_uppercase + string.digits, 5)}-{pick(string.ascii_uppercase + string.digits, 5)}-"
+        f"{pick(string.ascii_uppercase + string.digits, 5)}",
+        "emergency kit: {s}",
+    ),
+    ("adobe client secret", "p8e-" + pick(ALNUM, 32), "adobe {s}"),
+    ("fly.io macaroon", "fo1_" + pick(ALNUM + "_-", 43), "\n{s}\nfly deploy"),
+    ("42 intra secret", "s-s4t2ud-" + hexs(64), "intra {s}"),
+    ("openshift user token", "sha256~" + pick(ALNUM + "_-", 43), "oc login --token x {s}"),
+    (
+        "slack app token, any letters",
+        f"xapp-1-A{pick(string.digits, 10)}-{pick(string.digits, 13)}-{pick(LOWER_DIGITS, 64)}",
+        "{s}",
+    ),
+    ("sourcegraph token, mixed-case hex", f"sgp_{hexs(16, upper=True)}_{hexs(40, upper=True)}", "sg {s}"),
+    ("stripe restricted prod key", "rk_prod_" + pick(ALNUM, 99), "stripe {s}"),
+    ("telegram bot token, A and 34", f"{pick(string.digits, 9)}:A{pick(ALNUM + '_-', 34)}", "bot {s} ok"),
 ]
 
 # The secret is a value in a statement or command whose shape tells it is one.
@@ -130,6 +149,15 @@ IN_CODE: list[tuple[str, str, str]] = [
     ("ConvertTo-SecureString", "Qm7vX2#kL9", 'ConvertTo-SecureString -String "{s}" -AsPlainText -Force'),
     ("curl -u", "Hp4kZ8wQ2n", "curl -X PUT -u admin:{s} https://example.org/api"),
     ("curl --user, quoted", "Wm3qV8zK5x", 'curl --user "ops:{s}" https://example.org'),
+    ("curl -u on a continued line", "Ys4kW9mQ2z", "curl -X POST https://example.org \\\n  -u dev:{s}"),
+    ("curl -u with no user", "Ys4kW9mQ2y", 'curl -u ":{s}" https://example.org'),
+    ("php secret_key arrow", "Wq8#zL3mP5", '"secret_key" => "{s}",'),
+    (
+        "sidekiq enterprise credentials",
+        f"{hexs(8)}:{hexs(8)}",
+        "export BUNDLE_ENTERPRISE__CONTRIBSYS__COM={s}",
+    ),
+    ("nuget cleartext password", "Nu7gK2pQ9x", '<add key="ClearTextPassword" value="{s}" />'),
     ("libcurl password option", pick(ALNUM, 32), 'curl_easy_setopt(h, CURLOPT_PASSWORD, "{s}");'),
     ("libcurl userpwd option", "Tz6kQ2mW9p", 'curl_easy_setopt(h, CURLOPT_USERPWD, "svc:{s}");'),
     ("libcurl oauth bearer option", pick(ALNUM, 48), 'curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, "{s}");'),
@@ -205,6 +233,11 @@ KEPT = [
     "var tokenizer = newTokenizer()",
     "<token>\n</token>",
     "%define _topdir /home/build/rpmbuild",
+    'curl -u "$USERNAME:$PASSWORD" https://example.org',
+    "curl -i -u 'test:test'",
+    "curl http://127.0.0.1:5000/file --user user:pass --digest",
+    "curl --user neo4j:[PASSWORD] http://db:7474/",
+    '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
 ]
 
 
