@@ -307,6 +307,9 @@ def eval_main(
     k: int | None = None,
     fmt: str = "text",
     report: Path | None = None,
+    confidence: float = 0.95,
+    power: float | None = None,
+    alpha: float = 0.05,
 ) -> int:
     """`harn mcp mock eval`; 0 scored, 2 unusable input."""
     import sys
@@ -320,7 +323,14 @@ def eval_main(
         from harn_mcp_mock.world.spec import load_spec
 
         result = score_runs(
-            [load_spec(resolve_spec(p)) for p in specs], states, task=task, faults=faults, max_k=k
+            [load_spec(resolve_spec(p)) for p in specs],
+            states,
+            task=task,
+            faults=faults,
+            max_k=k,
+            confidence=confidence,
+            power_drop=power,
+            alpha=alpha,
         )
         text = render(result, fmt)
         if report is not None:

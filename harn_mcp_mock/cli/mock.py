@@ -572,6 +572,14 @@ def eval_(
     report: Annotated[
         Path | None, typer.Option("--report", help="Write the result here instead of stdout.")
     ] = None,
+    confidence: Annotated[
+        float, typer.Option("--confidence", help="Level of the intervals (Wilson, bootstrap).")
+    ] = 0.95,
+    power: Annotated[
+        float | None,
+        typer.Option("--power", metavar="DROP", help="Trials per task that detect this drop in pass rate."),
+    ] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="Significance level of --power's test.")] = 0.05,
 ) -> None:
     """Score final states: goal match and collateral per run, (c, n) per task, pass_rate and pass^k.
 
@@ -580,7 +588,20 @@ def eval_(
     """
     from harn_mcp_mock.cli.commands import eval_main
 
-    raise typer.Exit(eval_main(spec, state, task=task, faults=faults, k=k, fmt=fmt, report=report))
+    raise typer.Exit(
+        eval_main(
+            spec,
+            state,
+            task=task,
+            faults=faults,
+            k=k,
+            fmt=fmt,
+            report=report,
+            confidence=confidence,
+            power=power,
+            alpha=alpha,
+        )
+    )
 
 
 @app.command("lint", short_help="Check cassettes: secrets, tool poisoning, hygiene.")

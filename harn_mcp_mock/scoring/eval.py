@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import stat
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -26,6 +27,14 @@ from harn_mcp_mock.errors import EvalError
 from harn_mcp_mock.scoring.diff import Differ
 from harn_mcp_mock.scoring.passk import aggregate
 from harn_mcp_mock.scoring.run import RunScore, TaskScorer
+from harn_mcp_mock.scoring.stats import (
+    DEFAULT_CONFIDENCE,
+    bootstrap_pass_k,
+    flip_rate,
+    group_rate_interval,
+    trials_for_drop,
+    wilson_interval,
+)
 
 __all__ = [
     "EVAL_FORMAT",
@@ -35,6 +44,7 @@ __all__ = [
     "EvalResult",
     "Excluded",
     "GroupSummary",
+    "Power",
     "Robustness",
     "RunRecord",
     "TaskCounts",
@@ -46,8 +56,9 @@ REPORT_FORMAT: Final = "harn-mcp-mock/world-report"
 EVAL_FORMAT: Final = "harn-mcp-mock/eval"
 INPUT_VERSION: Final = 1
 """The newest state/report ``version`` this code reads."""
-EVAL_VERSION: Final = 1
-"""``version`` of the JSON eval result; bumped on any change to its shape."""
+EVAL_VERSION: Final = 2
+"""``version`` of the JSON eval result; bumped on any change to its shape (2: intervals,
+``flip_rate``, ``confidence``, ``power``)."""
 
 
 class _SpecLike(Protocol):
@@ -126,14 +137,35 @@ class TaskCounts:
     """Runs scored (infrastructure failures not counted)."""
     excluded: int = 0
     """Runs left out for infrastructure errors."""
+    outcomes: tuple[bool, ...] = ()
+    """The scored runs' outcomes in trial order (run id, then file, numbers compared as numbers)."""
+
+    @property
+    def flip_rate(self) -> float | None:
+        """How often consecutive trials disagree (None with fewer than 2 outcomes)."""
+        return flip_rate(self.outcomes)
 
     @property
     def flaky(self) -> bool:
-        """Passed sometimes but not always (0 < c < n)."""
-        return 0 < self.c < self.n
+        """Passed sometimes but not always: its flip rate is above 0 (0 < c < n)."""
+        flips = self.flip_rate
+        return flips > 0 if flips is not None else 0 < self.c < self.n
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"task": self.task, "c": self.c, "n": self.n, "excluded": self.excluded, "flaky": self.flaky}
+    def interval(self, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float] | None:
+        """The Wilson interval of c / n (None without a scored run)."""
+        return wilson_interval(self.c, self.n, confidence) if self.n else None
+
+    def to_dict(self, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+        interval = self.interval(confidence)
+        return {
+            "task": self.task,
+            "c": self.c,
+            "n": self.n,
+            "excluded": self.excluded,
+            "flaky": self.flaky,
+            "flip_rate": self.flip_rate,
+            "interval": None if interval is None else list(interval),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +183,39 @@ class GroupSummary:
     min_n: int
     """The fewest scored runs of any task with scored runs (0 when none)."""
     notes: list[str] = field(default_factory=list)
+    pass_rate_interval: tuple[float, float] | None = None
+    """Wilson interval of ``pass_rate`` at the result's confidence (None without scored runs)."""
+    pass_power_k_interval: dict[int, tuple[float, float]] = field(default_factory=dict)
+    """k -> the bootstrap interval of pass^k."""
+    power: Power | None = None
+    """Trials per task to detect a drop in pass rate (``--power``), when asked."""
+
+
+@dataclass(frozen=True, slots=True)
+class Power:
+    """Trials per task that detect a drop of ``drop`` in pass rate (two-sided Fisher at
+    ``alpha``, 80% power), per task from its current pass rate; the group needs the most."""
+
+    drop: float
+    alpha: float
+    power: float
+    per_task: dict[str, int | None]
+    """task -> trials per run (None: its pass rate is below the drop, it cannot fall that far)."""
+
+    @property
+    def trials(self) -> int | None:
+        """The most any task needs (None when no task can fall that far)."""
+        needed = [n for n in self.per_task.values() if n is not None]
+        return max(needed) if needed else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "drop": self.drop,
+            "alpha": self.alpha,
+            "power": self.power,
+            "trials": self.trials,
+            "tasks": [{"task": task, "trials": n} for task, n in self.per_task.items()],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +246,8 @@ class EvalResult:
     robustness: list[Robustness]
     merged: list[tuple[str, str]] = field(default_factory=list)
     """(state file, report file) pairs of the same run, counted once (the report's hits win)."""
+    confidence: float = DEFAULT_CONFIDENCE
+    """The level of every interval."""
 
     def exit_code(self, min_pass_rate: float | None = None) -> int:
         """0, or 1 when ``min_pass_rate`` is given and some group's pass_rate is below it (a
@@ -198,6 +265,7 @@ class EvalResult:
             "format": EVAL_FORMAT,
             "version": EVAL_VERSION,
             "specs": self.specs,
+            "confidence": self.confidence,
             "summary": {
                 "runs": len(self.runs),
                 "passed": sum(1 for r in self.runs if r.score.passed),
@@ -208,10 +276,14 @@ class EvalResult:
                 {
                     "world": g.world,
                     "faults": g.faults,
-                    "tasks": [t.to_dict() for t in g.tasks],
+                    "tasks": [t.to_dict(self.confidence) for t in g.tasks],
                     "min_n": g.min_n,
-                    "pass_rate": fraction_dict(g.pass_rate),
-                    "pass_power_k": [{"k": k, **fraction_dict(v)} for k, v in g.pass_power_k.items()],
+                    "pass_rate": {**fraction_dict(g.pass_rate), "interval": _interval(g.pass_rate_interval)},
+                    "pass_power_k": [
+                        {"k": k, **fraction_dict(v), "interval": _interval(g.pass_power_k_interval.get(k))}
+                        for k, v in g.pass_power_k.items()
+                    ],
+                    **({"power": g.power.to_dict()} if g.power is not None else {}),
                     "notes": g.notes,
                 }
                 for g in self.groups
@@ -238,6 +310,10 @@ class EvalResult:
             "merged": [{"state": state, "report": report} for state, report in self.merged],
             "runs": [r.to_dict() for r in self.runs],
         }
+
+
+def _interval(value: tuple[float, float] | None) -> list[float] | None:
+    return None if value is None else [value[0], value[1]]
 
 
 def fraction_dict(value: Fraction | None) -> dict[str, Any]:
@@ -310,6 +386,10 @@ def score_runs(
     task: str | None = None,
     faults: str | None = None,
     max_k: int | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int = 0,
+    power_drop: float | None = None,
+    alpha: float = 0.05,
 ) -> EvalResult:
     """Score world runs and aggregate them.
 
@@ -319,7 +399,10 @@ def score_runs(
     to specs by their ``world`` name. ``task`` is the task of bare states and of state files that
     name none (default: the spec's only task); a file naming another task is an error. ``faults``
     labels bare states with a fault profile. ``max_k`` asks for pass^1..pass^max_k in every group
-    (default: up to each group's smallest n) and is refused above it.
+    (default: up to each group's smallest n) and is refused above it. ``confidence`` is the level
+    of the intervals (Wilson for rates, a bootstrap seeded with ``seed`` for pass^k).
+    ``power_drop`` asks, per group, for the trials per task that detect that drop in pass rate at
+    80% power with a two-sided Fisher test at ``alpha``.
 
     Raises :class:`EvalError` (exit 2) naming the file and field for unusable input.
     """
@@ -334,13 +417,22 @@ def score_runs(
         raise EvalError("no world spec given")
     if max_k is not None and (isinstance(max_k, bool) or not isinstance(max_k, int) or max_k < 1):
         raise EvalError(f"k must be a positive integer, got {max_k!r}")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise EvalError(f"confidence must be between 0 and 1, got {confidence!r}", where="--confidence")
+    if power_drop is not None and (
+        isinstance(power_drop, bool) or not isinstance(power_drop, (int, float)) or not 0 < power_drop <= 1
+    ):
+        raise EvalError(f"the drop must be above 0 and at most 1, got {power_drop!r}", where="--power")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise EvalError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
+    options = _Options(float(confidence), seed, power_drop, float(alpha))
 
     # Parsing thousands of states allocates millions of containers, none of them in a cycle:
     # the cyclic collector would only rescan them (a fifth of the run time), so it pauses here.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _evaluate(worlds, inputs, task, faults, max_k)
+        return _evaluate(worlds, inputs, task, faults, max_k, options)
     finally:
         if collecting:
             gc.enable()
@@ -352,12 +444,13 @@ def _evaluate(
     task: str | None,
     faults: str | None,
     max_k: int | None,
+    options: _Options,
 ) -> EvalResult:
     runs, excluded = _score_inputs(worlds, inputs, task, faults)
     kept, kept_excluded, merged = _merge_pairs(runs, excluded)
     kept.sort(key=lambda r: (r.world, _faults_key(r.faults), r.task, r.file))
     kept_excluded.sort(key=lambda e: (e.world, _faults_key(e.faults), e.task, e.file))
-    groups = _groups(kept, kept_excluded, max_k)
+    groups = _groups(kept, kept_excluded, max_k, options)
     return EvalResult(
         specs=list(worlds),
         runs=kept,
@@ -365,6 +458,7 @@ def _evaluate(
         groups=groups,
         robustness=_robustness(groups, max_k),
         merged=sorted(merged),
+        confidence=options.confidence,
     )
 
 
@@ -583,18 +677,52 @@ def _merge_pairs(
     return kept, kept_ex, merged
 
 
-def _groups(runs: list[RunRecord], excluded: list[Excluded], max_k: int | None) -> list[GroupSummary]:
+@dataclass(frozen=True, slots=True)
+class _Options:
+    confidence: float
+    seed: int
+    power_drop: float | None
+    alpha: float
+
+
+_DIGITS: Final = re.compile(r"(\d+)")
+
+
+def _trial_order(run: RunRecord) -> tuple[Any, ...]:
+    """Runs of a task in trial order: by run id, then file, with numbers compared as numbers
+    (``t2`` before ``t10``)."""
+    return tuple(
+        tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(text))
+        for text in (run.run_id or "", run.file)
+    )
+
+
+def _groups(
+    runs: list[RunRecord], excluded: list[Excluded], max_k: int | None, options: _Options
+) -> list[GroupSummary]:
     counts: dict[tuple[str, str | None], dict[str, list[int]]] = defaultdict(dict)
+    outcomes: dict[tuple[str, str | None, str], list[RunRecord]] = defaultdict(list)
     for run in runs:
         tally = counts[(run.world, run.faults)].setdefault(run.task, [0, 0, 0])
         tally[0] += run.score.passed
         tally[1] += 1
+        outcomes[(run.world, run.faults, run.task)].append(run)
     for ex in excluded:
         counts[(ex.world, ex.faults)].setdefault(ex.task, [0, 0, 0])[2] += 1
     groups: list[GroupSummary] = []
     for world, profile in sorted(counts, key=lambda g: (g[0], _faults_key(g[1]))):
         tasks = [
-            TaskCounts(world, profile, t, c, n, x)
+            TaskCounts(
+                world,
+                profile,
+                t,
+                c,
+                n,
+                x,
+                tuple(
+                    r.score.passed for r in sorted(outcomes.get((world, profile, t), ()), key=_trial_order)
+                ),
+            )
             for t, (c, n, x) in sorted(counts[(world, profile)].items())
         ]
         scored = {t.task: (t.c, t.n) for t in tasks if t.n > 0}
@@ -624,8 +752,31 @@ def _groups(runs: list[RunRecord], excluded: list[Excluded], max_k: int | None) 
                 f"pass^{max_k} asked for, but task {fewest!r} of world {world!r} (faults: {label}) "
                 f"has only {min_n} scored runs: k > n is refused"
             ) from None
+        power = None
+        if options.power_drop is not None:
+            per_task = {
+                t: trials_for_drop(c / n, options.power_drop, alpha=options.alpha)
+                for t, (c, n) in scored.items()
+            }
+            power = Power(options.power_drop, options.alpha, 0.8, per_task)
         groups.append(
-            GroupSummary(world, profile, tasks, agg["pass_rate"], agg["pass_power_k"], min_n, notes)
+            GroupSummary(
+                world,
+                profile,
+                tasks,
+                agg["pass_rate"],
+                agg["pass_power_k"],
+                min_n,
+                notes,
+                group_rate_interval(list(scored.values()), options.confidence),
+                bootstrap_pass_k(
+                    [scored[t] for t in sorted(scored)],
+                    max(agg["pass_power_k"]),
+                    confidence=options.confidence,
+                    seed=f"{options.seed}:{world}:{profile}",
+                ),
+                power,
+            )
         )
     return groups
 

@@ -44,6 +44,31 @@ def _short(value: Fraction) -> str:
     return text if len(text) <= 24 else "-"
 
 
+def _interval(value: tuple[float, float] | None) -> str:
+    return "" if value is None else f"[{value[0]:.4f}, {value[1]:.4f}]"
+
+
+def _level(result: EvalResult) -> str:
+    return f"{result.confidence * 100:g}%"
+
+
+def _power_line(group: GroupSummary) -> list[str]:
+    power = group.power
+    if power is None:
+        return []
+    head = f"  trials per task to detect a drop of {power.drop:g} in pass rate (power {power.power:.0%}, alpha {power.alpha:g}): "
+    if power.trials is None:
+        return [head + f"none: every task's pass rate is below {power.drop:g}"]
+    hardest = max(
+        (t for t, n in power.per_task.items() if n is not None), key=lambda t: (power.per_task[t] or 0, t)
+    )
+    line = head + f"{power.trials} (task {hardest})"
+    cannot = [t for t, n in power.per_task.items() if n is None]
+    if cannot:
+        line += f"; cannot fall that far: {', '.join(cannot)}"
+    return [line]
+
+
 def _signed(value: Fraction) -> str:
     return f"{float(value):+.4f}"
 
@@ -105,7 +130,7 @@ def _run_where(run: RunRecord) -> str:
 def _table(result: EvalResult) -> str:
     lines = [f"eval: {_headline(result)}"]
     for group in result.groups:
-        lines += ["", *_table_group(group)]
+        lines += ["", *_table_group(group, _level(result))]
     for robust in result.robustness:
         lines += ["", *_table_robustness(robust)]
     if result.excluded:
@@ -127,27 +152,32 @@ def _table(result: EvalResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _table_group(group: GroupSummary) -> list[str]:
-    lines = [f"{group.world}, faults: {_profile(group.faults)}"]
+def _table_group(group: GroupSummary, level: str) -> list[str]:
+    lines = [f"{group.world}, faults: {_profile(group.faults)} (intervals: {level})"]
     width = max([4, *(len(t.task) for t in group.tasks)])
     lines.append(f"  {'task'.ljust(width)}  {'c/n':>7}")
     for t in group.tasks:
         flags = []
         if t.flaky:
-            flags.append("flaky")
+            flags.append(f"flaky (flip rate {t.flip_rate:.2f})" if t.flip_rate is not None else "flaky")
         if t.excluded:
             flags.append(f"{t.excluded} excluded")
         lines.append(
             f"  {t.task.ljust(width)}  {f'{t.c}/{t.n}':>7}" + (f"  {', '.join(flags)}" if flags else "")
         )
-    lines.append(f"  pass_rate {_dec(group.pass_rate)}")
+    lines.append(f"  pass_rate {_dec(group.pass_rate)} {_interval(group.pass_rate_interval)}".rstrip())
     shown = _shown_ks(list(group.pass_power_k))
-    for start in range(0, len(shown), 6):
+    for start in range(0, len(shown), 3):
         lines.append(
-            "  " + "  ".join(f"pass^{k} {_dec(group.pass_power_k[k])}" for k in shown[start : start + 6])
+            "  "
+            + "  ".join(
+                f"pass^{k} {_dec(group.pass_power_k[k])} {_interval(group.pass_power_k_interval.get(k))}".rstrip()
+                for k in shown[start : start + 3]
+            )
         )
     if len(shown) < len(group.pass_power_k):
         lines.append(f"  (pass^k for every k up to {max(group.pass_power_k)} in --format json)")
+    lines += _power_line(group)
     lines += [f"  note: {note}" for note in group.notes]
     return lines
 
@@ -174,17 +204,24 @@ def _markdown(result: EvalResult) -> str:
     out = ["## harn-mcp-mock eval", "", _headline(result) + "."]
     for group in result.groups:
         out += ["", f"### {_md_cell(group.world)}, faults: {_md_cell(_profile(group.faults))}", ""]
-        out += ["| task | c/n | |", "|---|---:|---|"]
+        out += ["| task | c/n | flip rate | |", "|---|---:|---:|---|"]
         for t in group.tasks:
             flags = (["flaky"] if t.flaky else []) + ([f"{t.excluded} excluded"] if t.excluded else [])
-            out.append(f"| `{_md_cell(t.task)}` | {t.c}/{t.n} | {', '.join(flags)} |")
+            flips = "-" if t.flip_rate is None else f"{t.flip_rate:.2f}"
+            out.append(f"| `{_md_cell(t.task)}` | {t.c}/{t.n} | {flips} | {', '.join(flags)} |")
         out.append("")
-        out += ["| metric | value | exact |", "|---|---:|---:|"]
+        out += [f"| metric | value | {_level(result)} interval | exact |", "|---|---:|---:|---:|"]
         exact = "-" if group.pass_rate is None else _short(group.pass_rate)
-        out.append(f"| pass_rate | {_dec(group.pass_rate)} | {exact} |")
+        out.append(
+            f"| pass_rate | {_dec(group.pass_rate)} | {_interval(group.pass_rate_interval) or '-'} | {exact} |"
+        )
         for k in _shown_ks(list(group.pass_power_k)):
             value = group.pass_power_k[k]
-            out.append(f"| pass^{k} | {_dec(value)} | {_short(value)} |")
+            shown_interval = _interval(group.pass_power_k_interval.get(k)) or "-"
+            out.append(f"| pass^{k} | {_dec(value)} | {shown_interval} | {_short(value)} |")
+        if group.power is not None:
+            out.append("")
+            out += [f"- {_md_cell(line.strip())}" for line in _power_line(group)]
         if group.notes:
             out.append("")
             out += [f"- {_md_cell(note)}" for note in group.notes]

@@ -15,6 +15,7 @@ import pytest
 from harn_mcp_mock.errors import HarnError, UsageError
 from harn_mcp_mock.scoring import EvalError, render, score_runs
 from harn_mcp_mock.scoring.eval import REPORT_FORMAT, STATE_FORMAT
+from harn_mcp_mock.scoring.stats import group_rate_interval, trials_for_drop, wilson_interval
 
 TICKETS: dict[str, Any] = {
     "format": "harn-mcp-mock/world",
@@ -432,6 +433,7 @@ def test_the_json_result_is_stable_and_has_exact_fractions(mixed: Any, runs: Run
         "format",
         "version",
         "specs",
+        "confidence",
         "summary",
         "groups",
         "robustness",
@@ -441,11 +443,38 @@ def test_the_json_result_is_stable_and_has_exact_fractions(mixed: Any, runs: Run
     ]
     assert data["summary"] == {"runs": 8, "passed": 4, "excluded": 1, "merged": 0}
     group = data["groups"][0]
-    assert group["pass_rate"] == {"exact": "7/10", "value": 0.7}
-    assert group["pass_power_k"][0] == {"k": 1, "exact": "7/10", "value": 0.7}
+    assert data["version"] == 2 and data["confidence"] == 0.95
+    # pass_rate: Wilson on the pooled trials, with the harmonic n of (1, 5): 2 / (1 + 1/5) trials.
+    assert group["pass_rate"] == {
+        "exact": "7/10",
+        "value": 0.7,
+        "interval": list(group_rate_interval([(1, 1), (2, 5)])),
+    }
+    low, high = group["pass_rate"]["interval"]
+    assert 0 < low < 0.7 < high < 1
+    first = group["pass_power_k"][0]
+    assert (
+        first["k"] == 1 and first["exact"] == "7/10" and first["interval"][0] <= 0.7 <= first["interval"][1]
+    )
     assert group["tasks"] == [
-        {"task": "assign-t2", "c": 1, "n": 1, "excluded": 1, "flaky": False},
-        {"task": "close-t1", "c": 2, "n": 5, "excluded": 0, "flaky": True},
+        {
+            "task": "assign-t2",
+            "c": 1,
+            "n": 1,
+            "excluded": 1,
+            "flaky": False,
+            "flip_rate": None,
+            "interval": list(wilson_interval(1, 1)),
+        },
+        {
+            "task": "close-t1",
+            "c": 2,
+            "n": 5,
+            "excluded": 0,
+            "flaky": True,
+            "flip_rate": 0.25,  # r0..r4 passed, passed, failed, failed, failed: 1 flip in 4 pairs
+            "interval": list(wilson_interval(2, 5)),
+        },
     ]
     run = data["runs"][0]
     assert list(run)[:6] == ["file", "source", "world", "faults", "seed", "run_id"]
@@ -458,9 +487,11 @@ def test_the_table_shows_counts_flaky_tasks_pass_k_exclusions_and_collateral(mix
     assert text.startswith(
         "eval: 1 spec (tickets), 8 runs scored, 4 passed, 1 excluded (infrastructure errors)\n"
     )
-    assert "  close-t1       2/5  flaky\n" in text
+    assert "  close-t1       2/5  flaky (flip rate 0.25)\n" in text
     assert "  assign-t2      1/1  1 excluded\n" in text
-    assert "  pass_rate 0.7000\n  pass^1 0.7000\n" in text
+    low, high = group_rate_interval([(1, 1), (2, 5)])
+    assert f"  pass_rate 0.7000 [{low:.4f}, {high:.4f}]\n  pass^1 0.7000 [" in text
+    assert "tickets, faults: none (intervals: 95%)" in text
     assert "robustness: tickets, faults flaky vs none (1 tasks in common)" in text
     assert "connection reset by the harness" in text
     assert "collateral: /users/u1/name" in text
@@ -470,8 +501,9 @@ def test_the_table_shows_counts_flaky_tasks_pass_k_exclusions_and_collateral(mix
 def test_the_markdown_has_tables_for_tasks_metrics_and_runs(mixed: Any) -> None:
     text = render(mixed, "markdown")
     assert "### tickets, faults: none" in text
-    assert "| `close-t1` | 2/5 | flaky |" in text
-    assert "| pass_rate | 0.7000 | 7/10 |" in text
+    assert "| `close-t1` | 2/5 | 0.25 | flaky |" in text
+    low, high = group_rate_interval([(1, 1), (2, 5)])
+    assert f"| pass_rate | 0.7000 | [{low:.4f}, {high:.4f}] | 7/10 |" in text
     assert "### Robustness: tickets, faults flaky vs none" in text
     assert "### Excluded (infrastructure errors, not counted in n)" in text
 
@@ -505,3 +537,40 @@ def test_the_exit_code_is_zero_unless_a_pass_rate_threshold_is_missed(mixed: Any
     assert mixed.exit_code() == 0
     assert mixed.exit_code(min_pass_rate=0.5) == 0  # at the threshold is not below it
     assert mixed.exit_code(min_pass_rate=0.51) == 1  # every group must reach it, the faulted one too
+
+
+def test_the_cli_prints_intervals_flip_rates_and_the_trials_a_drop_needs(runs: Runs, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from harn_mcp_mock.cli import apps
+
+    spec = tmp_path / "tickets.world.json"
+    spec.write_text(json.dumps({**TICKETS, "tools": []}))
+    for ok in (True, True, False, True):
+        runs.state("close-t1", ok)
+    args = ["eval", "--spec", str(spec), *[f"--state={p}" for p in runs.paths]]
+    result = CliRunner().invoke(apps.mock.app, [*args, "--confidence", "0.9", "--power", "0.3"])
+    assert result.exit_code == 0, result.output
+    low, high = wilson_interval(3, 4, 0.9)
+    assert "tickets, faults: none (intervals: 90%)" in result.output
+    assert f"  pass_rate 0.7500 [{low:.4f}, {high:.4f}]" in result.output
+    assert "  close-t1      3/4  flaky (flip rate 0.67)\n" in result.output
+    needed = trials_for_drop(0.75, 0.3)
+    assert (
+        "trials per task to detect a drop of 0.3 in pass rate (power 80%, alpha 0.05): "
+        f"{needed} (task close-t1)" in result.output
+    )
+    as_json = json.loads(
+        CliRunner().invoke(apps.mock.app, [*args, "--format", "json", "--power", "0.3"]).output
+    )
+    assert as_json["groups"][0]["power"] == {
+        "drop": 0.3,
+        "alpha": 0.05,
+        "power": 0.8,
+        "trials": needed,
+        "tasks": [{"task": "close-t1", "trials": needed}],
+    }
+    bad = CliRunner().invoke(apps.mock.app, [*args, "--confidence", "1.5"])
+    assert bad.exit_code == 2
+    assert "--confidence: confidence must be between 0 and 1, got 1.5" in bad.output
+    assert "Traceback" not in bad.output

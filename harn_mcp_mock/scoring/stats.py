@@ -1,0 +1,274 @@
+"""Noise-aware statistics for eval results: intervals, flakiness, significance and power.
+
+Pure standard library (``math``, ``random``, ``statistics.NormalDist``); every function is
+deterministic (the bootstrap for a given seed). ``docs/eval.md`` explains when to use which:
+
+- :func:`wilson_interval`: the Wilson score interval of a rate ``c / n`` (Wilson 1927), which
+  keeps its coverage near the nominal level for small ``n`` and rates near 0 or 1, where the
+  textbook ``p +- z sqrt(p q / n)`` interval collapses to a point;
+- :func:`group_rate_interval`: the interval of a group's ``pass_rate`` (the mean of per-task
+  rates), Wilson on the pooled trials;
+- :func:`bootstrap_pass_k`: a seeded two-stage bootstrap (tasks, then trials) of pass^k for
+  every k;
+- :func:`flip_rate`: how often consecutive trials of a task disagree;
+- :func:`fisher_exact`: Fisher's exact test on two trial counts, computed with exact integers;
+- :func:`trials_for_drop`: trials per task that detect a drop in pass rate with given power.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import random
+from collections.abc import Sequence
+from fractions import Fraction
+from itertools import accumulate, pairwise, repeat, zip_longest
+from math import comb
+from statistics import NormalDist
+from typing import Final, Literal
+
+__all__ = [
+    "DEFAULT_CONFIDENCE",
+    "DEFAULT_RESAMPLES",
+    "bootstrap_pass_k",
+    "fisher_exact",
+    "flip_rate",
+    "group_rate_interval",
+    "trials_for_drop",
+    "wilson_interval",
+    "z_value",
+]
+
+DEFAULT_CONFIDENCE: Final = 0.95
+DEFAULT_RESAMPLES: Final = 1000
+"""Bootstrap resamples: enough for a 95% percentile interval to be stable to about 0.01."""
+NEGLIGIBLE: Final = 1e-12
+"""A resampled task's p^k below this is taken as 0 (the mean moves by less than this)."""
+_LOG_NEGLIGIBLE: Final = math.log(NEGLIGIBLE)
+
+Alternative = Literal["two-sided", "less", "greater"]
+
+
+def _check_confidence(confidence: float) -> None:
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence!r}")
+
+
+def _check_counts(c: int, n: int) -> None:
+    for name, value in (("c", c), ("n", n)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    if n < 0 or not 0 <= c <= n:
+        raise ValueError(f"successes c={c} must be between 0 and the trials n={n}")
+
+
+def z_value(confidence: float = DEFAULT_CONFIDENCE) -> float:
+    """The two-sided standard normal quantile: 1.959964 for 0.95, 2.575829 for 0.99."""
+    _check_confidence(confidence)
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    z2 = z * z
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
+    # At p = 0 or 1 one end is exactly 0 or 1; clamp the rounding of the other side too.
+    low = 0.0 if p == 0 else max(0.0, centre - half)
+    high = 1.0 if p == 1 else min(1.0, centre + half)
+    return low, high
+
+
+def wilson_interval(c: int, n: int, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """The Wilson score interval for a rate of ``c`` successes in ``n`` trials.
+
+    ``(0.0, 1.0)`` when ``n == 0`` (nothing is known). Example: 2 of 4 at 95% is
+    (0.1500, 0.8500); 0 of 10 is (0.0, 0.2775).
+    """
+    _check_counts(c, n)
+    _check_confidence(confidence)
+    if n == 0:
+        return 0.0, 1.0
+    return _wilson(c / n, n, z_value(confidence))
+
+
+def group_rate_interval(
+    counts: Sequence[tuple[int, int]], confidence: float = DEFAULT_CONFIDENCE
+) -> tuple[float, float]:
+    """The interval of a group's pass_rate, the mean over tasks of ``c / n``.
+
+    Wilson with the mean rate and an effective number of trials ``T / mean(1 / n_i)`` (the
+    pooled trials when every task has the same n). For a fixed set of tasks the variance of the
+    mean rate is ``sum p_i (1 - p_i) / n_i / T^2``, at most the pooled binomial variance, so the
+    interval is conservative when tasks differ in difficulty.
+    """
+    _check_confidence(confidence)
+    scored = [(c, n) for c, n in counts if n > 0]
+    for c, n in scored:
+        _check_counts(c, n)
+    if not scored:
+        return 0.0, 1.0
+    tasks = len(scored)
+    rate = sum(c / n for c, n in scored) / tasks
+    effective = tasks / (sum(1 / n for _c, n in scored) / tasks)
+    if all(c == n for c, n in scored):
+        rate = 1.0
+    elif all(c == 0 for c, _n in scored):
+        rate = 0.0
+    return _wilson(rate, effective, z_value(confidence))
+
+
+def flip_rate(outcomes: Sequence[bool]) -> float | None:
+    """The share of consecutive trial pairs whose outcomes differ (None with fewer than 2).
+
+    0 for a task that always or never passes; 1 for one that alternates. A task is flaky when
+    it is above 0, that is when it both passed and failed.
+    """
+    if len(outcomes) < 2:
+        return None
+    flips = sum(1 for a, b in pairwise(outcomes) if bool(a) != bool(b))
+    return flips / (len(outcomes) - 1)
+
+
+def fisher_exact(c1: int, n1: int, c2: int, n2: int, alternative: Alternative = "two-sided") -> float:
+    """Fisher's exact test p-value for ``c1/n1`` against ``c2/n2`` successes.
+
+    Conditional on the total successes, the successes of the first sample are hypergeometric.
+    ``"two-sided"`` sums the probabilities of every table at most as likely as the observed one
+    (the convention of R's ``fisher.test`` and SciPy; computed with exact integers, so ties are
+    exact, with no tolerance); ``"less"`` is ``P(X <= c1)`` (the first rate is lower),
+    ``"greater"`` is ``P(X >= c1)``. Example: 4/4 against 0/4 gives 2/70 = 0.0286 two-sided.
+    """
+    _check_counts(c1, n1)
+    _check_counts(c2, n2)
+    if alternative not in ("two-sided", "less", "greater"):
+        raise ValueError(f"alternative must be two-sided, less or greater, got {alternative!r}")
+    total, successes = n1 + n2, c1 + c2
+    if n1 == 0 or n2 == 0 or successes in (0, total):
+        return 1.0
+    low, high = max(0, successes - n2), min(successes, n1)
+    weights = {x: comb(successes, x) * comb(total - successes, n1 - x) for x in range(low, high + 1)}
+    denominator = comb(total, n1)
+    if alternative == "less":
+        numerator = sum(w for x, w in weights.items() if x <= c1)
+    elif alternative == "greater":
+        numerator = sum(w for x, w in weights.items() if x >= c1)
+    else:
+        observed = weights[c1]
+        numerator = sum(w for w in weights.values() if w <= observed)
+    return min(1.0, float(Fraction(numerator, denominator)))
+
+
+def bootstrap_pass_k(
+    counts: Sequence[tuple[int, int]],
+    max_k: int,
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int | str = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> dict[int, tuple[float, float]]:
+    """Percentile intervals of pass^k (the mean over tasks of ``p_i^k``) for k = 1..max_k.
+
+    Two stages per resample: draw the tasks with replacement (what other tasks of the same kind
+    would give), then for each drawn task redraw its trials. The trial stage draws the task's
+    success chance from ``Beta(c + 1/2, n - c + 1/2)`` (Jeffreys' smoothing of the trial
+    resample: a plain resample of 4 passes out of 4 is 4 out of 4 every time, claiming a
+    certainty four trials cannot give). Each k's interval is the percentiles
+    ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` of the resampled means, widened if
+    needed to hold the point estimate ``C(c, k) / C(n, k)``. The same ``seed`` gives the same
+    intervals.
+    """
+    _check_confidence(confidence)
+    scored = [(c, n) for c, n in counts if n > 0]
+    for c, n in scored:
+        _check_counts(c, n)
+    if max_k < 1 or not scored:
+        return {}
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    rng = random.Random(f"harn-bootstrap:{seed}")
+    tasks = len(scored)
+    rows: list[list[float]] = []
+    for _ in range(resamples):
+        sums = [0.0] * max_k
+        longest = 0
+        for _task in range(tasks):
+            c, n = scored[rng.randrange(tasks)]
+            p = rng.betavariate(c + 0.5, n - c + 0.5)
+            # p^1..p^L, stopping where p^k is negligible: L = log(NEGLIGIBLE) / log(p).
+            length = max_k if p >= 1 else min(max_k, int(_LOG_NEGLIGIBLE / math.log(p)) if p > 0 else 0)
+            if length:
+                sums[:length] = map(operator.add, sums[:length], accumulate(repeat(p, length), operator.mul))
+                longest = max(longest, length)
+        rows.append([total / tasks for total in sums[:longest]])
+    point = _mean_pass_k(scored, max_k)
+    lower_q, upper_q = (1 - confidence) / 2, (1 + confidence) / 2
+    out: dict[int, tuple[float, float]] = {}
+    # One column per k (a resample whose values were all negligible there counts as 0).
+    # Past the longest row every resample is 0 there: the interval is the point estimate's.
+    columns = zip_longest(*rows, fillvalue=0.0)
+    for k in range(max_k):
+        column = sorted(next(columns, ()))
+        if not column:
+            out[k + 1] = (0.0, point[k])
+            continue
+        if len(column) < resamples:
+            column = [0.0] * (resamples - len(column)) + column
+        low, high = _quantile(column, lower_q), _quantile(column, upper_q)
+        out[k + 1] = (min(low, point[k]), max(high, point[k]))
+    return out
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    """Linear interpolation between order statistics (type 7, NumPy's default)."""
+    position = q * (len(ordered) - 1)
+    below = math.floor(position)
+    above = min(below + 1, len(ordered) - 1)
+    return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+
+def _mean_pass_k(scored: Sequence[tuple[int, int]], max_k: int) -> list[float]:
+    """Mean over tasks of ``C(c, k) / C(n, k)`` for k = 1..max_k, as floats (0 beyond n)."""
+    sums = [0.0] * max_k
+    for c, n in scored:
+        value = 1.0
+        for k in range(min(max_k, n)):
+            value *= (c - k) / (n - k)
+            if value <= 0:
+                break
+            sums[k] += value
+    return [s / len(scored) for s in sums]
+
+
+def trials_for_drop(rate: float, drop: float, *, alpha: float = 0.05, power: float = 0.8) -> int | None:
+    """Trials per run that detect a fall of ``drop`` from ``rate`` with the given power.
+
+    Both runs (the baseline and the new one) are assumed to have this many trials, and the test
+    is two-sided Fisher at ``alpha``. The figure is Fleiss' approximation with Casagrande, Pike
+    and Smith's continuity correction (Fleiss, Levin and Paik, *Statistical Methods for Rates and
+    Proportions*, 3rd ed., eq. 4.14 and 4.15), the usual sample size for Fisher's exact test; a
+    test checks it against simulated Fisher tests. It errs on the safe side: from a rate of 1 the
+    simulated power at the figure is about 0.94 rather than 0.80. None when the rate cannot fall that far
+    (``drop > rate``). Example: from 0.9, a drop of 0.3 needs 38 trials; from 1.0, a drop of
+    0.5 needs 15.
+    """
+    for name, value in (("rate", rate), ("drop", drop)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
+    if drop <= 0:
+        raise ValueError(f"drop must be above 0, got {drop!r}")
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise ValueError(f"alpha and power must be between 0 and 1, got {alpha!r} and {power!r}")
+    p1, p2 = float(rate), float(rate) - float(drop)
+    if p2 < -1e-12:
+        return None
+    p2 = max(p2, 0.0)
+    normal = NormalDist()
+    z_alpha, z_beta = normal.inv_cdf(1 - alpha / 2), normal.inv_cdf(power)
+    mean = (p1 + p2) / 2
+    delta = p1 - p2
+    base = (
+        z_alpha * math.sqrt(2 * mean * (1 - mean)) + z_beta * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
+    ) ** 2 / delta**2
+    corrected = base / 4 * (1 + math.sqrt(1 + 4 / (base * delta))) ** 2
+    return max(2, math.ceil(corrected - 1e-9))
