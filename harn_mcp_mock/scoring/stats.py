@@ -3,9 +3,10 @@
 Pure standard library (``math``, ``random``, ``statistics.NormalDist``); every function is
 deterministic (the bootstrap for a given seed). ``docs/eval.md`` explains when to use which:
 
-- :func:`wilson_interval`: the Wilson score interval of a rate ``c / n`` (Wilson 1927), which
-  keeps its coverage near the nominal level for small ``n`` and rates near 0 or 1, where the
-  textbook ``p +- z sqrt(p q / n)`` interval collapses to a point;
+- :func:`wilson_interval`: the Wilson score interval of a rate ``c / n`` (Wilson 1927), with
+  Yates' continuity correction by default, which keeps its coverage at or above the nominal
+  level for small ``n`` and rates near 0 or 1, where the textbook ``p +- z sqrt(p q / n)``
+  interval collapses to a point;
 - :func:`group_rate_interval`: the interval of a group's ``pass_rate`` (the mean of per-task
   rates), Wilson on the pooled trials;
 - :func:`bootstrap_pass_k`: a seeded two-stage bootstrap (tasks, then trials) of pass^k for
@@ -68,28 +69,44 @@ def z_value(confidence: float = DEFAULT_CONFIDENCE) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+def _wilson(p: float, n: float, z: float, continuity: bool) -> tuple[float, float]:
     z2 = z * z
-    denominator = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
-    # At p = 0 or 1 one end is exactly 0 or 1; clamp the rounding of the other side too.
-    low = 0.0 if p == 0 else max(0.0, centre - half)
-    high = 1.0 if p == 1 else min(1.0, centre + half)
+    if continuity:  # Newcombe (1998), method 4: the score interval with Yates' correction
+        q = 1 - p
+        low = (2 * n * p + z2 - 1 - z * math.sqrt(max(0.0, z2 - 2 - 1 / n + 4 * p * (n * q + 1)))) / (
+            2 * (n + z2)
+        )
+        high = (2 * n * p + z2 + 1 + z * math.sqrt(max(0.0, z2 + 2 - 1 / n + 4 * p * (n * q - 1)))) / (
+            2 * (n + z2)
+        )
+    else:
+        denominator = 1 + z2 / n
+        centre = (p + z2 / (2 * n)) / denominator
+        half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
+        low, high = centre - half, centre + half
+    # At p = 0 or 1 one end is exactly 0 or 1.
+    low = 0.0 if p == 0 else min(p, max(0.0, low))
+    high = 1.0 if p == 1 else max(p, min(1.0, high))
     return low, high
 
 
-def wilson_interval(c: int, n: int, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
+def wilson_interval(
+    c: int, n: int, confidence: float = DEFAULT_CONFIDENCE, *, continuity: bool = True
+) -> tuple[float, float]:
     """The Wilson score interval for a rate of ``c`` successes in ``n`` trials.
 
-    ``(0.0, 1.0)`` when ``n == 0`` (nothing is known). Example: 2 of 4 at 95% is
-    (0.1500, 0.8500); 0 of 10 is (0.0, 0.2775).
+    With ``continuity`` (the default) it is the continuity-corrected score interval (Newcombe
+    1998, method 4): its coverage stays at or above the nominal level for every n and rate
+    (at 95%: at least 95.1% for n from 2 to 100), where the plain interval dips to 87.5%
+    (n = 4, rate 0.5) and 92.4% (n = 10, rate 0.7). ``(0.0, 1.0)`` when ``n == 0``. Examples
+    at 95%: 3 of 4 is (0.2194, 0.9868), 0 of 20 is (0.0, 0.2005); without the correction
+    (0.3006, 0.9544) and (0.0, 0.1611).
     """
     _check_counts(c, n)
     _check_confidence(confidence)
     if n == 0:
         return 0.0, 1.0
-    return _wilson(c / n, n, z_value(confidence))
+    return _wilson(c / n, n, z_value(confidence), continuity)
 
 
 def group_rate_interval(
@@ -97,7 +114,7 @@ def group_rate_interval(
 ) -> tuple[float, float]:
     """The interval of a group's pass_rate, the mean over tasks of ``c / n``.
 
-    Wilson with the mean rate and an effective number of trials ``T / mean(1 / n_i)`` (the
+    The continuity-corrected Wilson interval with the mean rate and an effective number of trials ``T / mean(1 / n_i)`` (the
     pooled trials when every task has the same n). For a fixed set of tasks the variance of the
     mean rate is ``sum p_i (1 - p_i) / n_i / T^2``, at most the pooled binomial variance, so the
     interval is conservative when tasks differ in difficulty.
@@ -115,7 +132,7 @@ def group_rate_interval(
         rate = 1.0
     elif all(c == 0 for c, _n in scored):
         rate = 0.0
-    return _wilson(rate, effective, z_value(confidence))
+    return _wilson(rate, effective, z_value(confidence), True)
 
 
 def flip_rate(outcomes: Sequence[bool]) -> float | None:

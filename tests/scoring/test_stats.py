@@ -29,26 +29,47 @@ def test_z_values_are_the_normal_quantiles() -> None:
 
 
 @pytest.mark.parametrize(
-    ("c", "n", "low", "high"),
+    ("c", "n", "plain", "corrected"),
     [
-        # Newcombe (1998), "Two-sided confidence intervals for the single proportion", table I.
-        (81, 263, 0.2553, 0.3662),
-        (15, 148, 0.0624, 0.1605),
-        (0, 20, 0.0, 0.1611),
-        (1, 29, 0.0061, 0.1718),
+        # Newcombe (1998), "Two-sided confidence intervals for the single proportion", table I,
+        # methods 3 (score) and 4 (score with continuity correction).
+        (81, 263, (0.2553, 0.3662), (0.2535, 0.3682)),
+        (15, 148, (0.0624, 0.1605), (0.0598, 0.1644)),
+        (0, 20, (0.0, 0.1611), (0.0, 0.2005)),
+        (1, 29, (0.0061, 0.1718), (0.0018, 0.1963)),
         # by hand: p = 1/2, n = 4, z^2 = 3.8415: centre 1/2, half 0.3500
-        (2, 4, 0.1500, 0.8500),
+        (2, 4, (0.1500, 0.8500), (0.0919, 0.9081)),
     ],
 )
-def test_wilson_matches_published_intervals(c: int, n: int, low: float, high: float) -> None:
-    got = wilson_interval(c, n)
-    assert got == pytest.approx((low, high), abs=5e-5)
+def test_wilson_matches_published_intervals(
+    c: int, n: int, plain: tuple[float, float], corrected: tuple[float, float]
+) -> None:
+    assert wilson_interval(c, n, continuity=False) == pytest.approx(plain, abs=5e-5)
+    assert wilson_interval(c, n) == pytest.approx(corrected, abs=5e-5)
+
+
+def _exact_coverage(p: float, n: int, continuity: bool) -> float:
+    held = 0.0
+    for c in range(n + 1):
+        low, high = wilson_interval(c, n, continuity=continuity)
+        if low <= p <= high:
+            held += comb(n, c) * p**c * (1 - p) ** (n - c)
+    return held
+
+
+def test_the_corrected_interval_keeps_its_coverage_where_the_plain_one_dips() -> None:
+    rates = [i / 50 for i in range(1, 50)]
+    for n in (2, 4, 10, 30):
+        assert min(_exact_coverage(p, n, True) for p in rates) >= 0.95
+    assert _exact_coverage(0.5, 4, False) == pytest.approx(0.875)
+    assert _exact_coverage(0.7, 10, False) < 0.93
 
 
 def test_wilson_edges_and_levels() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
-    low, high = wilson_interval(10, 10)
+    low, high = wilson_interval(10, 10, continuity=False)
     assert high == 1.0 and low == pytest.approx(0.7225, abs=5e-5)
+    assert wilson_interval(3, 4) == pytest.approx((0.2194, 0.9868), abs=5e-5)
     narrow, wide = wilson_interval(5, 10, 0.8), wilson_interval(5, 10, 0.99)
     assert wide[0] < narrow[0] < 0.5 < narrow[1] < wide[1]
     with pytest.raises(ValueError, match="between 0 and the trials"):
