@@ -95,9 +95,9 @@ def _append(path: str | None, text: str) -> None:
 def run_action(env: Mapping[str, str], *, cwd: Path | None = None) -> int:
     """One run of the action with ``env`` as its environment; returns its exit code."""
     from harn_mcp_mock.errors import HarnError
+    from harn_mcp_mock.findings.model import Severity
     from harn_mcp_mock.lint import find_cassettes, lint_paths, load_config, read_usage, render_lint
     from harn_mcp_mock.lint.usage import USAGE_FILE
-    from harn_mcp_mock.verify.findings import Severity
     from harn_mcp_mock.verify.report import github_step_summary, render
     from harn_mcp_mock.verify.run import verify
 

@@ -32,7 +32,7 @@ def _committed(path: Path) -> bytes | None:
 
 def main(argv: list[str] | None = None) -> int:
     from harn_mcp_mock.errors import HarnError
-    from harn_mcp_mock.verify.findings import Severity
+    from harn_mcp_mock.findings.model import Severity
     from harn_mcp_mock.verify.report import render
     from harn_mcp_mock.verify.run import verify
 

@@ -198,8 +198,8 @@ def verify_main(
 
     prog = "harn mcp mock verify"
     try:
+        from harn_mcp_mock.findings.model import Severity
         from harn_mcp_mock.store.cas import atomic_write
-        from harn_mcp_mock.verify.findings import Severity
         from harn_mcp_mock.verify.report import FORMATS, github_step_summary, render
         from harn_mcp_mock.verify.run import verify
 
@@ -519,10 +519,10 @@ def lint_main(
         import os
 
         from harn_mcp_mock.errors import UsageError
+        from harn_mcp_mock.findings.model import Severity
         from harn_mcp_mock.lint import LINT_FORMATS, lint_paths, load_config, read_usage, render_lint
         from harn_mcp_mock.lint.usage import USAGE_FILE
         from harn_mcp_mock.store.cas import atomic_write
-        from harn_mcp_mock.verify.findings import Severity
 
         LINT_FORMATS.get(fmt)  # a bad --format is refused before any work
         root = Path.cwd()

@@ -6,14 +6,13 @@ from __future__ import annotations
 from harn_mcp_mock.lint.config import LintConfig, load_config
 from harn_mcp_mock.lint.render import LINT_FORMATS, render_lint
 from harn_mcp_mock.lint.rules import RULES, Rule
-from harn_mcp_mock.lint.scan import LintFinding, LintResult, find_cassettes, lint_paths
+from harn_mcp_mock.lint.scan import LintResult, find_cassettes, lint_paths
 from harn_mcp_mock.lint.usage import read_usage
 
 __all__ = [
     "LINT_FORMATS",
     "RULES",
     "LintConfig",
-    "LintFinding",
     "LintResult",
     "Rule",
     "find_cassettes",

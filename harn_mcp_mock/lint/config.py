@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.findings.model import Severity
 from harn_mcp_mock.lint.rules import RULES
-from harn_mcp_mock.verify.findings import Severity
 
 __all__ = ["Allow", "LintConfig", "load_config"]
 

@@ -1,20 +1,33 @@
 """Lint results in the formats verify has: text, JSON, SARIF 2.1.0 (code scanning), GitHub
-annotations, JUnit XML. Pure functions of the result; findings never carry secret values."""
+annotations, JUnit XML, built from the shared writers of :mod:`harn_mcp_mock.findings.writers`.
+Each finding names the file, line and column of the offending value (in the cassette or its
+CAS blob). Pure functions of the result; findings never carry secret values."""
 
 from __future__ import annotations
 
-import json
-import xml.etree.ElementTree as ET
+import hashlib
 from collections.abc import Callable
+from typing import Any
 
+from harn_mcp_mock.findings.model import Finding, Severity
+from harn_mcp_mock.findings.writers import (
+    JunitCase,
+    github_annotation,
+    json_text,
+    junit_xml,
+    sarif_log,
+    sarif_result,
+    sarif_rule,
+    text_line,
+)
 from harn_mcp_mock.formats import Formats
 from harn_mcp_mock.lint.rules import RULES
 from harn_mcp_mock.lint.scan import LintResult
-from harn_mcp_mock.verify.findings import Severity
 
-__all__ = ["LINT_FORMATS", "render_lint"]
+__all__ = ["LINT_FORMATS", "finding_dict", "render_lint"]
 
 LINT_FORMATS: Formats[Callable[[LintResult, Severity], str]] = Formats("lint format")
+_TOOL = "harn-mcp-mock lint"
 _INFO_URI = "https://github.com/harn-project/harn-mcp-mock/blob/main/docs/lint.md"
 
 
@@ -22,12 +35,30 @@ def render_lint(result: LintResult, fmt: str, fail_on: Severity = Severity.ERR) 
     return LINT_FORMATS.get(fmt)(result, fail_on)
 
 
+def _title(f: Finding) -> str:
+    rule = RULES[f.rule]
+    return rule.title + (f" [{rule.owasp}]" if rule.owasp else "")
+
+
+def finding_dict(f: Finding) -> dict[str, Any]:
+    """A lint finding in the JSON report."""
+    rule = RULES[f.rule]
+    return {
+        "rule": f.rule,
+        "title": rule.title,
+        "severity": f.severity.name,
+        "owasp": rule.owasp or None,
+        "file": f.file,
+        "line": f.line,
+        "column": f.column,
+        "pointer": f.pointer,
+        "message": f.message,
+    }
+
+
 @LINT_FORMATS.register("text")
 def _text(result: LintResult, fail_on: Severity) -> str:
-    lines = []
-    for f in result.findings:
-        owasp = f" [{f.owasp}]" if f.owasp else ""
-        lines.append(f"{f.file}:{f.pointer or '/'}: {f.severity.name} {f.rule} {f.title}{owasp}: {f.message}")
+    lines = [text_line(f, _title(f)) for f in result.findings]
     counts = result.counts()
     verdict = "fail" if result.exit_code(fail_on) else "pass"
     allowed = f", {len(result.allowed)} allowed" if result.allowed else ""
@@ -40,82 +71,59 @@ def _text(result: LintResult, fail_on: Severity) -> str:
 
 @LINT_FORMATS.register("json")
 def _json(result: LintResult, fail_on: Severity) -> str:
-    doc = {
-        "format": "harn-mcp-mock/lint",
-        "version": 1,
-        "fail_on": fail_on.name,
-        "result": "fail" if result.exit_code(fail_on) else "pass",
-        "files": result.files,
-        "counts": result.counts(),
-        "findings": [f.to_dict() for f in result.findings],
-        "allowed": [{**f.to_dict(), "reason": reason} for f, reason in result.allowed],
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(
+        {
+            "format": "harn-mcp-mock/lint",
+            "version": 2,
+            "fail_on": fail_on.name,
+            "result": "fail" if result.exit_code(fail_on) else "pass",
+            "files": result.files,
+            "counts": result.counts(),
+            "findings": [finding_dict(f) for f in result.findings],
+            "allowed": [{**finding_dict(f), "reason": reason} for f, reason in result.allowed],
+        }
+    )
 
 
-_SARIF_LEVEL = {Severity.ERR: "error", Severity.WARN: "warning", Severity.INFO: "note"}
+def _fingerprint(f: Finding) -> str:
+    # the rule, the cassette and the pointer: stable across re-recordings that move lines
+    key = "\x00".join((f.rule, (f.file or "").split(".cas/")[0], f.pointer))
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
 @LINT_FORMATS.register("sarif")
 def _sarif(result: LintResult, fail_on: Severity) -> str:
-    rules = [
-        {
-            "id": rule.id,
-            "name": rule.title,
-            "shortDescription": {"text": rule.title},
-            "fullDescription": {"text": rule.help},
-            "helpUri": f"{_INFO_URI}#{rule.id.lower()}",
-            "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
-            "properties": {"tags": ["security", rule.owasp] if rule.owasp else ["hygiene"]},
-        }
-        for rule in RULES.values()
-    ]
     order = list(RULES)
     results = [
-        {
-            "ruleId": f.rule,
-            "ruleIndex": order.index(f.rule),
-            "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f"{f.message} (at {f.pointer or '/'})"},
-            "locations": [
-                {
-                    "physicalLocation": {"artifactLocation": {"uri": f.file}, "region": {"startLine": 1}},
-                    "logicalLocations": [{"fullyQualifiedName": f.pointer or "/", "kind": "member"}],
-                }
-            ],
-            "partialFingerprints": {"harnLint/v1": f"{f.rule}:{f.file}:{f.pointer}"},
-        }
+        sarif_result(
+            f,
+            rule_index=order.index(f.rule),
+            message=f"{f.message} (at {f.pointer or '/'})",
+            default_file=f.file or "",
+            logical={"fullyQualifiedName": f.pointer or "/", "kind": "member"},
+            fingerprint=("harnLint/v2", _fingerprint(f)),
+        )
         for f in result.findings
     ]
-    doc = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {"name": "harn-mcp-mock lint", "informationUri": _INFO_URI, "rules": rules}
-                },
-                "results": results,
-            }
-        ],
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    rules = [sarif_rule(rule, info_uri=_INFO_URI) for rule in RULES.values()]
+    counts = result.counts()
+    return sarif_log(
+        tool=_TOOL,
+        info_uri=_INFO_URI,
+        rules=rules,
+        results=results,
+        properties={
+            "fail_on": fail_on.name,
+            "result": "fail" if result.exit_code(fail_on) else "pass",
+            "counts": counts,
+        },
+    )
 
 
 @LINT_FORMATS.register("github")
 def _github(result: LintResult, fail_on: Severity) -> str:
-    level = {Severity.ERR: "error", Severity.WARN: "warning", Severity.INFO: "notice"}
     lines = [
-        f"::{level[f.severity]} file={_escape_property(f.file)},line=1,title={_escape_property(f.rule + ' ' + f.title)}::"
-        f"{_escape_data(f.pointer + ': ' + f.message)}"
+        github_annotation(f, title=f"{f.rule} {_title(f)}", message=f"{f.pointer or '/'}: {f.message}")
         for f in result.findings
     ]
     counts = result.counts()
@@ -125,16 +133,14 @@ def _github(result: LintResult, fail_on: Severity) -> str:
 
 @LINT_FORMATS.register("junit")
 def _junit(result: LintResult, fail_on: Severity) -> str:
-    suite = ET.Element("testsuite", name="harn-mcp-mock lint", tests=str(len(result.files)))
-    failures = 0
+    cases = []
     for file in result.files:
-        case = ET.SubElement(suite, "testcase", classname="harn-mcp-mock.lint", name=file)
-        bad = [f for f in result.findings if f.file == file and f.severity >= fail_on]
+        case = JunitCase("harn-mcp-mock.lint", file)
+        mine = [f for f in result.findings if (f.file or "").split(".cas/")[0] == file]
+        bad = [f for f in mine if f.severity >= fail_on]
         if bad:
-            failures += 1
-            failure = ET.SubElement(
-                case, "failure", message=f"{len(bad)} finding(s) at or above {fail_on.name}"
-            )
-            failure.text = "\n".join(f"{f.severity.name} {f.rule} {f.pointer}: {f.message}" for f in bad)
-    suite.set("failures", str(failures))
-    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+            case.failure = f"{len(bad)} finding(s) at or above {fail_on.name}"
+            case.details = "\n".join(text_line(f, _title(f)) for f in bad)
+        case.out = "\n".join(text_line(f, _title(f)) for f in mine if f.severity < fail_on)
+        cases.append(case)
+    return junit_xml(_TOOL, cases, (("fail_on", fail_on.name),))

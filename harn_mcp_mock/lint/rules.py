@@ -13,19 +13,9 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harn_mcp_mock.verify.findings import Severity
+from harn_mcp_mock.findings.model import Rule, Severity
 
 __all__ = ["POISONING", "RULES", "Rule", "TextCheck", "hidden_characters", "shadowing"]
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    id: str
-    title: str
-    severity: Severity
-    owasp: str
-    """The OWASP MCP Top 10 (2025) entry it maps to, or ``""``."""
-    help: str
 
 
 RULES: dict[str, Rule] = {

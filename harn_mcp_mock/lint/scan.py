@@ -7,6 +7,7 @@ description``) and never the secret or more than a short excerpt of the text it 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import os
@@ -16,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.errors import HarnError, UsageError
+from harn_mcp_mock.findings.locate import CassetteLocator
+from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.lint.config import LintConfig
 from harn_mcp_mock.lint.rules import POISONING, RULES, shadowing
 from harn_mcp_mock.store.pointer import escape
-from harn_mcp_mock.verify.findings import Severity
 
-__all__ = ["SKIP_DIRS", "LintFinding", "LintResult", "find_cassettes", "lint_paths"]
+__all__ = ["SKIP_DIRS", "LintResult", "find_cassettes", "lint_paths"]
 
 SUFFIX = ".cassette.json"
 SKIP_DIRS = frozenset(
@@ -31,39 +33,11 @@ _SURFACE_METHODS = {"tools/list", "prompts/list", "resources/list", "resources/t
 _RESULT_METHODS = {"tools/call", "prompts/get", "resources/read", "sampling/createMessage"}
 
 
-@dataclass(frozen=True, slots=True)
-class LintFinding:
-    rule: str
-    severity: Severity
-    file: str
-    pointer: str
-    message: str
-
-    @property
-    def title(self) -> str:
-        return RULES[self.rule].title
-
-    @property
-    def owasp(self) -> str:
-        return RULES[self.rule].owasp
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "title": self.title,
-            "severity": self.severity.name,
-            "owasp": self.owasp or None,
-            "file": self.file,
-            "pointer": self.pointer,
-            "message": self.message,
-        }
-
-
 @dataclass(slots=True)
 class LintResult:
     files: list[str] = field(default_factory=list)
-    findings: list[LintFinding] = field(default_factory=list)
-    allowed: list[tuple[LintFinding, str]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    allowed: list[tuple[Finding, str]] = field(default_factory=list)
     """Findings an allowlist entry suppressed, with its reason."""
 
     def counts(self) -> dict[str, int]:
@@ -118,11 +92,13 @@ class _Linter:
         self.config = config
         self.used = used
         self.now = now
-        self.out: list[LintFinding] = []
+        self.out: list[Finding] = []
         self.file = ""
 
     def add(self, rule: str, pointer: str, message: str) -> None:
-        self.out.append(LintFinding(rule, RULES[rule].severity, self.file, pointer, message))
+        self.out.append(
+            Finding(rule, RULES[rule].severity, None, pointer, message, kind="cassette", file=self.file)
+        )
 
     def lint(self, path: Path, shown: str) -> None:
         from harn_mcp_mock.cassette.model import load_cassette
@@ -296,27 +272,29 @@ def lint_paths(
     root = (root or Path.cwd()).resolve()
     linter = _Linter(config, used, now or dt.datetime.now(dt.UTC))
     result = LintResult()
+    locators: dict[str, CassetteLocator] = {}
     for path in find_cassettes(paths, root):
         try:
             shown = str(path.resolve().relative_to(root))
         except ValueError:
             shown = str(path)
         result.files.append(shown)
+        locators[shown] = CassetteLocator(path, shown)
         linter.lint(path, shown)
     for finding in linter.out:
         if not config.enabled(finding.rule):
             continue
-        finding = LintFinding(
-            finding.rule,
-            config.severity(finding.rule, finding.severity),
-            finding.file,
-            finding.pointer,
-            finding.message,
-        )
-        reason = config.allowed(finding.rule, finding.file, finding.pointer)
+        finding = dataclasses.replace(finding, severity=config.severity(finding.rule, finding.severity))
+        shown = finding.file or ""
+        reason = config.allowed(finding.rule, shown, finding.pointer)
+        where = locators[shown].position(finding.pointer) if shown in locators else None
+        if where is not None:
+            finding.file, finding.line, finding.column = where.file, where.line, where.column
         if reason is not None:
             result.allowed.append((finding, reason))
         else:
             result.findings.append(finding)
-    result.findings.sort(key=lambda f: (f.file, -f.severity, f.rule, f.pointer))
+    result.findings.sort(
+        key=lambda f: (f.file or "", f.line or 0, f.column or 0, -f.severity, f.rule, f.pointer)
+    )
     return result

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 from harn_mcp_mock._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from harn_mcp_mock.findings.model import Finding, Severity
     from harn_mcp_mock.verify.answers import BaselineAnswers, RoundTrips
     from harn_mcp_mock.verify.drift import VerifyOptions, compare
-    from harn_mcp_mock.verify.findings import Finding, Severity
     from harn_mcp_mock.verify.ignore import IgnoreRule, apply_ignores, load_ignore_file
     from harn_mcp_mock.verify.live import drive, rerun_live, rerun_live_http
     from harn_mcp_mock.verify.report import VerifyResult, github_step_summary, render
@@ -20,10 +20,10 @@ if TYPE_CHECKING:
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
 _HOME = {
     "BaselineAnswers": "answers",
-    "Finding": "findings",
+    "Finding": "harn_mcp_mock.findings.model",
     "IgnoreRule": "ignore",
     "RoundTrips": "answers",
-    "Severity": "findings",
+    "Severity": "harn_mcp_mock.findings.model",
     "Surface": "surface",
     "VerifyOptions": "drift",
     "VerifyResult": "report",

@@ -18,10 +18,10 @@ import orjson
 
 from harn_mcp_mock.cassette.matching import Matcher, drop_path, parse_pointer
 from harn_mcp_mock.cassette.model import Cassette
+from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
-from harn_mcp_mock.verify.findings import Finding, Severity
 from harn_mcp_mock.verify.schema_diff import diff_input_schema, diff_output_schema
 from harn_mcp_mock.verify.surface import Exchange, Surface, surface_of
 

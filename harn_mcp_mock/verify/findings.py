@@ -1,4 +1,4 @@
-"""The finding model shared by every verify rule and report format.
+"""The verify rules' titles (the finding model is :mod:`harn_mcp_mock.findings`).
 
 Rule ids are stable once shipped (docs/drift-rules.md, generated from ``verify/rules.py``):
 T* tool level, I* inputSchema, O* outputSchema, A* annotations, B* behaviour, R* resources and
@@ -7,59 +7,7 @@ resource templates, P* prompts, C* server capabilities.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import IntEnum
-from typing import Any
-
-
-class Severity(IntEnum):
-    """oasdiff's three levels; ordered so that ``sev >= threshold`` reads naturally."""
-
-    INFO = 1
-    WARN = 2
-    ERR = 3
-
-    @classmethod
-    def parse(cls, text: str) -> Severity:
-        try:
-            return cls[text.strip().upper()]
-        except KeyError:
-            from harn_mcp_mock.errors import UsageError
-
-            raise UsageError(f"unknown severity {text!r}: use ERR, WARN or INFO", where="--fail-on") from None
-
-
-@dataclass(slots=True)
-class Finding:
-    rule: str
-    """Stable rule id, e.g. ``I1``."""
-    severity: Severity
-    tool: str | None
-    """Tool (or resource/prompt name) the finding is about; None for server-level findings."""
-    pointer: str
-    """JSON pointer inside the thing compared (``/inputSchema/properties/city``), or ``""``."""
-    message: str
-    """One line for a human."""
-    old: Any = None
-    new: Any = None
-    kind: str = "tool"
-    """What ``tool`` names: ``tool``, ``resource``, ``resource_template``, ``prompt``, ``server``."""
-    evidence: list[str] = field(default_factory=list)
-    """Why a WARN was promoted (e.g. recorded arguments that violate a new bound)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "severity": self.severity.name,
-            "kind": self.kind,
-            "tool": self.tool,
-            "pointer": self.pointer,
-            "message": self.message,
-            "old": self.old,
-            "new": self.new,
-            "evidence": self.evidence,
-        }
-
+__all__ = ["RULE_TITLES"]
 
 RULE_TITLES: dict[str, str] = {
     "T1": "tool removed",

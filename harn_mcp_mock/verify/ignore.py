@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.verify.findings import RULE_TITLES, Finding
+from harn_mcp_mock.findings.model import Finding
+from harn_mcp_mock.verify.findings import RULE_TITLES
 
 __all__ = ["IgnoreRule", "apply_ignores", "load_ignore_file"]
 

@@ -16,16 +16,24 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import groupby
-from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
-from urllib.parse import quote
 
+from harn_mcp_mock.findings.model import Finding, Rule, Severity
+from harn_mcp_mock.findings.writers import (
+    JunitCase,
+    github_annotation,
+    json_text,
+    junit_xml,
+    printable,
+    sarif_log,
+    sarif_result,
+    sarif_rule,
+)
 from harn_mcp_mock.formats import Formats
-from harn_mcp_mock.verify.findings import RULE_TITLES, Finding, Severity
+from harn_mcp_mock.verify.findings import RULE_TITLES
 
 __all__ = ["FORMATS", "REPORT_VERSION", "VerifyResult", "github_step_summary", "render"]
 
@@ -35,7 +43,6 @@ REPORT_VERSION = 1
 """``version`` of the JSON report; bumped on any change to its shape."""
 
 _TOOL_NAME = "harn-mcp-mock verify"
-_SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SHORT_VALUE = 40
 """Old/new values whose compact JSON is longer than this are left to the JSON report."""
 _MAX_EVIDENCE = 3
@@ -217,14 +224,6 @@ def _finish(lines: Iterable[str]) -> str:
     return "\n".join(line.rstrip() for line in lines).rstrip("\n") + "\n"
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def _printable(text: str) -> str:
-    """Control characters (a server's text could carry terminal escapes) shown as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
-
-
 # --- text ------------------------------------------------------------------------------------
 
 _COLOURS = {Severity.ERR: "\x1b[1;31m", Severity.WARN: "\x1b[33m", Severity.INFO: "\x1b[36m"}
@@ -235,10 +234,10 @@ def _text_line(finding: Finding, paint: Callable[[str, str], str]) -> list[str]:
     severity = paint(_COLOURS[finding.severity], f"{finding.severity.name:<4}")
     parts = [f"  {severity} {finding.rule:<4}"]
     if finding.pointer:
-        parts.append(_printable(finding.pointer) + " ")
-    parts.append(_printable(finding.message + _change_text(finding)))
+        parts.append(printable(finding.pointer) + " ")
+    parts.append(printable(finding.message + _change_text(finding)))
     lines = [" ".join(parts)]
-    lines += [paint(_DIM, f"{'':13}evidence: {_printable(e)}") for e in finding.evidence[:_MAX_EVIDENCE]]
+    lines += [paint(_DIM, f"{'':13}evidence: {printable(e)}") for e in finding.evidence[:_MAX_EVIDENCE]]
     if len(finding.evidence) > _MAX_EVIDENCE:
         lines.append(paint(_DIM, f"{'':13}... and {len(finding.evidence) - _MAX_EVIDENCE} more"))
     return lines
@@ -249,14 +248,14 @@ def _text(result: VerifyResult, fail_on: Severity, color: bool) -> str:
     def paint(code: str, text: str) -> str:
         return f"{code}{text}{_RESET}" if color else text
 
-    lines = [f"verify: {_printable(result.cassette)} -> {_printable(result.candidate)}"]
+    lines = [f"verify: {printable(result.cassette)} -> {printable(result.candidate)}"]
     if result.compared:
-        lines.append(f"compared: {_printable(_compared_line(result.compared))}")
+        lines.append(f"compared: {printable(_compared_line(result.compared))}")
     lines.append("")
     if not result.findings:
         lines += ["no drift found", ""]
     for group, findings in _grouped(result.findings):
-        lines.append(paint(_BOLD, _printable(_group_title(group))))
+        lines.append(paint(_BOLD, printable(_group_title(group))))
         for finding in findings:
             lines += _text_line(finding, paint)
         lines.append("")
@@ -264,7 +263,7 @@ def _text(result: VerifyResult, fail_on: Severity, color: bool) -> str:
         lines.append(paint(_BOLD, f"ignored by the ignore file ({len(result.ignored)})"))
         for finding, reason in _sorted_ignored(result.ignored):
             lines.append(
-                f"  {finding.severity.name:<4} {finding.rule:<4} {_printable(_where(finding))}  {_printable(reason)}"
+                f"  {finding.severity.name:<4} {finding.rule:<4} {printable(_where(finding))}  {printable(reason)}"
             )
         lines.append("")
     verdict = _RED if result.exit_code(fail_on) else _GREEN
@@ -290,7 +289,7 @@ def _json_doc(result: VerifyResult, fail_on: Severity) -> dict[str, Any]:
 
 
 def _json(result: VerifyResult, fail_on: Severity) -> str:
-    return json.dumps(_json_doc(result, fail_on), indent=2, ensure_ascii=False, default=str) + "\n"
+    return json_text(_json_doc(result, fail_on))
 
 
 def _html(result: VerifyResult, fail_on: Severity) -> str:
@@ -311,14 +310,14 @@ _NEWLINES = re.compile(r"\r\n|\r|\n")
 
 def _md_text(text: str) -> str:
     """Plain text safe in a table cell: Markdown punctuation escaped, newlines as ``<br>``."""
-    return "<br>".join(_MD_SPECIAL.sub(r"\\\1", _printable(part)) for part in _NEWLINES.split(text))
+    return "<br>".join(_MD_SPECIAL.sub(r"\\\1", printable(part)) for part in _NEWLINES.split(text))
 
 
 def _md_code(text: str, *, cell: bool = True) -> str:
     """A code span that survives backticks in ``text``; ``|`` escaped inside table cells."""
     if not text:
         return ""
-    text = _printable(_NEWLINES.sub(" ", text))
+    text = printable(_NEWLINES.sub(" ", text))
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text[0] == "`" or text[-1] == "`" or (text[0] == text[-1] == " " and text.strip()) else ""
     span = f"{fence}{pad}{text}{pad}{fence}"
@@ -393,13 +392,6 @@ def _markdown(result: VerifyResult, fail_on: Severity) -> str:
 
 # --- junit -----------------------------------------------------------------------------------
 
-_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _xml(text: str) -> str:
-    """Characters XML 1.0 cannot carry (controls, lone surrogates) shown as ``\\uXXXX``."""
-    return _XML_INVALID.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
-
 
 def _headline(finding: Finding) -> str:
     """``ERR I1 (title) /pointer: message`` on one line, for JUnit."""
@@ -421,64 +413,34 @@ def _plain_lines(finding: Finding) -> str:
 
 
 def _junit(result: VerifyResult, fail_on: Severity) -> str:
-    suite = ET.Element("testsuite", name=_TOOL_NAME)
-    properties = ET.SubElement(suite, "properties")
-    for key, value in (
-        ("cassette", result.cassette),
-        ("candidate", result.candidate),
-        ("fail_on", fail_on.name),
-    ):
-        ET.SubElement(properties, "property", name=key, value=_xml(value))
-
     groups: dict[Group, tuple[list[Finding], list[tuple[Finding, str]]]] = {}
     for finding in result.findings:
         groups.setdefault(_group(finding), ([], []))[0].append(finding)
     for finding, reason in result.ignored:
         groups.setdefault(_group(finding), ([], []))[1].append((finding, reason))
 
-    failures = 0
+    cases = []
     for group in sorted(groups, key=_group_key):
         kind, name = group
         kept, ignored = groups[group]
-        case = ET.SubElement(suite, "testcase", classname=kind, name=_xml(name or "server"))
+        case = JunitCase(kind, name or "server", failure_type="drift")
         failing = [f for f in _sorted(kept) if f.severity >= fail_on]
         if failing:
-            failures += 1
-            message = _headline(failing[0])
+            case.failure = _headline(failing[0])
             if len(failing) > 1:
-                message += f" (and {len(failing) - 1} more at or above {fail_on.name})"
-            failure = ET.SubElement(case, "failure", type="drift", message=_xml(message))
-            failure.text = _xml("\n".join(_plain_lines(f) for f in failing))
+                case.failure += f" (and {len(failing) - 1} more at or above {fail_on.name})"
+            case.details = "\n".join(_plain_lines(f) for f in failing)
         out = [_plain_lines(f) for f in _sorted(kept) if f.severity < fail_on]
         out += [f"ignored ({reason}): {_plain_lines(f)}" for f, reason in _sorted_ignored(ignored)]
-        if out:
-            ET.SubElement(case, "system-out").text = _xml("\n".join(out))
+        case.out = "\n".join(out)
+        cases.append(case)
     if not groups:
-        ET.SubElement(suite, "testcase", classname="verify", name="no drift")
-
-    tests = max(len(groups), 1)
-    totals = {"tests": str(tests), "failures": str(failures), "errors": "0", "skipped": "0"}
-    suite.attrib.update(totals)
-    root = ET.Element("testsuites", {"name": _TOOL_NAME, **totals})
-    root.append(suite)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        cases.append(JunitCase("verify", "no drift"))
+    properties = (("cassette", result.cassette), ("candidate", result.candidate), ("fail_on", fail_on.name))
+    return junit_xml(_TOOL_NAME, cases, properties)
 
 
 # --- sarif -----------------------------------------------------------------------------------
-
-_SARIF_LEVEL = {Severity.ERR: "error", Severity.WARN: "warning", Severity.INFO: "note"}
-
-
-def _artifact_uri(path: str) -> str:
-    """A cassette path as a URI reference: relative paths stay relative, absolute become file:."""
-    if PureWindowsPath(path).drive:
-        pure: PurePosixPath | PureWindowsPath = PureWindowsPath(path)
-    else:
-        pure = PurePosixPath(path.replace("\\", "/"))
-    if pure.is_absolute():
-        return pure.as_uri()
-    return quote(pure.as_posix(), safe="/")
 
 
 def _fingerprint(finding: Finding) -> str:
@@ -490,35 +452,20 @@ def _sarif(result: VerifyResult, fail_on: Severity) -> str:
     findings = _sorted(result.findings)
     rule_ids = sorted({f.rule for f in findings}, key=_rule_key)
     index = {rule: i for i, rule in enumerate(rule_ids)}
-    uri = _artifact_uri(result.cassette)
-    rules = [
-        {
-            "id": rule,
-            "name": RULE_TITLES.get(rule, rule),
-            "shortDescription": {"text": RULE_TITLES.get(rule, rule)},
-        }
-        for rule in rule_ids
-    ]
+    rules = [sarif_rule(Rule(rule, RULE_TITLES.get(rule, rule))) for rule in rule_ids]
     results = [
-        {
-            "ruleId": f.rule,
-            "ruleIndex": index[f.rule],
-            "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f"{_where(f)}: {f.message}{_change_text(f)}"},
-            "locations": [
-                {
-                    "physicalLocation": {"artifactLocation": {"uri": uri}},
-                    "logicalLocations": [
-                        {
-                            "name": _subject(f),
-                            "fullyQualifiedName": f"{_subject(f)}{f.pointer}",
-                            "kind": "member",
-                        }
-                    ],
-                }
-            ],
-            "partialFingerprints": {"harnMcpMockFinding/v1": _fingerprint(f)},
-            "properties": {
+        sarif_result(
+            f,
+            rule_index=index[f.rule],
+            message=f"{_where(f)}: {f.message}{_change_text(f)}",
+            default_file=result.cassette,
+            logical={
+                "name": _subject(f),
+                "fullyQualifiedName": f"{_subject(f)}{f.pointer}",
+                "kind": "member",
+            },
+            fingerprint=("harnMcpMockFinding/v1", _fingerprint(f)),
+            properties={
                 "severity": f.severity.name,
                 "kind": f.kind,
                 "tool": f.tool,
@@ -527,51 +474,37 @@ def _sarif(result: VerifyResult, fail_on: Severity) -> str:
                 "new": f.new,
                 "evidence": f.evidence,
             },
-        }
+        )
         for f in findings
     ]
-    doc = {
-        "$schema": _SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": {"name": _TOOL_NAME, "rules": rules}},
-                "results": results,
-                "properties": {
-                    "candidate": result.candidate,
-                    "fail_on": fail_on.name,
-                    "result": "fail" if result.exit_code(fail_on) else "pass",
-                    "counts": result.counts(),
-                    "compared": dict(_compared_items(result.compared)),
-                    "ignored": len(result.ignored),
-                },
-            }
-        ],
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"
+    return sarif_log(
+        tool=_TOOL_NAME,
+        rules=rules,
+        results=results,
+        properties={
+            "candidate": result.candidate,
+            "fail_on": fail_on.name,
+            "result": "fail" if result.exit_code(fail_on) else "pass",
+            "counts": result.counts(),
+            "compared": dict(_compared_items(result.compared)),
+            "ignored": len(result.ignored),
+        },
+    )
 
 
 # --- github ----------------------------------------------------------------------------------
 
-_GITHUB_LEVEL = {Severity.ERR: "error", Severity.WARN: "warning", Severity.INFO: "notice"}
-
-
-def _gh_data(text: str) -> str:
-    """Escape a workflow command's message (GitHub's ``escapeData``)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _gh_property(text: str) -> str:
-    """Escape a workflow command property value (GitHub's ``escapeProperty``)."""
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
-
 
 def _github(result: VerifyResult, fail_on: Severity) -> str:
-    lines = []
-    for f in _sorted(result.findings):
-        title = _gh_property(f"{f.rule} {RULE_TITLES.get(f.rule, f.rule)}")
-        message = _gh_data(f"{_where(f)}: {f.message}{_change_text(f)}")
-        lines.append(f"::{_GITHUB_LEVEL[f.severity]} title={title}::{message}")
+    lines = [
+        github_annotation(
+            f,
+            title=f"{f.rule} {RULE_TITLES.get(f.rule, f.rule)}",
+            message=f"{_where(f)}: {f.message}{_change_text(f)}",
+            default_file=result.cassette if f.line is not None else None,
+        )
+        for f in _sorted(result.findings)
+    ]
     lines.append(_summary_line(result, fail_on))
     return _finish(lines)
 

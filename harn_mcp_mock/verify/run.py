@@ -12,6 +12,7 @@ from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.verify.drift import VerifyOptions, compare
 from harn_mcp_mock.verify.ignore import apply_ignores, load_ignore_file
 from harn_mcp_mock.verify.report import VerifyResult
+from harn_mcp_mock.verify.where import locate_findings
 
 
 def verify(
@@ -80,5 +81,6 @@ def verify(
         label = " ".join(cand.meta.get("command") or command)
     options = VerifyOptions(tuple(ignore_paths), latency_ratio, latency_floor_ms)
     findings, compared = compare(base, cand, options)
+    locate_findings(findings, base, cassette, cand, candidate)
     kept, ignored = apply_ignores(findings, ignores)
     return VerifyResult(str(cassette), label, kept, ignored, compared)

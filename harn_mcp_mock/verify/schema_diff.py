@@ -97,10 +97,10 @@ from urllib.parse import unquote
 
 import orjson
 
+from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
-from harn_mcp_mock.verify.findings import Finding, Severity
 
 __all__ = ["diff_input_schema", "diff_output_schema"]
 

@@ -56,11 +56,12 @@ def test_the_lint_hook_refuses_a_planted_secret_and_passes_a_clean_cassette(
     doc = json.loads(clean.read_text())
     doc["command"] = ["mcp-server-time", "--token", FAKE_GITHUB_TOKEN]  # a hand edit left a secret
     leaky = repo / "tests" / "cassettes" / "leaky.cassette.json"
-    leaky.write_text(json.dumps(doc))
+    leaky.write_text(text := json.dumps(doc))
     git(repo, "add", ".")
     done = try_repo(repo, hooks_home, "harn-mcp-mock-lint", "tests/cassettes/leaky.cassette.json")
     assert done.returncode == 1
-    assert "leaky.cassette.json:/command/2: ERR S1" in done.stdout
+    column = text.index(json.dumps(FAKE_GITHUB_TOKEN)) + 1  # one line: where the secret's string opens
+    assert f"leaky.cassette.json:1:{column}: ERR S1" in done.stdout and "(at /command/2)" in done.stdout
     assert FAKE_GITHUB_TOKEN not in done.stdout + done.stderr
 
 

@@ -22,7 +22,7 @@ import anyio
 import mcp
 import pytest
 
-from harn_mcp_mock.verify.findings import Severity
+from harn_mcp_mock.findings.model import Severity
 from harn_mcp_mock.verify.run import verify
 from tests.conftest import require_peer
 from tests.e2e.peers import everything_package_dir

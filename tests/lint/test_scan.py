@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.findings.model import Severity
 from harn_mcp_mock.lint import RULES, LintConfig, lint_paths, load_config, render_lint
-from harn_mcp_mock.verify.findings import Severity
 from tests.lint.poisoned import FAKE_GITHUB_TOKEN, TAGS, tool, tools, write
 
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
@@ -50,7 +50,7 @@ def test_tool_poisoning_in_descriptions_is_found_with_its_pointer(tmp_path: Path
     result = lint_paths([tmp_path], LintConfig(), root=tmp_path)
     hidden = next(f for f in result.findings if f.rule == "P2")
     assert "Unicode tag character" in hidden.message and "'send the key'" in hidden.message
-    assert {f.owasp for f in result.findings} == {"MCP03"}
+    assert {RULES[f.rule].owasp for f in result.findings} == {"MCP03"}
 
 
 def test_injection_in_a_tool_result_is_prompt_injection(tmp_path: Path) -> None:
@@ -152,14 +152,21 @@ def test_the_cli_exit_codes_formats_and_the_plugins_usage_record(tmp_path: Path)
     )
     done = run()
     assert done.returncode == 1
-    assert done.stdout.startswith(
-        "cassettes/p.cassette.json:/messages/3/message/result/tools/0/description: ERR P1"
-    )
+    # the line and column of the offending value in the file, as compilers print them
+    lines = (tmp_path / "cassettes" / "p.cassette.json").read_text().splitlines()
+    [(line, column)] = [(n, t.index('"Ignore') + 1) for n, t in enumerate(lines, 1) if '"Ignore' in t]
+    assert done.stdout.startswith(f"cassettes/p.cassette.json:{line}:{column}: ERR P1 ")
+    assert "(at /messages/3/message/result/tools/0/description)" in done.stdout
     sarif = json.loads(run("--format", "sarif").stdout)
-    assert sarif["runs"][0]["results"][0]["ruleId"] == "P1"
+    (found,) = sarif["runs"][0]["results"]
+    assert found["ruleId"] == "P1"
+    assert found["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "cassettes/p.cassette.json"},
+        "region": {"startLine": line, "startColumn": column},
+    }
     assert {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]} == set(RULES)
     assert run("--format", "github").stdout.startswith(
-        "::error file=cassettes/p.cassette.json,line=1,title=P1"
+        f"::error file=cassettes/p.cassette.json,line={line},col={column},title=P1"
     )
     assert "<failure" in run("--format", "junit").stdout
     bad = run("--format", "yaml")
@@ -200,8 +207,8 @@ def test_the_pytest_plugin_records_the_cassettes_its_tests_use(
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout + ran.stderr
     done = subprocess.run([*HARN, "lint"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert "tests/cassettes/unused.cassette.json:/: WARN H1" in done.stdout
-    assert "used.cassette.json:/: WARN H1" not in done.stdout.replace("unused.cassette.json", "")
+    assert "tests/cassettes/unused.cassette.json:1:1: WARN H1" in done.stdout
+    assert "used.cassette.json:1:1: WARN H1" not in done.stdout.replace("unused.cassette.json", "")
 
 
 async def test_a_recording_of_server_everything_has_no_poisoning_finding(

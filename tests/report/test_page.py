@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harn_mcp_mock.verify.findings import Finding, Severity
+from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.verify.report import VerifyResult, render
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from harn_mcp_mock.cassette.model import Cassette, Message
+from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.verify.drift import VerifyOptions, compare
-from harn_mcp_mock.verify.findings import Finding, Severity
 
 
 def tool(

@@ -9,7 +9,7 @@ import pytest
 
 import harn_mcp_mock.verify.ignore as ignore
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.verify.findings import Finding, Severity
+from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.verify.ignore import IgnoreRule, apply_ignores, load_ignore_file
 from harn_mcp_mock.verify.report import VerifyResult, render
 from tests.verify.test_report import doc_block

@@ -16,7 +16,7 @@ from mcp.server.mcpserver import MCPServer
 from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.cli.commands import verify_main
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.verify.findings import Severity
+from harn_mcp_mock.findings.model import Severity
 from harn_mcp_mock.verify.run import verify
 from tests.http.test_record_proxy import TOKEN, _session, recording, serve_app_lifespan, serve_upstream
 

@@ -17,7 +17,8 @@ import pytest
 
 import harn_mcp_mock.verify.report as report
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.verify.findings import RULE_TITLES, Finding, Severity
+from harn_mcp_mock.findings.model import Finding, Severity
+from harn_mcp_mock.verify.findings import RULE_TITLES
 from harn_mcp_mock.verify.report import FORMATS, VerifyResult, github_step_summary, render
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verify-report-formats.md"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harn_mcp_mock.verify.findings import Finding, Severity
+from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.verify.schema_diff import diff_input_schema, diff_output_schema
 
 P = "/properties/x"
