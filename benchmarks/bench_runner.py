@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.runner import Trial, run_episodes
-from harn_mcp_mock.runner.matrix import build_matrix
-from harn_mcp_mock.runner.trial import agent_env, world_command
+from harn_mcp_mock.runner.matrix import NO_FAULTS, build_matrix
 from harn_mcp_mock.shipped import resolve_spec
 
 OVERHEAD_TARGET_MS = 50.0
@@ -50,13 +49,23 @@ world.stdin.close(); world.wait()
 """
 
 
+def world_command(trial: Trial, folder: Path) -> list[str]:
+    """The seed's stdio world (`harn mcp mock world`) for ``trial``, writing its files."""
+    command = [sys.executable, "-m", "harn_mcp_mock", "world", "--spec", str(trial.spec), "--task", trial.task,
+               "--seed", str(trial.seed), "--run-id", trial.run_id,
+               "--state-out", str(folder / "state.json"), "--report", str(folder / "report.json"),
+               "--emit-tape", str(folder / "tape.ndjson")]  # fmt: skip
+    return command if trial.profile == NO_FAULTS else [*command, "--faults", trial.profile]
+
+
 def alone(agent: list[str], trials: list[Trial], folder: Path) -> float:
-    """The agent run directly, one trial after another, with the world's files written."""
+    """The agent run directly, one trial after another, each starting the seed's stdio world
+    (a process of its own) that writes its files: a trial with no runner at all."""
     started = time.perf_counter()
     for trial in trials:
         where = trial.folder(folder)
         where.mkdir(parents=True, exist_ok=True)
-        env = agent_env(trial, where, world_command(trial, where), os.environ)
+        env = {**os.environ, "HARN_WORLD_COMMAND": json.dumps(world_command(trial, where))}
         subprocess.run(agent, env=env, check=True, stdin=subprocess.DEVNULL)
     return time.perf_counter() - started
 

@@ -35,7 +35,8 @@ line or field at fault (never a secret, never a traceback)::
     └── NetworkDeniedError            exit 1  egress refused (also a ``ConnectionRefusedError``)
 
 Exit codes 0 and 1 stay free for "success" and "the check found a problem" (verify, eval),
-and ``record`` exits with the server's own exit code.
+and ``record`` exits with the server's own exit code. ``run`` exits 75 (:data:`EX_TEMPFAIL`,
+no exception: a run's outcome) when a trial ended as an infrastructure error or nothing was scored.
 """
 
 from __future__ import annotations

@@ -394,6 +394,23 @@ def docs_main(topic: str | None) -> int:
     return 0
 
 
+def parse_timeout(text: str) -> float | None:
+    """``--timeout``: seconds above 0, or ``none`` / ``off`` for no limit (UsageError otherwise)."""
+    from harn_mcp_mock.errors import UsageError
+
+    if text.strip().lower() in ("none", "off"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise UsageError(
+            f"must be a number of seconds above 0, or none for no limit; got {text!r}", where="--timeout"
+        )
+    return value
+
+
 def run_main(
     specs: list[Path],
     agent: list[str],
@@ -404,7 +421,7 @@ def run_main(
     faults: list[str],
     workers: int | None,
     out: Path,
-    timeout: float | None,
+    timeout: str | float | None,
     max_retries: int,
     min_pass_k: list[str],
     min_pass_rate: float | None,
@@ -413,17 +430,32 @@ def run_main(
     ray_address: str | None = None,
     baseline: Path | None = None,
     fail_on_regression: bool = False,
+    grace: float = 5.0,
+    output_cap: int = 1 << 20,
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
+    import signal
     import sys
-    import threading
 
+    from harn_mcp_mock.runner.process import Control
     from harn_mcp_mock.shutdown import StopSignals
 
     prog = "harn mcp mock run"
-    stop = threading.Event()
+    control = Control(grace)
+
+    def on_signal(signum: int) -> None:
+        if control.stopping and signum == signal.SIGINT:
+            control.kill_now()
+            sys.stderr.write(f"{prog}: stopping the running trials now\n")
+        elif not control.stopping:
+            control.stop()
+            sys.stderr.write(
+                f"{prog}: stopping: waiting up to {control.grace:g} s for {control.running} running "
+                "trial(s) (Ctrl-C again to stop them now)\n"
+            )
+
     with StopSignals() as signals, handle_errors(prog):
-        signals.on_signal(lambda signum: stop.set())
+        signals.on_signal(on_signal)
         from harn_mcp_mock.cli.progress import trial_progress
         from harn_mcp_mock.runner.run import parse_gates, run_episodes, summarise_failures
         from harn_mcp_mock.scoring.render import render
@@ -433,6 +465,7 @@ def run_main(
             from harn_mcp_mock.errors import UsageError
 
             raise UsageError("--fail-on-regression needs --baseline DIR", where="--fail-on-regression")
+        seconds = parse_timeout(timeout) if isinstance(timeout, str) else timeout
         with trial_progress(sys.stdout) as progress:
             outcome = run_episodes(
                 specs,
@@ -443,7 +476,9 @@ def run_main(
                 seed=seed,
                 faults=faults,
                 workers=workers,
-                timeout=timeout,
+                timeout=seconds,
+                grace=grace,
+                output_cap=output_cap,
                 max_retries=max_retries,
                 gates=gates,
                 force=force,
@@ -451,7 +486,8 @@ def run_main(
                 ray_address=ray_address,
                 baseline=baseline,
                 on_trial=progress,
-                stop=stop,
+                stop=control,
+                on_note=lambda text: note(prog, text),
             )
         sys.stdout.write("\n" + render(outcome.result, "text"))
         kinds = summarise_failures(outcome.trials, outcome.result)
@@ -470,8 +506,17 @@ def run_main(
             names = ", ".join(change.label for change in regressed[:3])
             more = f" (+{len(regressed) - 3} more)" if len(regressed) > 3 else ""
             note(prog, f"{len(regressed)} task(s) regressed against the baseline: {names}{more}")
+        if outcome.infra_errors:
+            note(
+                prog,
+                f"{outcome.infra_errors} trial(s) ended as infrastructure errors (exit 75: see trial.json)",
+            )
+        elif not outcome.scored and signals.exit_code is None:
+            note(prog, "no trial was scored (exit 75)")
     if signals.exit_code is not None:
         return signals.exit_code
+    if outcome.exit_code == 75:
+        return 75
     return 1 if outcome.exit_code or (fail_on_regression and regressed) else 0
 
 

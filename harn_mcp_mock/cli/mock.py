@@ -692,8 +692,15 @@ def run(
         "harn-run"
     ),
     timeout: Annotated[
-        float | None, typer.Option("--timeout", help="Seconds an agent may take before it is stopped.")
-    ] = None,
+        str,
+        typer.Option("--timeout", help="Seconds a trial may take (default 600; none: no limit)."),
+    ] = "600",
+    grace: Annotated[
+        float, typer.Option("--grace", help="Seconds between SIGTERM and SIGKILL of a trial's processes.")
+    ] = 5.0,
+    output_cap: Annotated[
+        int, typer.Option("--output-cap", help="Bytes of agent stdout/stderr kept per trial (the last).")
+    ] = 1 << 20,
     max_retries: Annotated[
         int, typer.Option("--max-retries", help="Retries of an infrastructure error.")
     ] = 1,
@@ -724,7 +731,8 @@ def run(
     Each trial's agent gets HARN_MCP_CONFIG (an mcpServers file starting its world) and
     HARN_TASK_PROMPT (`harn mcp mock docs runner`). The same command with the same --out resumes.
     Exit codes: 0 done; 1 a gate failed (or, with --fail-on-regression, a task regressed); 2 bad
-    arguments or specs; 130 / 143 / 129 stopped by a signal (finished trials are kept and scored).
+    arguments or specs; 75 a trial ended as an infrastructure error, or none was scored; 130 / 143
+    / 129 stopped by a signal (finished trials are kept and scored).
     """
     from harn_mcp_mock.cli.commands import run_main
 
@@ -739,6 +747,8 @@ def run(
             workers=workers,
             out=out,
             timeout=timeout,
+            grace=grace,
+            output_cap=output_cap,
             max_retries=max_retries,
             min_pass_k=min_pass_k or [],
             min_pass_rate=min_pass_rate,

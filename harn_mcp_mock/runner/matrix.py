@@ -35,8 +35,13 @@ class Trial:
     def key(self) -> str:
         return f"{self.world}/{self.task}/{self.profile}/{self.index}"
 
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The trial's folder below ``--out``, one name per level."""
+        return ("trials", self.world, self.task, self.profile, str(self.index))
+
     def folder(self, out: Path) -> Path:
-        return out / "trials" / self.world / self.task / self.profile / str(self.index)
+        return out.joinpath(*self.parts)
 
 
 def derive_seed(seed: int, world: str, task: str, profile: str, index: int) -> int:

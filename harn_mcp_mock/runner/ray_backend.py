@@ -12,26 +12,29 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.runner._files import open_folder
+from harn_mcp_mock.runner.backend import BackendOptions
 from harn_mcp_mock.runner.matrix import Trial
-from harn_mcp_mock.runner.trial import run_trial, trial_record, write_infra_state
-from harn_mcp_mock.store.cas import atomic_write
+from harn_mcp_mock.runner.process import Control
+from harn_mcp_mock.runner.trial import TRIAL_FILES, TrialSettings, infra_state, run_trial, trial_record
 
 if TYPE_CHECKING:
     from harn_mcp_mock.runner.run import Plan
 
-__all__ = ["remote_trial", "run_on_ray", "spec_bundle"]
+__all__ = ["RayBackend", "remote_trial", "run_on_ray", "spec_bundle"]
 
-POLL_S = 0.5
-"""How often the driver looks at the stop event while waiting for Ray."""
+POLL_S = 0.25
+"""How often the driver looks at the stop state while waiting for Ray."""
+MAX_LOST = 3
+"""How often a trial whose node or worker died is run again elsewhere (it never finished, so it
+is not doubled) before it is recorded as an infrastructure error."""
 
 
 def spec_bundle(path: Path) -> dict[str, bytes]:
@@ -47,12 +50,16 @@ def remote_trial(
     trial: Trial,
     spec: dict[str, bytes],
     agent: Sequence[str],
-    timeout: float | None,
-    max_retries: int,
+    settings: TrialSettings,
     cwd: str,
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """Run one trial in a fresh temporary folder; its record and its files (name -> bytes).
-    ``spec``: :func:`spec_bundle` of the trial's spec."""
+    ``spec``: :func:`spec_bundle` of the trial's spec. The world is served by the worker
+    process's hub; the worker is a child subreaper, so the trial's processes end with it (a
+    cancelled task ends its agent too)."""
+    from harn_mcp_mock.runner.process import become_subreaper
+
+    become_subreaper()
     with tempfile.TemporaryDirectory(prefix="harn-trial-") as tmp:
         root = Path(tmp)
         (root / "spec").mkdir()
@@ -61,9 +68,8 @@ def remote_trial(
         local = replace(trial, spec=root / "spec" / trial.spec.name)
         env = dict(os.environ)
         record = run_trial(
-            local, agent, root / "out", timeout=timeout, max_retries=max_retries, env=env,
-            cwd=cwd if os.path.isdir(cwd) else tmp,
-        )  # fmt: skip
+            local, agent, root / "out", settings=settings, env=env, cwd=cwd if os.path.isdir(cwd) else tmp
+        )
         folder = local.folder((root / "out").resolve())
         files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
         return record, files
@@ -79,17 +85,31 @@ def _import_ray() -> Any:
     return ray
 
 
+class RayBackend:
+    """``--backend ray`` (see the module docstring)."""
+
+    name = "ray"
+
+    def __init__(self, options: BackendOptions) -> None:
+        _import_ray()
+        self.options = options
+
+    def run(self, plan: Plan, agent: Sequence[str], settings: TrialSettings, control: Control) -> None:
+        run_on_ray(plan, agent, settings=settings, control=control, workers=self.options.workers,
+                   address=self.options.address)  # fmt: skip
+
+
 def run_on_ray(
     plan: Plan,
     agent: Sequence[str],
     *,
+    settings: TrialSettings,
+    control: Control,
     workers: int | None,
-    timeout: float | None,
-    max_retries: int,
     address: str | None,
-    stop: threading.Event | None,
-) -> bool:
-    """Run the plan's trials on Ray; True when a stop ended scheduling early."""
+) -> None:
+    """Run the plan's trials on Ray, until done or ``control`` stops (running tasks are then
+    cancelled: each ends its agent; they are not recorded)."""
     ray = _import_ray()
     started_here = not ray.is_initialized()
     if started_here:
@@ -113,43 +133,66 @@ def run_on_ray(
         cwd = os.getcwd()
         queue = list(reversed(plan.todo))
         running: dict[Any, Trial] = {}
-        stopped = False
+        lost: dict[str, int] = {}
         while queue or running:
-            while queue and len(running) < limit and not (stop is not None and stop.is_set()):
+            while queue and len(running) < limit and not control.stopping:
                 trial = queue.pop()
-                ref = task.remote(trial, specs[str(trial.spec)], list(agent), timeout, max_retries, cwd)
+                ref = task.remote(trial, specs[str(trial.spec)], list(agent), settings, cwd)
                 running[ref] = trial
-            if stop is not None and stop.is_set() and queue:
-                stopped, queue = True, []
+            control.running = len(running)
+            if control.stopping:
+                queue = []
+                for ref in running:
+                    ray.cancel(ref, force=control.killing)
+                running = {}
+                break
             if not running:
                 break
             done, _ = ray.wait(list(running), num_returns=1, timeout=POLL_S)
             for ref in done:
                 trial = running.pop(ref)
-                folder = trial.folder(plan.out)
-                if folder.exists():
-                    shutil.rmtree(folder)
-                folder.mkdir(parents=True)
                 try:
                     record, files = ray.get(ref)
-                except Exception as exc:  # the task itself failed on its node: an infrastructure error
-                    why = f"the Ray task failed: {str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__}"
-                    write_infra_state(trial, folder, why)
-                    record = trial_record(
-                        trial,
-                        status="infra_error",
-                        exit_code=None,
-                        infra_error=why,
-                        attempts=1,
-                        duration_ms=None,
+                except ray.exceptions.RayTaskError as exc:  # our code failed on its node
+                    record, files = _failed(trial, f"the Ray task failed: {_last(exc)}")
+                except ray.exceptions.RayError as exc:  # the node or worker died: run it elsewhere
+                    lost[trial.key] = lost.get(trial.key, 0) + 1
+                    if lost[trial.key] <= MAX_LOST:
+                        queue.append(trial)
+                        continue
+                    record, files = _failed(
+                        trial, f"the trial's Ray node was lost {MAX_LOST + 1} times: {_last(exc)}"
                     )
-                    files = {"trial.json": json.dumps(record, indent=2).encode() + b"\n"}
-                for name, data in files.items():
-                    if name != "trial.json":
-                        atomic_write(folder / name, data)
-                atomic_write(folder / "trial.json", files["trial.json"])  # last: marks the trial finished
+                if record.get("status") == "stopped":
+                    continue
+                _store(plan.out, trial, files)
                 plan.finished(trial, record)
-        return stopped
+        control.running = 0
     finally:
         if started_here:
             ray.shutdown()
+
+
+def _last(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[-1] if text else type(exc).__name__
+
+
+def _failed(trial: Trial, why: str) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The record and files of a trial that could not run on Ray (an infrastructure error)."""
+    record = trial_record(
+        trial, status="infra_error", exit_code=None, infra_error=why, attempts=1, duration_ms=None
+    )
+    dump = json.dumps(infra_state(trial, why), indent=2).encode() + b"\n"
+    return record, {"state.json": dump, "trial.json": json.dumps(record, indent=2).encode() + b"\n"}
+
+
+def _store(out: Path, trial: Trial, files: dict[str, bytes]) -> None:
+    """Write a trial's files under ``out`` (never through a symlink), ``trial.json`` last."""
+    with open_folder(out, trial.parts) as where:
+        for name in (*TRIAL_FILES, "trial.json"):
+            where.unlink(name)
+        for name, data in files.items():
+            if name != "trial.json" and "/" not in name and not name.startswith("."):
+                where.write(name, data)
+        where.write("trial.json", files["trial.json"], sync=True)  # last: marks it finished

@@ -2,30 +2,36 @@
 
 ``DIR/run.json`` pins what the run is (specs' digests, tasks, k, seed, profiles, the agent
 command); the same command with the same ``--out`` runs only the trials without a finished
-``trial.json``, and a different one is refused unless ``force``. A stop signal stops scheduling;
-running trials finish (each is bounded by ``timeout``) and the partial run is scored.
+``trial.json``, and a different one is refused unless ``force``. Every spec is compiled before
+any trial runs. A stop (:class:`~harn_mcp_mock.runner.process.Control`) stops scheduling and
+ends the running trials' processes (SIGTERM, SIGKILL after the grace); the finished trials are
+scored.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.runner.backend import BACKENDS, BackendOptions, get_backend
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
-from harn_mcp_mock.runner.trial import run_trial
+from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, Control
+from harn_mcp_mock.runner.trial import DEFAULT_GRACE_S, DEFAULT_TIMEOUT_S, EX_TEMPFAIL, TrialSettings
 
 if TYPE_CHECKING:
     from harn_mcp_mock.options import ClientCallbacks
     from harn_mcp_mock.runner.baseline import Comparison
     from harn_mcp_mock.runner.inprocess import AgentFunction
     from harn_mcp_mock.scoring.eval import EvalResult
+    from harn_mcp_mock.world.spec import WorldSpec
 from harn_mcp_mock.store.cas import atomic_write
 
 __all__ = [
@@ -44,7 +50,6 @@ __all__ = [
 ]
 
 RUN_FORMAT = "harn-mcp-mock/run"
-BACKENDS = ("local", "ray")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +98,19 @@ class RunOutcome:
     """The comparison with ``--baseline`` (when one was given)."""
 
     @property
+    def infra_errors(self) -> int:
+        return sum(1 for record in self.trials if record.get("status") == "infra_error")
+
+    @property
+    def scored(self) -> int:
+        return sum(1 for record in self.trials if record.get("status") in ("scored", "timeout"))
+
+    @property
     def exit_code(self) -> int:
+        """75 when a trial ended as an infrastructure error or none was scored (the figures
+        cannot be trusted: retry later), else 1 when a gate failed, else 0."""
+        if self.infra_errors or not self.scored:
+            return EX_TEMPFAIL
         return 1 if self.failed_gates else 0
 
 
@@ -113,40 +130,87 @@ def _fingerprint(
     }
 
 
+_OPTION_FLAGS = {"tasks": "--task", "k": "--k", "seed": "--seed", "faults": "--faults"}
+
+
+def _changed(before: Any, pinned: dict[str, Any]) -> str:
+    """What differs between an earlier run.json and this run, as the user would name it."""
+    if not isinstance(before, dict):
+        return "its run.json is not a run's"
+    if before.get("specs") != pinned["specs"]:
+        old = {s.get("path"): s.get("blake3") for s in before.get("specs") or [] if isinstance(s, dict)}
+        for spec in pinned["specs"]:
+            if spec["path"] not in old:
+                return f"--spec {spec['path']} is new"
+            if old[spec["path"]] != spec["blake3"]:
+                return f"the spec {spec['path']} changed"
+        return "--spec changed"
+    if before.get("agent") != pinned["agent"]:
+        return "the agent command changed"
+    got = before.get("options")
+    options: dict[str, Any] = got if isinstance(got, dict) else {}
+    for key, flag in _OPTION_FLAGS.items():
+        if options.get(key) != pinned["options"].get(key):
+            return f"{flag} changed: {options.get(key)!r} then, {pinned['options'].get(key)!r} now"
+    return "its format changed"
+
+
 def _check_resume(out: Path, pinned: dict[str, Any], force: bool) -> None:
-    path = out / "run.json"
-    if path.exists() and not force:
-        try:
-            before = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            before = None
-        if before != pinned:
-            what = "the run's specs, agent command or options"
-            if isinstance(before, dict):
-                for key in ("specs", "agent", "options"):
-                    if before.get(key) != pinned.get(key):
-                        what = {"specs": "a spec", "agent": "the agent command", "options": "the options"}[
-                            key
-                        ]
-                        break
-            raise UsageError(
-                f"{out} holds a run with other settings ({what} changed): use another --out, or --force to rerun it"
-            )
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(pinned, indent=2).encode() + b"\n")
+    from harn_mcp_mock.runner._files import open_folder
+
+    with open_folder(out, ()) as where:
+        if not force:
+            data = where.read_regular("run.json")
+            if data is None and (out / "run.json").is_symlink():
+                raise UsageError("is not a regular file: refusing to resume from it", path=out / "run.json")
+            if data is not None:
+                try:
+                    before = json.loads(data)
+                except ValueError:
+                    raise UsageError(
+                        "is not JSON: refusing to resume from it", path=out / "run.json"
+                    ) from None
+                if before != pinned:
+                    raise UsageError(
+                        f"holds a run with other settings ({_changed(before, pinned)}): "
+                        "use another --out, or --force to rerun it",
+                        path=out,
+                    )
+        where.write("run.json", json.dumps(pinned, indent=2).encode() + b"\n", sync=True)
 
 
 def _finished(trial: Trial, out: Path) -> dict[str, Any] | None:
-    path = trial.folder(out) / "trial.json"
+    """The record of a trial finished by an earlier run, or None to run it. Raises UsageError
+    naming a trial file that is not a regular file or does not parse."""
+    from harn_mcp_mock.runner._files import open_folder
+
     try:
-        record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        where = open_folder(out, trial.parts, create=False)
+    except FileNotFoundError:
         return None
-    return (
-        record
-        if record.get("run_id") == trial.run_id and (trial.folder(out) / "state.json").exists()
-        else None
-    )
+    with where:
+        path = where.path / "trial.json"
+        data = where.read_regular("trial.json")
+        if data is None:
+            if os.path.lexists(path):
+                raise UsageError("is not a regular file: refusing to resume from it (remove it)", path=path)
+            return None
+        try:
+            record = json.loads(data)
+        except ValueError:
+            raise UsageError("is not JSON: refusing to resume from it (remove it)", path=path) from None
+        if not isinstance(record, dict):
+            raise UsageError("is not a trial record: refusing to resume from it (remove it)", path=path)
+        if record.get("run_id") != trial.run_id or record.get("seed") != trial.seed:
+            return None
+        state = where.read_regular("state.json")
+        try:
+            doc = json.loads(state) if state is not None else None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict) or doc.get("run_id") != trial.run_id or doc.get("seed") != trial.seed:
+            return None  # not this trial's world: run it again
+        return record
 
 
 @dataclass(slots=True)
@@ -160,8 +224,12 @@ class Plan:
     """Finished trials' records by :attr:`Trial.key` (resumed ones first, then this run's)."""
     todo: list[Trial]
     on_trial: Callable[[dict[str, Any], int, int], None] | None = None
+    compiled: dict[Path, WorldSpec] = field(default_factory=dict)
+    """Each spec compiled (by path), before any trial ran."""
 
     def finished(self, trial: Trial, record: dict[str, Any]) -> None:
+        if record.get("status") == "stopped":
+            return  # ended by a stop of the run: it runs again on resume
         self.records[trial.key] = record
         if self.on_trial is not None:
             self.on_trial(record, len(self.records), len(self.matrix))
@@ -178,14 +246,17 @@ def plan_run(
     faults: Sequence[str] = (),
     force: bool = False,
 ) -> Plan:
-    """Load the specs, build the matrix, pin (or check) ``run.json`` and find the trials to run."""
+    """Load and compile the specs, build the matrix, pin (or check) ``run.json`` and find the
+    trials to run."""
     from harn_mcp_mock.shipped import resolve_spec
-    from harn_mcp_mock.world.spec import read_spec_json
+    from harn_mcp_mock.world.spec import load_spec, read_spec_json
 
     loaded = []
+    compiled: dict[Path, WorldSpec] = {}
     for spec in specs:
-        path = resolve_spec(spec)
-        loaded.append((path.resolve(), read_spec_json(path)))
+        path = resolve_spec(spec).resolve()
+        loaded.append((path, read_spec_json(path)))
+        compiled[path] = load_spec(path)  # every spec compiles before any trial runs
     if not loaded:
         raise UsageError("give at least one --spec", where="--spec")
     matrix = build_matrix(loaded, tasks=list(tasks) or None, k=k, seed=seed, faults=list(faults))
@@ -200,7 +271,7 @@ def plan_run(
             records[trial.key] = done
         else:
             todo.append(trial)
-    return Plan(loaded, matrix, out, records, todo)
+    return Plan(loaded, matrix, out, records, todo, compiled=compiled)
 
 
 def conclude(
@@ -247,6 +318,29 @@ def _check_agent(agent: Sequence[str]) -> None:
         raise UsageError(f"the agent command {agent[0]!r} was not found (or is not executable)")
 
 
+def check_settings(
+    *, timeout: float | None, grace: float, max_retries: int, workers: int | None, output_cap: int
+) -> None:
+    """Refuse option values no run can use (exit 2), before anything starts."""
+    import math
+
+    def bad(value: Any) -> bool:
+        return isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value)
+
+    if timeout is not None and (bad(timeout) or not 0 < timeout < math.inf):
+        raise UsageError(
+            f"must be a number of seconds above 0, or none for no limit; got {timeout!r}", where="--timeout"
+        )
+    if bad(grace) or not 0 <= grace < math.inf:
+        raise UsageError(f"must be a number of seconds, 0 or more; got {grace!r}", where="--grace")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise UsageError(f"must be an integer, 0 or more; got {max_retries!r}", where="--max-retries")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise UsageError(f"must be a positive integer; got {workers!r}", where="--workers")
+    if isinstance(output_cap, bool) or not isinstance(output_cap, int) or output_cap < 0:
+        raise UsageError(f"must be a number of bytes, 0 or more; got {output_cap!r}", where="--output-cap")
+
+
 def run_episodes(
     specs: Sequence[str | Path],
     agent: Sequence[str] | AgentFunction,
@@ -257,7 +351,7 @@ def run_episodes(
     seed: int = 0,
     faults: Sequence[str] = (),
     workers: int | None = None,
-    timeout: float | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT_S,
     max_retries: int = 1,
     gates: Sequence[Gate] = (),
     force: bool = False,
@@ -265,23 +359,35 @@ def run_episodes(
     ray_address: str | None = None,
     baseline: str | Path | None = None,
     on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
-    stop: threading.Event | None = None,
+    stop: threading.Event | Control | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
+    grace: float = DEFAULT_GRACE_S,
+    output_cap: int = DEFAULT_OUTPUT_CAP,
+    on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
     ``agent`` is a command (argv) or an ``async def agent(session, trial)`` run in-process
     (:mod:`harn_mcp_mock.runner.inprocess`; from inside an event loop use
-    :func:`run_episodes_async`). ``backend``: ``local`` (``workers`` trials at a time on this
-    machine) or ``ray`` (trials as Ray tasks, ``ray_address`` or a local Ray for the run)."""
+    :func:`run_episodes_async`). ``backend``: a name of :data:`~harn_mcp_mock.runner.backend.BACKENDS`
+    (``local``: ``workers`` trials at a time on this machine; ``ray``: Ray tasks, on
+    ``ray_address`` or a local Ray for the run). ``timeout``: each trial's limit in seconds (None:
+    none). ``stop``: set it (an Event) or call ``stop()`` / ``kill_now()`` (a
+    :class:`~harn_mcp_mock.runner.process.Control`) to stop the run. ``on_note`` hears what
+    resume does ("all N trials already finished")."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})", where="--backend")
+    check_settings(
+        timeout=timeout, grace=grace, max_retries=max_retries, workers=workers, output_cap=output_cap
+    )
     if callable(agent):
         if backend != "local":
             raise UsageError("an in-process agent runs on the local backend only", where="--backend")
         import asyncio
 
         import anyio
+
+        event = stop if isinstance(stop, threading.Event) or stop is None else None
 
         def in_a_new_loop() -> RunOutcome:
             return anyio.run(
@@ -299,7 +405,7 @@ def run_episodes(
                     force=force,
                     baseline=baseline,
                     on_trial=on_trial,
-                    stop=stop,
+                    stop=event,
                     callbacks=callbacks,
                 )
             )
@@ -316,60 +422,46 @@ def run_episodes(
     if callbacks is not None:
         raise UsageError("callbacks are for an in-process agent; a command agent makes its own session")
     _check_agent(agent)
+    chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
     baseline_doc = _early_baseline(baseline)
     plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
     plan.on_trial = on_trial
-    if backend == "ray":
-        from harn_mcp_mock.runner.ray_backend import run_on_ray
+    if on_note is not None:
+        done = len(plan.matrix) - len(plan.todo)
+        if not plan.todo:
+            on_note(f"all {len(plan.matrix)} trials already finished (use --force to run them again)")
+        elif done:
+            on_note(
+                f"resuming: {done} of {len(plan.matrix)} trials already finished, running {len(plan.todo)}"
+            )
+    control = stop if isinstance(stop, Control) else Control(grace)
+    control.grace = grace
+    watcher = _watch(stop, control) if isinstance(stop, threading.Event) else None
+    from harn_mcp_mock.runner.process import become_subreaper
 
-        stopped = run_on_ray(
-            plan,
-            agent,
-            workers=workers,
-            timeout=timeout,
-            max_retries=max_retries,
-            address=ray_address,
-            stop=stop,
-        )
-    else:
-        stopped = _run_local(
-            plan, agent, workers=workers, timeout=timeout, max_retries=max_retries, stop=stop
-        )
+    become_subreaper()
+    settings = TrialSettings(timeout=timeout, grace=grace, max_retries=max_retries, output_cap=output_cap)
+    try:
+        chosen.run(plan, list(agent), settings, control)
+    finally:
+        if watcher is not None:
+            watcher.set()
+    stopped = control.stopping and len(plan.records) < len(plan.matrix)
     return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc)
 
 
-def _run_local(
-    plan: Plan,
-    agent: Sequence[str],
-    *,
-    workers: int | None,
-    timeout: float | None,
-    max_retries: int,
-    stop: threading.Event | None,
-) -> bool:
-    """Every trial left, ``workers`` at a time (threads, each waiting on its agent process)."""
-    import os
+def _watch(event: threading.Event, control: Control) -> threading.Event:
+    """Relay a stop asked through ``event`` to ``control``; set the returned event to end it."""
+    done = threading.Event()
 
-    stopped = False
-    max_workers = max(1, workers or os.cpu_count() or 2)
-    with ThreadPoolExecutor(max_workers=max_workers) as pool:
-        running: dict[Future[dict[str, Any]], Trial] = {}
-        queue = list(reversed(plan.todo))
-        while queue or running:
-            while queue and len(running) < max_workers and not (stop is not None and stop.is_set()):
-                trial = queue.pop()
-                future = pool.submit(
-                    run_trial, trial, agent, plan.out, timeout=timeout, max_retries=max_retries
-                )
-                running[future] = trial
-            if stop is not None and stop.is_set() and queue:
-                stopped, queue = True, []
-            if not running:
-                break
-            finished, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
-            for future in finished:
-                plan.finished(running.pop(future), future.result())
-    return stopped
+    def relay() -> None:
+        while not done.is_set():
+            if event.wait(0.25):
+                control.stop()
+                return
+
+    threading.Thread(target=relay, name="harn-stop-relay", daemon=True).start()
+    return done
 
 
 async def run_episodes_async(
@@ -469,6 +561,8 @@ def summarise_failures(trials: Sequence[dict[str, Any]], result: Any) -> dict[st
             kinds["timeout"] += 1
     for run in result.runs:
         score = run.score
+        if score.timed_out:
+            continue  # counted once, as a timeout
         if not score.goal_match:
             kinds["goal"] += 1
         if score.collateral:

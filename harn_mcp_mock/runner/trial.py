@@ -1,153 +1,177 @@
-"""One trial: a fresh world for the agent command, the agent run under a timeout, the record.
+"""One trial: the runner opens the trial's world (:mod:`harn_mcp_mock.runner.hub`), runs the agent
+command against it under a timeout, then writes the world's state, report and tape and the record.
 
 The agent contract (docs/runner.md): the agent is started with ``HARN_MCP_CONFIG`` (an
-``{"mcpServers": {...}}`` file whose one server starts this trial's world over stdio),
-``HARN_WORLD_COMMAND`` (the same command as a JSON array), ``HARN_TASK_ID``,
-``HARN_TASK_PROMPT``, ``HARN_RUN_ID``, ``HARN_SEED``, ``HARN_TRIAL_DIR`` and ``HARN_SPEC``. It
-starts the world itself, as any MCP host does; the world writes its state when the agent closes
-it. Exit 75 (EX_TEMPFAIL), or no state written, is an infrastructure error: retried, then kept
-out of n (``infra_error``). Over the timeout the agent's process group gets SIGTERM (the world
-in it writes its state and exits), then SIGKILL; the trial is scored as it stands.
+``{"mcpServers": {...}}`` file whose one server is a stdio bridge to this trial's world, with the
+world's Streamable HTTP ``url`` beside it), ``HARN_WORLD_COMMAND`` (the bridge as a JSON array),
+``HARN_WORLD_URL``, ``HARN_TASK_ID``, ``HARN_TASK_PROMPT``, ``HARN_RUN_ID``, ``HARN_SEED``,
+``HARN_TRIAL_DIR`` and ``HARN_SPEC``. Every session it opens reaches the one world of the trial.
+
+Exit 75 (EX_TEMPFAIL), an agent that cannot start, or one that fails before opening any session
+is an infrastructure error: retried, then kept out of n (``infra_error``). Past the timeout the
+agent's processes are ended and the trial is scored ``timeout`` (never a pass, never retried).
+A stop of the run (Ctrl-C) ends the agent and records nothing: the trial runs again on resume.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from harn_mcp_mock.runner._files import Folder, open_folder
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
-from harn_mcp_mock.store.cas import atomic_write
+from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, AgentProcess, Control
 
-__all__ = ["EX_TEMPFAIL", "TRIAL_FILES", "run_trial", "trial_record", "write_infra_state"]
+if TYPE_CHECKING:
+    from harn_mcp_mock.runner.hub import TrialWorld, WorldHub
+    from harn_mcp_mock.world.spec import WorldSpec
+
+__all__ = [
+    "DEFAULT_GRACE_S",
+    "DEFAULT_TIMEOUT_S",
+    "EX_TEMPFAIL",
+    "TRIAL_FILES",
+    "TrialSettings",
+    "agent_env",
+    "infra_state",
+    "run_trial",
+    "trial_record",
+    "write_infra_state",
+]
 
 EX_TEMPFAIL = 75
 TRIAL_FILES = ("state.json", "report.json", "tape.ndjson", "agent.stdout", "agent.stderr", "mcp.json")
-STOP_GRACE_S = 5.0
+DEFAULT_TIMEOUT_S = 600.0
+"""A trial's time limit unless ``--timeout`` says otherwise (``--timeout none``: no limit)."""
+DEFAULT_GRACE_S = 5.0
+"""Between SIGTERM and SIGKILL when a trial's processes are ended."""
 
 
-def world_command(trial: Trial, folder: Path) -> list[str]:
-    command = [sys.executable, "-m", "harn_mcp_mock", "world", "--spec", str(trial.spec), "--task", trial.task,
-               "--seed", str(trial.seed), "--run-id", trial.run_id,
-               "--state-out", str(folder / "state.json"), "--report", str(folder / "report.json"),
-               "--emit-tape", str(folder / "tape.ndjson")]  # fmt: skip
-    if trial.profile != NO_FAULTS:
-        command += ["--faults", trial.profile]
-    return command
+@dataclass(frozen=True, slots=True)
+class TrialSettings:
+    """How each trial runs (the same for every trial of a run)."""
+
+    timeout: float | None = DEFAULT_TIMEOUT_S
+    grace: float = DEFAULT_GRACE_S
+    max_retries: int = 1
+    output_cap: int = DEFAULT_OUTPUT_CAP
+    """Bytes of the agent's stdout and of its stderr kept (the last ones)."""
 
 
-def agent_env(trial: Trial, folder: Path, command: list[str], base: Mapping[str, str]) -> dict[str, str]:
-    config = folder / "mcp.json"
-    servers = {"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}}
-    config.write_text(json.dumps(servers, indent=2) + "\n", encoding="utf-8")
-    return {
+def _dump(doc: Any) -> bytes:
+    return json.dumps(doc, indent=2).encode() + b"\n"
+
+
+def agent_env(trial: Trial, where: Folder, world: TrialWorld, base: Mapping[str, str]) -> dict[str, str]:
+    """The agent's environment (and its ``mcp.json``, written into ``where``)."""
+    command = world.command
+    config: dict[str, Any] = {"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}}
+    if world.url is not None:  # beside the servers: a client reading mcpServers sees one server
+        config["harn"] = {"world_url": world.url}
+    where.write("mcp.json", _dump(config))
+    env = {
         **base,
-        "HARN_MCP_CONFIG": str(config),
+        "HARN_MCP_CONFIG": str(where.path / "mcp.json"),
         "HARN_WORLD_COMMAND": json.dumps(command),
         "HARN_TASK_ID": trial.task,
         "HARN_TASK_PROMPT": trial.prompt,
         "HARN_RUN_ID": trial.run_id,
         "HARN_SEED": str(trial.seed),
-        "HARN_TRIAL_DIR": str(folder),
+        "HARN_TRIAL_DIR": str(where.path),
         "HARN_SPEC": str(trial.spec),
     }
+    if world.url is not None:
+        env["HARN_WORLD_URL"] = world.url
+    return env
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the agent's process group (the world with it), then SIGKILL after a grace."""
-    for sig, wait in ((signal.SIGTERM, STOP_GRACE_S), (signal.SIGKILL, STOP_GRACE_S)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+def _world_files(where: Folder, world: TrialWorld, *, timed_out: float | None) -> None:
+    """The world's final state and report, as the runner saw them (written by the runner)."""
+    import orjson
+
+    from harn_mcp_mock.scoring.world_report import world_report
+
+    engine = world.shared.world
+    option = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+    state = engine.state_document()
+    report = world_report(engine)
+    report["sessions"] = world.shared.sessions
+    report["tool_calls"] = world.shared.tool_calls
+    if timed_out is not None:
+        state["timed_out"] = report["timed_out"] = True
+        report["passed"] = False
+    where.write("state.json", orjson.dumps(state, option=option) + b"\n")
+    where.write("report.json", orjson.dumps(report, option=option) + b"\n")
 
 
 def _attempt(
     trial: Trial,
-    folder: Path,
+    where: Folder,
     agent: Sequence[str],
-    timeout: float | None,
+    settings: TrialSettings,
     base: Mapping[str, str],
     cwd: str | None,
+    hub: WorldHub,
+    spec: WorldSpec | None,
+    control: Control | None,
 ) -> dict[str, Any]:
     for name in TRIAL_FILES:
-        (folder / name).unlink(missing_ok=True)
-    command = world_command(trial, folder)
-    env = agent_env(trial, folder, command, base)
+        where.unlink(name)
     started = time.monotonic()
-    with open(folder / "agent.stdout", "wb") as out, open(folder / "agent.stderr", "wb") as err:
+    world = hub.open(trial, spec, tape=where.path / "tape.ndjson")
+    try:
+        env = agent_env(trial, where, world, base)
         try:
-            proc = subprocess.Popen(
-                list(agent),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                env=env,
-                cwd=cwd,
-                start_new_session=True,
-            )
+            process = AgentProcess(agent, env=env, cwd=cwd, marker=world.token, cap=settings.output_cap)
         except OSError as exc:
             return {
                 "status": "infra_error",
-                "infra_error": f"the agent command could not start: {exc}",
+                "infra_error": f"the agent command could not start: {exc.strerror or exc}",
                 "exit_code": None,
             }
-        timed_out = False
-        try:
-            code: int | None = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _stop(proc)
-            code = proc.returncode
-        finally:
-            if proc.poll() is None:
-                _stop(proc)
-        try:  # a world the agent left running (it never closed it) ends with the group
-            os.killpg(proc.pid, signal.SIGTERM)
-            left = True
-        except (ProcessLookupError, PermissionError):
-            left = False
-    if left:  # that world writes its state as it stops: give it a bounded moment
-        deadline = time.monotonic() + STOP_GRACE_S
-        while not (folder / "state.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-    record: dict[str, Any] = {"exit_code": code, "duration_ms": round((time.monotonic() - started) * 1000)}
+        ended = process.wait(settings.timeout, control)
+        code = process.end(settings.grace, control)
+    finally:
+        hub.close(world)
+    where.write("agent.stdout", process.stdout.value())
+    where.write("agent.stderr", process.stderr.value())
+    record: dict[str, Any] = {
+        "exit_code": code,
+        "duration_ms": round((time.monotonic() - started) * 1000),
+        "sessions": world.shared.sessions,
+        "tool_calls": world.shared.tool_calls,
+    }
+    if ended.how == "stopped":
+        return {**record, "status": "stopped"}
+    if ended.how == "timeout":
+        _world_files(where, world, timed_out=settings.timeout)
+        return {**record, "status": "timeout", "message": f"timed out after {settings.timeout:g} s"}
     if code == EX_TEMPFAIL:
         return {**record, "status": "infra_error", "infra_error": "the agent exited 75 (EX_TEMPFAIL)"}
-    if not (folder / "state.json").exists():
-        why = "the world wrote no state (did the agent start it from HARN_MCP_CONFIG and close it?)"
-        if code:
-            why = f"the agent exited {code} and {why}{_last_line(folder / 'agent.stderr')}"
-        return {**record, "status": "infra_error", "infra_error": why}
-    return {**record, "status": "timeout" if timed_out else "scored"}
+    if code and not world.shared.sessions:
+        why = f"the agent exited {code} before opening a session with the world"
+        return {**record, "status": "infra_error", "infra_error": why + _last_line(process.stderr.value())}
+    _world_files(where, world, timed_out=None)
+    return {**record, "status": "scored"}
 
 
-def _last_line(path: Path) -> str:
+def _last_line(data: bytes) -> str:
     """``; its stderr ended: <last line>`` (cut to 200 characters), or ''."""
-    try:
-        lines = path.read_bytes()[-4096:].decode("utf-8", "replace").strip().splitlines()
-    except OSError:
-        return ""
+    lines = data[-4096:].decode("utf-8", "replace").strip().splitlines()
     if not lines:
         return ""
     last = lines[-1].strip()
     return f"; its stderr ended: {last[:200]}{'...' if len(last) > 200 else ''}"
 
 
-def write_infra_state(trial: Trial, folder: Path, why: str) -> None:
-    """The state file of a trial that could not run: eval keeps it out of n."""
-    state = {
+def infra_state(trial: Trial, why: str) -> dict[str, Any]:
+    """The state document of a trial that could not run: eval keeps it out of n."""
+    return {
         "format": "harn-mcp-mock/world-state",
         "version": 1,
         "world": trial.world,
@@ -157,8 +181,17 @@ def write_infra_state(trial: Trial, folder: Path, why: str) -> None:
         "faults": None if trial.profile == NO_FAULTS else trial.profile,
         "infra_error": why,
     }
-    (folder / "report.json").unlink(missing_ok=True)
-    atomic_write(folder / "state.json", json.dumps(state, indent=2).encode() + b"\n")
+
+
+def write_infra_state(trial: Trial, folder: Path | Folder, why: str) -> None:
+    """Write :func:`infra_state` as the trial's ``state.json`` (its report removed)."""
+    opened = folder if isinstance(folder, Folder) else open_folder(folder, ())
+    try:
+        opened.unlink("report.json")
+        opened.write("state.json", _dump(infra_state(trial, why)))
+    finally:
+        if opened is not folder:
+            opened.close()
 
 
 def trial_record(
@@ -172,6 +205,8 @@ def trial_record(
 ) -> dict[str, Any]:
     """``trial.json``: where the trial sits in the matrix and how it ended."""
     return {
+        "format": "harn-mcp-mock/trial",
+        "version": 1,
         "world": trial.world,
         "task": trial.task,
         "profile": trial.profile,
@@ -191,32 +226,53 @@ def run_trial(
     agent: Sequence[str],
     out: Path,
     *,
-    timeout: float | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT_S,
     max_retries: int = 1,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    settings: TrialSettings | None = None,
+    hub: WorldHub | None = None,
+    spec: WorldSpec | None = None,
+    control: Control | None = None,
 ) -> dict[str, Any]:
-    """Run ``trial`` (retrying infrastructure errors) and write its ``trial.json``; returns it.
+    """Run ``trial`` (retrying infrastructure errors) and write its files and ``trial.json``;
+    returns the record (``status`` ``stopped`` when the run stopped it: nothing is written then).
+
+    ``settings`` (default: from ``timeout`` and ``max_retries``); ``hub``: where its world is
+    served (default: this process's, :func:`~harn_mcp_mock.runner.hub.process_hub`); ``spec``:
+    the compiled spec (default: loaded from the trial's path); ``control``: the run's stop state.
     The agent runs in ``cwd`` (default: this process's folder) with ``env`` (default: ours)."""
-    folder = trial.folder(out.resolve())
-    folder.mkdir(parents=True, exist_ok=True)
+    if settings is None:
+        settings = TrialSettings(timeout=timeout, max_retries=max_retries)
+    if hub is None:
+        from harn_mcp_mock.runner.hub import process_hub
+
+        hub = process_hub()
     base = dict(os.environ if env is None else env)
-    attempts: list[dict[str, Any]] = []
-    for _ in range(max_retries + 1):
-        result = _attempt(trial, folder, agent, timeout, base, cwd)
-        attempts.append(result)
-        if result["status"] != "infra_error":
-            break
-    final = attempts[-1]
-    if final["status"] == "infra_error":  # kept out of n by eval
-        write_infra_state(trial, folder, final["infra_error"])
-    record = trial_record(
-        trial,
-        status=final["status"],
-        exit_code=final.get("exit_code"),
-        infra_error=final.get("infra_error"),
-        attempts=len(attempts),
-        duration_ms=final.get("duration_ms"),
-    )
-    atomic_write(folder / "trial.json", json.dumps(record, indent=2).encode() + b"\n")
+    with open_folder(out.resolve(), trial.parts) as where:
+        attempts: list[dict[str, Any]] = []
+        for _ in range(settings.max_retries + 1):
+            result = _attempt(trial, where, agent, settings, base, cwd, hub, spec, control)
+            attempts.append(result)
+            if result["status"] != "infra_error" or (control is not None and control.stopping):
+                break
+        final = attempts[-1]
+        if final["status"] == "stopped":
+            return {**trial_record(trial, status="stopped", exit_code=None, infra_error=None,
+                                   attempts=len(attempts), duration_ms=final.get("duration_ms"))}  # fmt: skip
+        if final["status"] == "infra_error":  # kept out of n by eval
+            write_infra_state(trial, where, final["infra_error"])
+        record = trial_record(
+            trial,
+            status=final["status"],
+            exit_code=final.get("exit_code"),
+            infra_error=final.get("infra_error"),
+            attempts=len(attempts),
+            duration_ms=final.get("duration_ms"),
+        )
+        record["sessions"] = final.get("sessions", 0)
+        record["tool_calls"] = final.get("tool_calls", 0)
+        if "message" in final:
+            record["message"] = final["message"]
+        where.write("trial.json", _dump(record), sync=True)
     return record

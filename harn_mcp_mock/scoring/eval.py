@@ -16,7 +16,7 @@ import re
 import stat
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -377,6 +377,7 @@ class _Loaded:
     infra_error: str | None
     final: Any
     forbidden_hits: list[Any] | None
+    timed_out: bool = False
 
 
 def score_runs(
@@ -491,6 +492,9 @@ def _score_inputs(
             continue
         scorer = loaded.world.scorer(loaded.task)
         score, fingerprint = scorer.score_fingerprint(loaded.final, forbidden_hits=loaded.forbidden_hits)
+        if loaded.timed_out:
+            score = replace(score, timed_out=True)
+            fingerprint += b"timed out"
         record = RunRecord(
             path, loaded.source, loaded.world.name, loaded.faults, loaded.seed, loaded.run_id, score
         )
@@ -561,7 +565,10 @@ def _load(path: str, worlds: Mapping[str, _World], task: str | None, faults: str
         hits = _field(doc, "forbidden_hits", path)
     if infra_error is None and final_key not in doc:
         raise EvalError("missing (needed to score a run without infra_error)", path=path, where=final_key)
-    return _Loaded(source, world, task_id, profile, seed, run_id, infra_error, doc.get(final_key), hits)
+    timed_out = doc.get("timed_out") is True  # the runner's --timeout: never a pass
+    return _Loaded(
+        source, world, task_id, profile, seed, run_id, infra_error, doc.get(final_key), hits, timed_out
+    )
 
 
 def _read(path: str) -> bytes:

@@ -41,10 +41,12 @@ class RunScore:
     """The forbidden hits: the world's own (``{"call", "forbidden", "predicate"}``) when the run's
     report was scored, else ``{"forbidden": index, "predicate": p}`` for each forbidden predicate
     that holds on the final state. Empty when none was hit."""
+    timed_out: bool = False
+    """The agent ran out of time (the runner's ``--timeout``): scored as it stood, never a pass."""
 
     @property
     def passed(self) -> bool:
-        return self.goal_match and not self.collateral and not self.forbidden_hit
+        return self.goal_match and not self.collateral and not self.forbidden_hit and not self.timed_out
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able, keys in a fixed order."""
@@ -57,6 +59,7 @@ class RunScore:
             "allowed": self.allowed,
             "collateral": self.collateral,
             "forbidden_hit": self.forbidden_hit,
+            **({"timed_out": True} if self.timed_out else {}),
             "passed": self.passed,
         }
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harn_mcp_mock.jsonrpc.server import serve_stdio
+from harn_mcp_mock.jsonrpc.server import Out, serve_stdio
 from harn_mcp_mock.world.engine import WorldEngine
 from harn_mcp_mock.world.spec import load_spec
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
+    from typing import Any
+
     from harn_mcp_mock.tape import TapeWriter
 
 
@@ -66,3 +68,62 @@ def serve_world(
             stop_fd=stop_fd,
         )
     return engine
+
+
+class SharedWorld:
+    """One world served to every session a client opens (as a real server's backend is): each
+    session's messages reach the same engine, one message at a time (a lock: sessions may come
+    from several threads). It counts the sessions (``initialize`` requests) and tool calls.
+
+    ``engine`` is the :class:`WorldEngine`, or a wrapper of it (a ``TapedEngine`` writing the tape).
+    """
+
+    def __init__(self, world: WorldEngine, engine: object = None) -> None:
+        import threading
+
+        self.world = world
+        self.engine = engine if engine is not None else world
+        self.sessions = 0
+        self.tool_calls = 0
+        self.closed = False
+        """Set when the trial ended: later messages get an error and reach no state."""
+        self.lock = threading.Lock()
+
+    def session(self) -> WorldSession:
+        """An engine for one more session (stdio connection or HTTP session) of this world."""
+        return WorldSession(self)
+
+
+class WorldSession:
+    """One session's engine over a :class:`SharedWorld` (the ``Engine`` seam)."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self, shared: SharedWorld) -> None:
+        self.shared = shared
+
+    def receive(self, message: Any) -> list[Any]:
+        shared = self.shared
+        with shared.lock:
+            if shared.closed:
+                return _ended(message)
+            for one in message if isinstance(message, list) else (message,):
+                if isinstance(one, dict) and "id" in one:
+                    method = one.get("method")
+                    if method == "initialize":
+                        shared.sessions += 1
+                    elif method == "tools/call":
+                        shared.tool_calls += 1
+            return shared.engine.receive(message)  # type: ignore[attr-defined,no-any-return]
+
+
+def _ended(message: Any) -> list[Out]:
+    """The answer of a world whose trial ended: an error for each request, nothing else."""
+    from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
+
+    error = {"code": INTERNAL_ERROR, "message": "the trial ended: this world takes no more calls"}
+    return [
+        Out({"jsonrpc": "2.0", "id": one["id"], "error": error})
+        for one in (message if isinstance(message, list) else [message])
+        if isinstance(one, dict) and "id" in one and "method" in one
+    ]

@@ -4,6 +4,8 @@ SDK reading ``HARN_MCP_CONFIG``, agents that fail in each documented way, resume
 from __future__ import annotations
 
 import json
+import os
+import select
 import signal
 import subprocess
 import sys
@@ -12,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.errors import PathEscapeError, UsageError
 from harn_mcp_mock.runner import build_matrix, parse_gates, run_episodes
+from harn_mcp_mock.runner.run import summarise_failures
 from harn_mcp_mock.shipped import resolve_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +65,10 @@ def test_the_scripted_sdk_agent_runs_k_trials_and_the_run_is_scored(tmp_path: Pa
         "state.json", "report.json", "tape.ndjson", "agent.stdout", "agent.stderr", "trial.json", "mcp.json",
     }  # fmt: skip
     config = json.loads((folder / "mcp.json").read_text())
-    assert list(config["mcpServers"]) == ["bank"] and "--state-out" in config["mcpServers"]["bank"]["args"]
+    assert list(config["mcpServers"]) == ["bank"] and config["mcpServers"]["bank"]["args"][1].endswith(
+        "bridge.py"
+    )
+    assert config["harn"]["world_url"].startswith("http://127.0.0.1:")
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["summary"] == {"runs": 2, "passed": 2, "excluded": 0, "merged": 0}
 
@@ -78,7 +84,9 @@ def test_exit_75_is_an_infrastructure_error_retried_then_kept_out_of_n(tmp_path:
     assert outcome.result.runs == []
 
 
-def test_a_world_that_dies_is_an_infrastructure_error_naming_the_agents_last_words(tmp_path: Path) -> None:
+def test_an_agent_that_fails_before_any_session_is_an_infrastructure_error_naming_its_last_words(
+    tmp_path: Path,
+) -> None:
     body = (
         "world = subprocess.Popen(json.loads(os.environ['HARN_WORLD_COMMAND']), stdin=subprocess.PIPE)\n"
         "world.kill(); world.wait()\n"
@@ -93,11 +101,11 @@ def test_a_world_that_dies_is_an_infrastructure_error_naming_the_agents_last_wor
     )
     (record,) = outcome.trials
     assert record["status"] == "infra_error" and record["attempts"] == 2
-    assert record["infra_error"].startswith("the agent exited 1 and the world wrote no state")
+    assert record["infra_error"].startswith("the agent exited 1 before opening a session with the world")
     assert record["infra_error"].endswith("its stderr ended: the tool server went away")
 
 
-def test_an_agent_over_the_timeout_is_stopped_and_scored_as_it_stands(tmp_path: Path) -> None:
+def test_an_agent_over_the_timeout_is_stopped_scored_as_it_stands_and_not_retried(tmp_path: Path) -> None:
     body = (
         "world = subprocess.Popen(json.loads(os.environ['HARN_WORLD_COMMAND']), stdin=subprocess.PIPE)\n"
         "signal.pause()\n"  # holds the world open until the runner stops the group
@@ -107,8 +115,10 @@ def test_an_agent_over_the_timeout_is_stopped_and_scored_as_it_stands(tmp_path: 
     )
     (record,) = outcome.trials
     assert record["status"] == "timeout" and record["exit_code"] == -signal.SIGTERM
+    assert record["attempts"] == 1 and record["message"] == "timed out after 2 s"
     (run,) = outcome.result.runs
     assert not run.score.passed and not run.score.goal_match  # nothing was done: the goal is missed
+    assert summarise_failures(outcome.trials, outcome.result)["timeout"] == 1
 
 
 def test_a_second_run_resumes_and_other_settings_are_refused(tmp_path: Path) -> None:
@@ -123,7 +133,7 @@ def test_a_second_run_resumes_and_other_settings_are_refused(tmp_path: Path) -> 
         on_trial=lambda record, done, total: ran.append(record["run_id"]),
     )  # fmt: skip
     assert ran == ["pay-rent.none.t2"] and len(again.trials) == 2
-    with pytest.raises(UsageError, match="holds a run with other settings \\(the options changed\\)"):
+    with pytest.raises(UsageError, match="holds a run with other settings \\(--k changed: 2 then, 3 now\\)"):
         run_episodes(["bank"], agent, out=out, tasks=["pay-rent"], k=3)
     forced = run_episodes(["bank"], agent, out=out, tasks=["pay-rent"], k=3, max_retries=0, force=True)
     assert len(forced.trials) == 3
@@ -229,3 +239,115 @@ def test_a_relative_agent_command_runs_from_where_run_was_started_and_a_missing_
     assert outcome.trials[0]["exit_code"] == 75
     with pytest.raises(UsageError, match="the agent command 'no-such-agent' was not found"):
         run_episodes(["bank"], ["no-such-agent"], out="out2")
+
+
+def test_bad_option_values_and_a_spec_that_does_not_compile_exit_2_before_any_trial(tmp_path: Path) -> None:
+    base = ["--spec", "bank", "--task", "pay-rent", "--out", "out"]
+    for bad, where in [
+        (["--workers", "-1"], "--workers"),
+        (["--timeout", "0"], "--timeout"),
+        (["--timeout", "-3"], "--timeout"),
+        (["--max-retries", "-1"], "--max-retries"),
+        (["--grace", "-1"], "--grace"),
+        (["--output-cap", "-5"], "--output-cap"),
+    ]:
+        done = _run_cli([*base, *bad, "--", "true"], tmp_path)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and where in done.stderr, (
+            bad,
+            done.stderr,
+        )
+    spec = json.loads(resolve_spec("bank").read_text())
+    spec["tools"][0]["effects"] = [{"op": "explode", "path": "/x"}]
+    (tmp_path / "broken.world.json").write_text(json.dumps(spec))
+    marker = tmp_path / "started"
+    done = _run_cli(["--spec", "broken.world.json", "--out", "out", "--", "touch", str(marker)], tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "broken.world.json:tools[0].effects[0].op" in done.stderr and "+--" not in done.stderr
+    assert not marker.exists() and not (tmp_path / "out" / "trials").exists()
+
+
+def test_infrastructure_errors_and_runs_with_nothing_scored_exit_75(tmp_path: Path) -> None:
+    missing = _run_cli(
+        ["--spec", "bank", "--task", "pay-rent", "--out", "a", "--", sys.executable, "no-such-agent.py"],
+        tmp_path,
+    )
+    assert missing.returncode == 75, missing.stderr
+    assert "before opening a session with the world; its stderr ended:" in missing.stdout
+    assert (
+        "no-such-agent.py" in missing.stdout and "1 trial(s) ended as infrastructure errors" in missing.stderr
+    )
+    crash = agent_script(tmp_path, "crash", "raise SystemExit('cannot import my model')\n")
+    crashed = _run_cli(["--spec", "bank", "--task", "pay-rent", "--out", "b", "--", *crash], tmp_path)
+    assert crashed.returncode == 75 and "cannot import my model" in crashed.stdout
+    again = _run_cli(["--spec", "bank", "--task", "pay-rent", "--out", "b", "--", *crash], tmp_path)
+    assert "all 1 trials already finished (use --force to run them again)" in again.stderr
+
+
+def test_a_trial_folder_replaced_by_a_symlink_or_a_broken_trial_file_is_refused_on_resume(
+    tmp_path: Path,
+) -> None:
+    agent = agent_script(tmp_path, "idle", "sys.exit(0)\n")
+    out = tmp_path / "out"
+    run_episodes(["bank"], agent, out=out, tasks=["pay-rent"], k=2)
+    trial = out / "trials" / "bank" / "pay-rent" / "none"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (trial / "2").rename(tmp_path / "moved")
+    (trial / "2").symlink_to(elsewhere)
+    with pytest.raises(PathEscapeError, match="is a symlink or not a folder: refusing to write through it"):
+        run_episodes(["bank"], agent, out=out, tasks=["pay-rent"], k=2)
+    assert list(elsewhere.iterdir()) == []
+    (trial / "2").unlink()
+    (tmp_path / "moved").rename(trial / "2")
+    (trial / "1" / "trial.json").write_text("[]")
+    with pytest.raises(UsageError, match=r"1/trial.json: is not a trial record"):
+        run_episodes(["bank"], agent, out=out, tasks=["pay-rent"], k=2)
+    (trial / "1" / "trial.json").unlink()
+    (trial / "1" / "trial.json").mkdir()
+    with pytest.raises(UsageError, match=r"1/trial.json: is not a regular file"):
+        run_episodes(["bank"], agent, out=out, tasks=["pay-rent"], k=2)
+
+
+def test_ctrl_c_stops_a_hung_agent_says_so_and_a_second_one_ends_it_now(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "ready")
+    fifo = os.open(tmp_path / "ready", os.O_RDWR | os.O_NONBLOCK)
+    hung = agent_script(
+        tmp_path,
+        "hung",
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        f"f = open({str(tmp_path / 'ready')!r}, 'w'); f.write(str(os.getpid()) + '\\n'); f.close()\n"
+        "signal.pause()\n",
+    )
+    args = [
+        "--spec",
+        "bank",
+        "--task",
+        "pay-rent",
+        "--k",
+        "2",
+        "--workers",
+        "1",
+        "--grace",
+        "600",
+        "--out",
+        "out",
+    ]
+    proc = subprocess.Popen(
+        [*HARN, "run", *args, "--", *hung], cwd=tmp_path, stderr=subprocess.PIPE, text=True
+    )
+    assert select.select([fifo], [], [], WAIT)[0]
+    pid = int(os.read(fifo, 100))
+    proc.send_signal(signal.SIGINT)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert line == (
+        "harn mcp mock run: stopping: waiting up to 600 s for 1 running trial(s) (Ctrl-C again to stop them now)\n"
+    )
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=WAIT)
+    assert proc.returncode == 130, err
+    assert "stopping the running trials now" in err and "2 trial(s) not run" in err
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert not (tmp_path / "out" / "trials" / "bank" / "pay-rent" / "none" / "1" / "trial.json").exists()
+    os.close(fifo)

@@ -363,6 +363,11 @@ def test_forbidden_states_are_checked_after_every_call() -> None:
             lambda s: s.update(tasks=[{"id": "t", "goal": [{"path": "/x", "gte": 1, "equals": 2}]}]),
             "tasks[0].goal[0]",
         ),
+        # names that become folders of a run must be path-safe
+        (lambda s: s.update(name="../../etc"), "name"),
+        (lambda s: s.update(tasks=[{"id": "..", "goal": []}]), "tasks[0].id"),
+        (lambda s: s.update(tasks=[{"id": "a/b", "goal": []}]), "tasks[0].id"),
+        (lambda s: s.update(fault_profiles={"x y": []}), "fault_profiles.x y"),
     ],
 )
 def test_a_bad_spec_is_one_line_naming_the_field(mutate: Any, where: str) -> None:

@@ -1,0 +1,115 @@
+"""Writing under ``--out`` without following a symlink: folders are opened one component at a
+time with ``O_NOFOLLOW`` relative to their parent's descriptor, and files are written to a temp
+name and renamed into place (a rename replaces a symlink, it never writes through it).
+
+A trial's folder is opened once, before its agent starts, and written through that descriptor:
+whatever the agent does to the names in the meantime, the runner's files go where it opened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from harn_mcp_mock.errors import PathEscapeError
+
+__all__ = ["Folder", "open_folder"]
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class Folder:
+    """An open folder under ``--out`` (see the module docstring); close it, or use ``with``."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd = fd
+        self.path = path
+
+    def write(self, name: str, data: bytes, *, sync: bool = False) -> None:
+        tmp = f".{name}.{secrets.token_hex(4)}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=self.fd)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                if sync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            os.replace(tmp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=self.fd)
+            raise
+
+    def unlink(self, name: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=self.fd)
+
+    def read_regular(self, name: str, limit: int = 1 << 26) -> bytes | None:
+        """The bytes of ``name`` if it is a regular file (not a symlink, folder, FIFO...), else None."""
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=self.fd)
+        except OSError:
+            return None
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read(limit)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Folder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_folder(root: Path, parts: Sequence[str], *, create: bool = True) -> Folder:
+    """``root/parts...`` opened without following a symlink below ``root`` (made when ``create``).
+    Raises :class:`PathEscapeError` naming the component that is a symlink or not a folder, and
+    FileNotFoundError when it is missing and not ``create``."""
+    if create:
+        root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    path = root
+    try:
+        for part in parts:
+            if part in ("", ".", "..") or "/" in part or "\0" in part:
+                raise PathEscapeError(f"{part!r} is not a plain folder name", path=path)
+            path = path / part
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise PathEscapeError(
+                        "is a symlink or not a folder: refusing to write through it", path=path
+                    ) from None
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return Folder(fd, path)
+
+
+@contextlib.contextmanager
+def folder(root: Path, parts: Sequence[str], *, create: bool = True) -> Iterator[Folder]:
+    opened = open_folder(root, parts, create=create)
+    try:
+        yield opened
+    finally:
+        opened.close()

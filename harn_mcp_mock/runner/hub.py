@@ -1,0 +1,324 @@
+"""The runner owns each trial's world: a :class:`WorldHub` keeps every running trial's world in
+this process and serves it to the trial's agent two ways:
+
+- over **stdio**, through the bridge (:mod:`harn_mcp_mock.runner.bridge`): a tiny stdlib process
+  the agent starts from ``HARN_MCP_CONFIG``, which relays to the hub's Unix socket and names its
+  trial with a per-trial token;
+- over **Streamable HTTP**, at ``http://127.0.0.1:PORT/t/<token>/mcp`` (one loopback server for
+  the hub, an unguessable path per trial).
+
+Every session of a trial (each bridge started, each HTTP session) reaches the same
+:class:`~harn_mcp_mock.world.run.SharedWorld`, as a real server's backend would, which counts
+sessions and tool calls. When the trial ends the runner closes it here (its sessions end, later
+ones are refused) and writes the world's state, report and tape itself: nothing an agent writes
+is read for scoring.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import select
+import socket
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
+from harn_mcp_mock.world.run import SharedWorld
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.world.spec import WorldSpec
+
+__all__ = ["BRIDGE", "TrialWorld", "WorldHub", "process_hub"]
+
+BRIDGE = Path(__file__).with_name("bridge.py")
+HANDSHAKE_TIMEOUT_S = 10.0
+JOIN_TIMEOUT_S = 5.0
+
+
+@dataclass(slots=True, eq=False)
+class TrialWorld:
+    """One trial's world while it runs: how the agent reaches it, and the world itself."""
+
+    token: str
+    shared: SharedWorld
+    socket_path: str
+    http_base: str | None
+    tape: Any = None
+    """The open ``TapeWriter`` (closed with the trial)."""
+    closed: bool = False
+    threads: list[threading.Thread] = field(default_factory=list)
+    stop_r: int = -1
+    stop_w: int = -1
+
+    @property
+    def command(self) -> list[str]:
+        """The stdio command that reaches this world (``-I``: no site, no cwd on the path)."""
+        return [sys.executable, "-I", str(BRIDGE), self.socket_path, self.token]
+
+    @property
+    def url(self) -> str | None:
+        return None if self.http_base is None else f"{self.http_base}/t/{self.token}/mcp"
+
+
+class _HttpFront:
+    """One loopback Streamable HTTP server (uvicorn in a thread) for every trial of the hub."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        import uvicorn
+
+        from harn_mcp_mock.http.guard import GuardSettings, HttpGuard, render_jsonrpc
+
+        self.endpoints: dict[str, Any] = {}
+        self.guard = GuardSettings.for_host("127.0.0.1")
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(1024)
+        self.base = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        app = HttpGuard(self._dispatch, settings=self.guard, render=render_jsonrpc)
+        config = uvicorn.Config(
+            app, log_level="warning", lifespan="off", ws="none", access_log=False, timeout_graceful_shutdown=1
+        )
+
+        class Server(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield  # signals are the runner's
+
+        self.server = Server(config)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        ready = threading.Event()
+
+        async def main() -> None:
+            self.loop = asyncio.get_running_loop()
+            ready.set()
+            await self.server.serve(sockets=[self.socket])
+
+        self.thread = threading.Thread(target=lambda: asyncio.run(main()), name="harn-hub-http", daemon=True)
+        self.thread.start()
+        ready.wait(JOIN_TIMEOUT_S)
+
+    async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        parts = str(scope.get("path", "")).split("/")
+        endpoint = None
+        if len(parts) == 4 and parts[1] == "t" and parts[3] == "mcp":
+            endpoint = self.endpoints.get(parts[2])
+        if endpoint is None:
+            body = b"no such trial (it ended, or the address is wrong)\n"
+            headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]
+            await send({"type": "http.response.start", "status": 404, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await endpoint(scope, receive, send)
+
+    def add(self, world: TrialWorld) -> None:
+        from harn_mcp_mock.http.replay_server import StreamableHttpEndpoint
+
+        self.endpoints[world.token] = StreamableHttpEndpoint(world.shared.session, guard=self.guard)
+
+    def remove(self, token: str) -> None:
+        endpoint = self.endpoints.pop(token, None)
+        if endpoint is not None and self.loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                self.loop.call_soon_threadsafe(endpoint.close)
+
+    def shutdown(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(JOIN_TIMEOUT_S)
+        self.socket.close()
+
+
+class WorldHub:
+    """Serves the worlds of the trials running in this process (see the module docstring).
+
+    ``http=False`` serves stdio only (no HTTP server, no uvicorn import)."""
+
+    def __init__(self, *, http: bool = True) -> None:
+        self._dir = tempfile.mkdtemp(prefix="harn-hub-")
+        self.socket_path = os.path.join(self._dir, "worlds.sock")
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(self.socket_path)
+        self._listener.listen(256)
+        self._lock = threading.Lock()
+        self._trials: dict[str, TrialWorld] = {}
+        self._stop_r, self._stop_w = os.pipe()
+        self._closed = False
+        self._http = _HttpFront() if http else None
+        self._acceptor = threading.Thread(target=self._accept, name="harn-hub", daemon=True)
+        self._acceptor.start()
+
+    # -- trials ------------------------------------------------------------------------------
+
+    def open(self, trial: Trial, spec: WorldSpec | None = None, *, tape: Path | None = None) -> TrialWorld:
+        """A fresh world for ``trial`` (``spec``: its compiled spec, else loaded from the trial's
+        path), its tape written to ``tape``. Close it with :meth:`close`."""
+        from harn_mcp_mock.world.engine import WorldEngine
+        from harn_mcp_mock.world.spec import load_spec
+
+        engine = WorldEngine(
+            spec if spec is not None else load_spec(trial.spec),
+            task=trial.task,
+            seed=trial.seed,
+            run_id=trial.run_id,
+            faults=None if trial.profile == NO_FAULTS else trial.profile,
+        )
+        writer: Any = None
+        served: Any = engine
+        if tape is not None:
+            from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
+            from harn_mcp_mock.world.run import world_tape
+
+            writer = world_tape(engine, tape, trial.spec)
+            served = TapedEngine(engine, McpTapeObserver(writer, engine.spec.name))
+        stop_r, stop_w = os.pipe()
+        world = TrialWorld(
+            token=secrets.token_urlsafe(24),
+            shared=SharedWorld(engine, served),
+            socket_path=self.socket_path,
+            http_base=None if self._http is None else self._http.base,
+            tape=writer,
+            stop_r=stop_r,
+            stop_w=stop_w,
+        )
+        with self._lock:
+            self._trials[world.token] = world
+        if self._http is not None:
+            self._http.add(world)
+        return world
+
+    def close(self, world: TrialWorld) -> None:
+        """End the trial's sessions (later ones are refused) and close its tape. The world's
+        engine (``world.shared.world``) keeps the final state."""
+        with self._lock:
+            if world.closed:
+                return
+            world.closed = True
+            self._trials.pop(world.token, None)
+            threads = list(world.threads)
+        if self._http is not None:
+            self._http.remove(world.token)
+        with world.shared.lock:
+            world.shared.closed = True
+        os.write(world.stop_w, b"\0")
+        for thread in threads:
+            thread.join(JOIN_TIMEOUT_S)
+        os.close(world.stop_r)
+        os.close(world.stop_w)
+        if world.tape is not None:
+            world.tape.close()
+
+    @contextlib.contextmanager
+    def serve(
+        self, trial: Trial, spec: WorldSpec | None = None, *, tape: Path | None = None
+    ) -> Iterator[TrialWorld]:
+        """:meth:`open` ... :meth:`close` as a ``with`` block."""
+        world = self.open(trial, spec, tape=tape)
+        try:
+            yield world
+        finally:
+            self.close(world)
+
+    # -- stdio connections -------------------------------------------------------------------
+
+    def _accept(self) -> None:
+        while True:
+            readable, _, _ = select.select([self._listener.fileno(), self._stop_r], [], [])
+            if self._stop_r in readable:
+                return
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(
+                target=self._serve_connection, args=(conn,), name="harn-hub-conn", daemon=True
+            ).start()
+
+    def _serve_connection(self, conn: socket.socket) -> None:
+        from harn_mcp_mock.jsonrpc.server import serve_stdio
+
+        with conn:
+            token = _read_token(conn)
+            with self._lock:
+                world = self._trials.get(token) if token else None
+                if world is None:
+                    return  # an unknown or ended trial: the bridge sees the connection close
+                world.threads.append(threading.current_thread())
+                stop_r = world.stop_r
+            conn.setblocking(True)
+            serve_stdio(
+                world.shared.session(), stdin_fd=conn.fileno(), stdout_fd=conn.fileno(), stop_fd=stop_r
+            )
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Close every trial still open, stop serving, remove the socket."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._lock:
+            left = list(self._trials.values())
+        for world in left:
+            self.close(world)
+        os.write(self._stop_w, b"\0")
+        self._acceptor.join(JOIN_TIMEOUT_S)
+        self._listener.close()
+        if self._http is not None:
+            self._http.shutdown()
+        with contextlib.suppress(OSError):
+            os.unlink(self.socket_path)
+            os.rmdir(self._dir)
+        os.close(self._stop_r)
+        os.close(self._stop_w)
+
+    def __enter__(self) -> WorldHub:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+
+def _read_token(conn: socket.socket) -> str | None:
+    """The first line of a bridge connection: its trial's token (bounded in size and time)."""
+    conn.settimeout(HANDSHAKE_TIMEOUT_S)
+    data = bytearray()
+    try:
+        while len(data) < 128:
+            byte = conn.recv(1)
+            if not byte:
+                return None
+            if byte == b"\n":
+                return data.decode("ascii", "replace")
+            data += byte
+    except OSError:
+        return None
+    return None
+
+
+_PROCESS_HUB: WorldHub | None = None
+_PROCESS_HUB_LOCK = threading.Lock()
+
+
+def process_hub() -> WorldHub:
+    """This process's hub, made on first use and shut down at exit (a Ray worker runs many
+    trials: they share it)."""
+    global _PROCESS_HUB
+    with _PROCESS_HUB_LOCK:
+        if _PROCESS_HUB is None:
+            import atexit
+
+            _PROCESS_HUB = WorldHub()
+            atexit.register(_PROCESS_HUB.shutdown)
+        return _PROCESS_HUB
