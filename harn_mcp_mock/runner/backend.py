@@ -82,22 +82,20 @@ class LocalBackend:
             control.running = 0
 
 
-def _ray() -> Callable[[BackendOptions], Backend]:
-    from harn_mcp_mock.runner.ray_backend import RayBackend
-
-    return RayBackend
-
-
-BACKENDS: dict[str, Callable[[], Callable[[BackendOptions], Backend]]] = {
-    "local": lambda: LocalBackend,
-    "ray": _ray,
+BACKENDS: dict[str, str] = {
+    "local": "harn_mcp_mock.runner.backend:LocalBackend",
+    "ray": "harn_mcp_mock.runner.ray_backend:RayBackend",
 }
-"""Backends by name: a function returning the backend's class (Ray's is imported only when used)."""
+"""Backends by name: ``module:class`` (a backend's module is imported only when it is used)."""
 
 
 def get_backend(name: str, options: BackendOptions) -> Backend:
     """The backend called ``name``, made with ``options`` (UsageError for an unknown name)."""
-    make = BACKENDS.get(name)
-    if make is None:
+    import importlib
+
+    where = BACKENDS.get(name)
+    if where is None:
         raise UsageError(f"unknown backend {name!r} (backends: {', '.join(BACKENDS)})", where="--backend")
-    return make()(options)
+    module, _, attr = where.partition(":")
+    make: Callable[[BackendOptions], Backend] = getattr(importlib.import_module(module), attr)
+    return make(options)

@@ -16,10 +16,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harn_mcp_mock.runner._files import Folder, open_folder
 from harn_mcp_mock.runner.matrix import Trial
-from harn_mcp_mock.runner.trial import TRIAL_FILES, trial_record
-from harn_mcp_mock.scoring.world_report import write_world_files
-from harn_mcp_mock.store.cas import atomic_write
+from harn_mcp_mock.runner.trial import TRIAL_FILES, trial_record, write_world_files
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -42,12 +41,11 @@ def _dump(doc: Any) -> bytes:
     return json.dumps(doc, indent=2).encode() + b"\n"
 
 
-def _fresh_folder(trial: Trial, out: Path) -> Path:
-    folder = trial.folder(out.resolve())
-    folder.mkdir(parents=True, exist_ok=True)
+def _fresh_folder(trial: Trial, out: Path) -> Folder:
+    where = open_folder(out.resolve(), trial.parts)
     for name in TRIAL_FILES:
-        (folder / name).unlink(missing_ok=True)
-    return folder
+        where.unlink(name)
+    return where
 
 
 async def run_trial_inprocess(
@@ -64,8 +62,10 @@ async def run_trial_inprocess(
     import anyio
 
     from harn_mcp_mock.api import WorldTransport, session_over
+    from harn_mcp_mock.world.run import SharedWorld
 
-    folder = _fresh_folder(trial, out)
+    where = _fresh_folder(trial, out)
+    folder = where.path
     transport = WorldTransport(
         trial.spec,
         task=trial.task,
@@ -74,6 +74,8 @@ async def run_trial_inprocess(
         faults=None if trial.profile == "none" else trial.profile,
         tape=folder / "tape.ndjson",
     )
+    shared = SharedWorld(transport.world, transport.engine)  # counts the session and its calls
+    transport.engine = shared.session()
     started = time.monotonic()
     status, error = "scored", None
     with anyio.CancelScope() as scope:
@@ -85,10 +87,9 @@ async def run_trial_inprocess(
                 await agent(opened.session, trial)
         except Exception as exc:  # the agent failed: scored as it stands, like a non-zero exit
             error = "".join(traceback.format_exception_only(exc)).strip()
-            (folder / "agent.stderr").write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+            where.write("agent.stderr", "".join(traceback.format_exception(exc)).encode())
     if scope.cancelled_caught:
         status = "timeout"
-    write_world_files(transport.world, state_out=folder / "state.json", report=folder / "report.json")
     record = trial_record(
         trial,
         status=status,
@@ -98,5 +99,8 @@ async def run_trial_inprocess(
         duration_ms=round((time.monotonic() - started) * 1000),
     )
     record["agent_error"] = error
-    atomic_write(folder / "trial.json", _dump(record))
+    record["sessions"], record["tool_calls"] = shared.sessions, shared.tool_calls
+    with where:
+        write_world_files(where, shared, timed_out=status == "timeout")
+        where.write("trial.json", _dump(record), sync=True)
     return record

@@ -29,6 +29,7 @@ from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, AgentProcess, Contr
 
 if TYPE_CHECKING:
     from harn_mcp_mock.runner.hub import TrialWorld, WorldHub
+    from harn_mcp_mock.world.run import SharedWorld
     from harn_mcp_mock.world.spec import WorldSpec
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "run_trial",
     "trial_record",
     "write_infra_state",
+    "write_world_files",
 ]
 
 EX_TEMPFAIL = 75
@@ -90,19 +92,20 @@ def agent_env(trial: Trial, where: Folder, world: TrialWorld, base: Mapping[str,
     return env
 
 
-def _world_files(where: Folder, world: TrialWorld, *, timed_out: float | None) -> None:
-    """The world's final state and report, as the runner saw them (written by the runner)."""
+def write_world_files(where: Folder, shared: SharedWorld, *, timed_out: bool = False) -> None:
+    """The world's final state and report as the runner saw them (with its session and tool call
+    counts), written by the runner; a timed-out trial's are marked ``timed_out`` (never a pass)."""
     import orjson
 
     from harn_mcp_mock.scoring.world_report import world_report
 
-    engine = world.shared.world
+    engine = shared.world
     option = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     state = engine.state_document()
     report = world_report(engine)
-    report["sessions"] = world.shared.sessions
-    report["tool_calls"] = world.shared.tool_calls
-    if timed_out is not None:
+    report["sessions"] = shared.sessions
+    report["tool_calls"] = shared.tool_calls
+    if timed_out:
         state["timed_out"] = report["timed_out"] = True
         report["passed"] = False
     where.write("state.json", orjson.dumps(state, option=option) + b"\n")
@@ -149,14 +152,14 @@ def _attempt(
     if ended.how == "stopped":
         return {**record, "status": "stopped"}
     if ended.how == "timeout":
-        _world_files(where, world, timed_out=settings.timeout)
+        write_world_files(where, world.shared, timed_out=True)
         return {**record, "status": "timeout", "message": f"timed out after {settings.timeout:g} s"}
     if code == EX_TEMPFAIL:
         return {**record, "status": "infra_error", "infra_error": "the agent exited 75 (EX_TEMPFAIL)"}
     if code and not world.shared.sessions:
         why = f"the agent exited {code} before opening a session with the world"
         return {**record, "status": "infra_error", "infra_error": why + _last_line(process.stderr.value())}
-    _world_files(where, world, timed_out=None)
+    write_world_files(where, world.shared)
     return {**record, "status": "scored"}
 
 
