@@ -618,6 +618,22 @@ EXCLUDED_CLASSES = {
 }
 """Labelled classes kept by design, each with the reason docs/redaction.md gives."""
 
+EXCLUDED_VALUES = [
+    # Labelled values, inside a credential class, that are identifiers our docs keep on purpose.
+    (re.compile(r"[0-9]+-[a-z0-9]+\.apps\.googleusercontent\.com"), "org and app ids"),  # OAuth client ids
+    (re.compile(r"00D[A-Za-z0-9]{12,15}"), "org and app ids"),  # Salesforce org ids
+    (re.compile(r"3MVG[A-Za-z0-9._]+"), "org and app ids"),  # Salesforce connected-app consumer keys
+    (re.compile(r'"kty"\s*:.*'), "JWK key-type markers (the key's private fields are counted)"),
+]
+"""Labelled values (matched whole) excluded by design, with the reason."""
+
+
+def excluded(cls: str, value: str) -> str | None:
+    """Why a labelled value of class ``cls`` is excluded by design, or ``None``."""
+    if cls in EXCLUDED_CLASSES:
+        return EXCLUDED_CLASSES[cls]
+    return next((why for rx, why in EXCLUDED_VALUES if rx.fullmatch(value)), None)
+
 
 def redacted_spans(original: str, redacted: str) -> list[tuple[int, int]] | None:
     """The spans of ``original`` that became placeholders in ``redacted`` (``None`` when the
@@ -737,7 +753,7 @@ def measure(corpus: Corpus, policy: RedactionPolicy | None = None) -> Result:
             continue
         for label in s.labels:
             res.labelled += 1
-            reason = EXCLUDED_CLASSES.get(label.cls)
+            reason = excluded(label.cls, s.text[label.start : label.end])
             if reason:
                 res.excluded[reason] += 1
                 continue
@@ -898,9 +914,9 @@ def record_end_to_end(samples: list[Sample], folder: Path) -> tuple[int, int]:
     total = found = 0
     for s in samples:
         for label in s.labels:
-            if label.cls in EXCLUDED_CLASSES:
-                continue
             value = s.text[label.start : label.end]
+            if excluded(label.cls, value):
+                continue
             total += 1
             forms = {value.encode(), json.dumps(value)[1:-1].encode()}
             found += any(f in written for f in forms)

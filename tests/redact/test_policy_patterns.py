@@ -116,6 +116,27 @@ TOKEN_FORMATS: list[tuple[str, str, str]] = [
     ),
     ("sourcegraph token, mixed-case hex", f"sgp_{hexs(16, upper=True)}_{hexs(40, upper=True)}", "sg {s}"),
     ("stripe restricted prod key", "rk_prod_" + pick(ALNUM, 99), "stripe {s}"),
+    ("posthog personal key, longer", "phx_" + pick(ALNUM, 60), "ph {s}"),
+    ("posthog secret key", "phs_" + pick(ALNUM, 46), "ph {s}"),
+    ("azure devops pat, long tail", pick(ALNUM, 52) + "JQQJ99" + pick(ALNUM, 30) + "==", "devops {s}"),
+    (
+        "gitlab routable pat, upper-case tail",
+        f"glpat-{pick(ALNUM, 20)}.01.{pick(string.ascii_uppercase, 9)}",
+        "{s}",
+    ),
+    (
+        "atlassian token with an escaped checksum",
+        "ATATT3" + pick(ALNUM + "_-", 170) + "\\=" + hexs(8, upper=True),
+        "jira = {s}",
+    ),
+    ("atlassian token, url-escaped checksum", "ATATT3" + pick(ALNUM + "_-", 170) + "%3D" + hexs(8), "u={s}"),
+    ("dropbox long-lived token", pick(ALNUM, 11) + "AAAAAAAAAA" + pick(ALNUM + "_-", 43), "var g = '{s}'"),
+    (
+        "base64-wrapped pem private key",
+        "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0t" + pick(ALNUM + "+/", 120) + "=",
+        "key: {s}",
+    ),
+    ("openai key after an ansi colour code", "sk-" + pick(ALNUM, 40), "\x1b[93m{s}\x1b[0m"),
     ("telegram bot token, A and 34", f"{pick(string.digits, 9)}:A{pick(ALNUM + '_-', 34)}", "bot {s} ok"),
 ]
 
@@ -134,6 +155,16 @@ IN_CODE: list[tuple[str, str, str]] = [
     ("comparison", "Zr4kLm8Qw2", 'if password == "{s}":'),
     ("negated comparison", "p2Mx7Kq9Vb", "if db_password != '{s}': raise"),
     ("c define", "k3Vz8Wq1Rt", '#define PASSWORD "{s}"'),
+    ("c define, json-escaped tabs", "k3Vz8Wq1Ru", '"#define\\tpassword\\t\\"{s}\\""'),
+    ("short name, unquoted :=", "Wm4kQ8zP2x", "PW:={s}"),
+    ("misspelt name, unquoted :=", "Wm4kQ8zP2y", "PSSWD:={s}"),
+    ("batch set", "Ba7#kQ2mZ", 'SET password "{s}"'),
+    ("xml element with attributes", "Xk9!mQ2wZ", '<password name="password">{s}</password>'),
+    (
+        "mysql identified with plugin as hash",
+        "*" + hexs(40, upper=True),
+        "IDENTIFIED WITH 'mysql_native_password' AS '{s}'",
+    ),
     ("rpm macro", pick(ALNUM, 40), "%global api_token {s}"),
     ("php define", "Hq4vN7xB2m", "define( 'DB_PASSWORD' , '{s}' );"),
     ("java system property", pick(ALNUM, 32), 'System.setProperty("SERVICE_TOKEN", "{s}")'),
@@ -238,6 +269,10 @@ KEPT = [
     "curl http://127.0.0.1:5000/file --user user:pass --digest",
     "curl --user neo4j:[PASSWORD] http://db:7474/",
     '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+    "TOKEN := $(shell cat token.txt)",
+    'compass := "N42.5"',
+    "bypass := cache-v2",
+    "ca.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJJakFOQmdrcWhraUc5dzBCQVFFRkFBT0NBUThBTUlJQkNnS0NBUUVB",
 ]
 
 
