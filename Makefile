@@ -26,6 +26,10 @@ CONFORMANCE_MANIFEST := $(CONFORMANCE)/node_modules/@modelcontextprotocol/confor
 CONFORMANCE_MISSING := $(if $(wildcard $(CONFORMANCE_MANIFEST)),,conformance-missing)
 
 PYTEST_ARGS ?=
+# pytest-xdist workers: `make test JOBS=1` runs serially. Most tests wait on child processes
+# (servers, clients, agents), so more workers than cores still pays on a 2-core machine.
+JOBS ?= 4
+FAST_MARKERS := not e2e and not slow and not browser and not ray
 
 .PHONY: venv install peers browser screenshots lint lint-test-patterns test test-fast test-conformance fuzz bench demo peers-missing \
 	conformance-missing
@@ -84,15 +88,16 @@ lint-test-patterns: | $(PY)
 	$(PY) scripts/lint_test_patterns.py
 
 test: install lint
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 
 # Differential conformance: the suite against a live server, through `record --url`, and
 # against `replay --http` of that recording; every check must agree (docs/http.md#conformance).
 test-conformance: $(INSTALL_STAMP) $(CONFORMANCE_STAMP)
 	$(PY) scripts/conformance.py
 
+# The inner loop: no third-party peers, browser, Ray, wheel or pre-commit builds (docs/ci.md#markers).
 test-fast: $(INSTALL_STAMP)
-	$(BIN)/pytest -q -m "not e2e" $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(JOBS) --dist loadgroup -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 # The input fuzzers of tests/test_fuzz_inputs.py with random seeds and thousands of examples
 # each (the suite runs a small fixed-seed sample); HARN_FUZZ_EXAMPLES=N to change the count.

@@ -22,6 +22,8 @@ from hatchling.builders.wheel import WheelBuilder
 
 from harn_mcp_mock import __version__
 
+pytestmark = pytest.mark.slow  # builds the wheel and a fresh venv
+
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 120
 

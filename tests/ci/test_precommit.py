@@ -41,6 +41,13 @@ def try_repo(repo: Path, home: Path, hook: str, *files: str) -> subprocess.Compl
     )  # fmt: skip
 
 
+# try-repo builds the hooks' environment (pip installs the project): once per module, on one
+# xdist worker (`--dist loadgroup`), so it is built once per run.
+one_hooks_env = pytest.mark.xdist_group("pre-commit")
+
+
+@pytest.mark.slow
+@one_hooks_env
 def test_the_lint_hook_refuses_a_planted_secret_and_passes_a_clean_cassette(
     tmp_path: Path, hooks_home: Path
 ) -> None:
@@ -65,6 +72,8 @@ def test_the_lint_hook_refuses_a_planted_secret_and_passes_a_clean_cassette(
     assert FAKE_GITHUB_TOKEN not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
+@one_hooks_env
 def test_the_verify_hook_refuses_a_breaking_change_to_a_committed_cassette(
     tmp_path: Path, hooks_home: Path
 ) -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "E2E_DIR",
     "EVERYTHING_PACKAGE",
     "INSPECTOR_PACKAGE",
+    "WAIT",
     "PeerUnavailableError",
     "everything_package_dir",
     "everything_server_command",
@@ -35,6 +36,11 @@ __all__ = [
     "pinned_npm_version",
     "time_server_command",
 ]
+
+# Seconds: only a hang guard. Every wait of the end-to-end tests ends on an event (a line, an
+# answer, a process exit); this bound is reached only when something hangs, so it is generous:
+# a Node server starting on a loaded 2-core machine can take tens of seconds.
+WAIT = 300
 
 E2E_DIR = Path(__file__).resolve().parent
 NODE_MODULES = E2E_DIR / "node_modules"

@@ -20,12 +20,12 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
+from tests.e2e.peers import WAIT
 from tests.redaction_corpus import corpus, harness
 
 pytestmark = pytest.mark.e2e
 
 SERVER = str(Path(__file__).parents[1] / "servers" / "planted_server.py")
-WAIT = 120
 
 
 def line(i: int, method: str, **params: object) -> bytes:

@@ -43,11 +43,11 @@ import pytest
 import harn_mcp_mock
 from harn_mcp_mock.cassette.model import Cassette, Message, cas_dir, journal_path, load_cassette
 from tests.e2e import scenarios
+from tests.e2e.peers import WAIT
 from tests.e2e.scenarios import run_everything, run_time
 
 pytestmark = pytest.mark.e2e
 
-WAIT = 60  # seconds: the bound of every wait on a child process
 
 HANDSHAKE_ERA = "2025-11-25"
 MODERN_ERA = "2026-07-28"

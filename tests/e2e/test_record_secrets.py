@@ -50,10 +50,10 @@ from mcp.client.stdio import stdio_client
 from harn_mcp_mock.cassette.model import Cassette, Message, cas_dir, journal_path, load_cassette
 from harn_mcp_mock.store.cas import INLINE_THRESHOLD
 from tests.e2e import scenarios
+from tests.e2e.peers import WAIT
 
 pytestmark = pytest.mark.e2e
 
-WAIT = 60  # seconds: the bound of every wait on a child process or a session
 ALNUM = string.ascii_letters + string.digits
 
 

@@ -32,6 +32,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from harn_mcp_mock.cassette.model import load_cassette
+from tests.e2e.peers import WAIT
 from tests.serving import url_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -39,7 +40,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, str(ROOT / "tests" / "servers" / "asking_server.py")]
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
-WAIT = 60  # seconds: the bound of one whole client session (server start included)
 
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("summarize", {"text": "hello"}),

@@ -11,11 +11,12 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.e2e.peers import WAIT
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 TIME = str(ROOT / "cassettes" / "time.cassette.json")
-WAIT = 60
 CALL = [
     "--method",
     "tools/call",

@@ -31,11 +31,11 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
 
 from harn_mcp_mock.cassette.model import load_cassette
+from tests.e2e.peers import WAIT
 from tests.e2e.scenarios import server_parameters
 
 pytestmark = pytest.mark.e2e
 
-WAIT = 60  # seconds: the bound of one whole client session (server start included)
 
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "time": ("convert_time", {"source_timezone": "UTC", "time": "09:30", "target_timezone": "Asia/Tokyo"}),

@@ -40,10 +40,10 @@ import pytest
 
 from harn_mcp_mock.cassette.model import Cassette, journal_path, load_cassette
 from tests.e2e import scenarios
+from tests.e2e.peers import WAIT
 
 pytestmark = pytest.mark.e2e
 
-WAIT = 60  # seconds: the bound of every Inspector run (it starts and stops the server itself)
 CASSETTE_MISS = -32050
 
 # What each Inspector invocation asks, after the server command. ASCII only (it goes through argv).

@@ -52,11 +52,11 @@ from mcp.shared.exceptions import MCPError
 from harn_mcp_mock import api
 from harn_mcp_mock.cassette.model import Cassette, Message, journal_path, load_cassette
 from tests.e2e import scenarios
+from tests.e2e.peers import WAIT
 from tests.e2e.scenarios import run_everything, run_time
 
 pytestmark = pytest.mark.e2e
 
-WAIT = 60  # seconds: the bound of every wait that is not a whole scenario (those bound themselves)
 
 HANDSHAKE_ERA = "2025-11-25"
 METHOD_NOT_FOUND = -32601

@@ -18,11 +18,11 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.e2e.peers import WAIT
 from tests.e2e.scenarios import run_time
 
 pytestmark = pytest.mark.e2e
 
-WAIT = 120
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 VARIANT = str(Path(__file__).parents[1] / "servers" / "variant_time.py")
 VOLATILE = [

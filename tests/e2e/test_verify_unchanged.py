@@ -25,12 +25,11 @@ import pytest
 from harn_mcp_mock.findings.model import Severity
 from harn_mcp_mock.verify.run import verify
 from tests.conftest import require_peer
-from tests.e2e.peers import everything_package_dir
+from tests.e2e.peers import WAIT, everything_package_dir
 from tests.e2e.scenarios import run_everything, run_time
 
 pytestmark = pytest.mark.e2e
 
-WAIT = 120
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 EVERYTHING_HTTP = Path(__file__).parent / "everything_http.mjs"
 
@@ -100,8 +99,8 @@ def everything_http() -> Iterator[str]:
     try:
         url = None
         while url is None:
-            ready, _, _ = select.select([proc.stdout], [], [], 60)
-            assert ready, "server-everything (HTTP) printed no HARN-LISTENING line within 60 s"
+            ready, _, _ = select.select([proc.stdout], [], [], WAIT)
+            assert ready, f"server-everything (HTTP) printed no HARN-LISTENING line within {WAIT} s"
             line = proc.stdout.readline()
             assert line, "server-everything (HTTP) exited before listening"
             if line.startswith("HARN-LISTENING "):
@@ -118,7 +117,7 @@ def everything_http() -> Iterator[str]:
 
 
 async def _http_session(url: str) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(WAIT):
         async with mcp.Client(url) as client:
             await client.list_tools()
             await client.call_tool("echo", {"message": "hello"})

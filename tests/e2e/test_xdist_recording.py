@@ -13,7 +13,7 @@ import pytest
 from harn_mcp_mock.cassette.claim import claim_path
 from harn_mcp_mock.cassette.model import journal_path, load_cassette
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 pytest_plugins = ["pytester"]
 
 ROUNDS = 6

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 
 
+@pytest.mark.slow  # mypy --strict from a cold cache
 def test_typed_uses_of_the_public_api_pass_mypy_strict(tmp_path: Path) -> None:
     done = subprocess.run(
         [
