@@ -7,6 +7,15 @@ every request, plus user-given JSON pointers; params left empty then count as ab
 with a number-free one. The JSON-RPC ``id`` is never part of the key. Handshake methods match on
 the method alone. Lookups are dict lookups: O(1) in the size of the cassette.
 
+What the protocol makes optional matches its absence, for every method (:func:`without_empty_optionals`):
+a top-level param that is ``null`` (no MCP request param is nullable: a client that writes an
+unset optional field as ``null``, a ``cursor: null``, means it absent), an empty ``arguments``
+(``tools/call``, ``prompts/get``), ``_meta`` or ``context`` (``completion/complete``, and its
+``context.arguments``), and params left empty by all this. The SDK sends ``prompts/get`` with
+``"arguments": {}`` where fastmcp leaves it out; a live server answers both alike. An empty
+object elsewhere keeps its meaning (a ``task: {}`` asks for a task; a tool's own arguments are
+the tool's).
+
 A 2026-07-28 multi-round-trip retry carries ``params.requestState`` (opaque server state, new on
 every run) and ``params.inputResponses`` (the client's answers to the server's ``inputRequests``,
 keyed by the server's ids). Neither value is part of the key, like an ``id``: a retry matches
@@ -102,10 +111,12 @@ class Matcher:
             view["params"] = _without_round_trip_values(view["params"])
         for path in self.ignore:
             view = drop_path(view, path)
-        if isinstance(view, dict) and view.get("params") == {}:
-            # Empty params are no params: a 2026-07-28 client's ``{"_meta": ...}`` alone (its
-            # _meta ignored) and a classic client's request without params ask the same.
-            del view["params"]
+        if isinstance(view, dict) and isinstance(view.get("params"), dict):
+            view["params"] = without_empty_optionals(view["params"])
+            if view["params"] == {}:
+                # Empty params are no params: a 2026-07-28 client's ``{"_meta": ...}`` alone (its
+                # _meta ignored) and a classic client's request without params ask the same.
+                del view["params"]
         return view  # type: ignore[no-any-return]
 
     def key(self, message: dict[str, Any]) -> bytes:
@@ -116,6 +127,28 @@ class Matcher:
         if b"[REDACTED" in data:
             data = _PLACEHOLDER_BYTES.sub(b"[REDACTED]", data)
         return data
+
+
+EMPTY_IS_ABSENT = frozenset({"arguments", "_meta", "context"})
+"""Request params (objects the spec makes optional) whose empty value ``{}`` means absent."""
+
+
+def without_empty_optionals(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` without what the protocol makes optional and was sent empty or ``null`` (see
+    the module doc); ``params`` itself when there is none (the common case: no copy)."""
+    drop = [k for k, v in params.items() if v is None or (v == {} and k in EMPTY_IS_ABSENT)]
+    context = params.get("context")
+    nested = isinstance(context, dict) and "arguments" in context and context["arguments"] in ({}, None)
+    if not drop and not nested:
+        return params
+    out = {k: v for k, v in params.items() if k not in drop}
+    if nested:
+        inner = {k: v for k, v in context.items() if k != "arguments"}  # type: ignore[union-attr]
+        if inner:
+            out["context"] = inner
+        else:
+            del out["context"]
+    return out
 
 
 def _without_round_trip_values(params: dict[str, Any]) -> dict[str, Any]:

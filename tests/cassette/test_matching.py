@@ -104,3 +104,52 @@ def test_a_long_recorded_value_in_a_miss_is_cut_at_a_word_with_its_length() -> N
     recorded = [call(1, "echo", text="word " * 40)]
     why = explain_miss(call(2, "echo", text="other"), recorded, Matcher())
     assert re.search(r"recorded 'word( word)* … \(\+\d+ chars\), got 'other'", why), why
+
+
+# --- what the protocol makes optional ---------------------------------------------------------
+
+
+def request(method: str, params: Any = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+@pytest.mark.parametrize(
+    ("sent", "recorded"),
+    [
+        (request("prompts/get", {"name": "p", "arguments": {}}), request("prompts/get", {"name": "p"})),
+        (request("tools/call", {"name": "t", "arguments": {}}), request("tools/call", {"name": "t"})),
+        (request("tools/call", {"name": "t", "arguments": None}), request("tools/call", {"name": "t"})),
+        (request("tools/list", {"cursor": None}), request("tools/list")),
+        (request("tools/list", {}), request("tools/list")),
+        (request("resources/list", {"_meta": {}}), request("resources/list")),
+        (
+            request("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"}, "context": {}}),
+            request("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"}}),
+        ),
+        (
+            request("completion/complete", {"ref": {}, "context": {"arguments": {}}}),
+            request("completion/complete", {"ref": {}}),
+        ),
+    ],
+)
+def test_what_the_protocol_makes_optional_matches_its_absence(
+    sent: dict[str, Any], recorded: dict[str, Any]
+) -> None:
+    for matcher in (Matcher(), Matcher.with_paths(include_defaults=False)):  # _meta kept too
+        assert matcher.key(sent) == matcher.key(recorded)
+        assert matcher.comparable(sent) == matcher.comparable(recorded)
+
+
+def test_an_empty_object_that_means_something_still_counts() -> None:
+    matcher = Matcher()
+    # A tool's own arguments are the tool's: an empty filter is not no filter.
+    with_filter = request("tools/call", {"name": "t", "arguments": {"filter": {}}})
+    assert matcher.key(with_filter) != matcher.key(request("tools/call", {"name": "t", "arguments": {}}))
+    # A 2025-11-25 task-augmented call: `task: {}` asks for a task.
+    assert matcher.key(request("tools/call", {"name": "t", "task": {}})) != matcher.key(
+        request("tools/call", {"name": "t"})
+    )
+    assert matcher.key(request("tools/list", {"cursor": "2"})) != matcher.key(request("tools/list"))

@@ -133,7 +133,9 @@ def fastmcp_client(mode: str) -> Callable[[list[str] | str], Any]:
         async def fast_elicit(*_: Any) -> dict[str, Any]:
             return {"ok": True}
 
-        transport: Any = target if isinstance(target, str) else StdioTransport(target[0], target[1:])
+        transport: Any = (
+            target if isinstance(target, str) else StdioTransport(target[0], target[1:], keep_alive=False)
+        )
         client = FastClient(
             transport,
             roots=[ROOT_URI],

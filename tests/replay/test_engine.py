@@ -271,3 +271,12 @@ def test_user_ignore_paths_leave_volatile_arguments_out_of_matching() -> None:
             engine.receive(req(2, "tools/call", {"name": "log", "arguments": {"at": "2027-05-05", "m": "x"}}))
         )[0]
     )
+
+
+def test_a_request_worded_without_its_empty_optionals_is_a_hit_and_is_never_forwarded() -> None:
+    tape = Tape().client(req(1, "prompts/get", {"name": "p", "arguments": {}}))
+    engine = tape.server(res(1, {"messages": []})).engine()
+    fastmcp_style = req("a", "prompts/get", {"name": "p"})
+    assert engine.has_match(fastmcp_style)  # new_episodes answers it from the cassette
+    assert messages(engine.receive(fastmcp_style)) == [res("a", {"messages": []})]
+    assert engine.finish().clean

@@ -318,3 +318,10 @@ def test_compared_counts_what_was_looked_at() -> None:
         "prompts": 0,
         "calls_replayed": 1,
     }
+
+
+def test_a_call_with_empty_arguments_is_compared_with_the_same_call_without_them() -> None:
+    t = [tool("t")]
+    old = Session(t).exchange("tools/call", {"name": "t", "arguments": {}}, ok(1))
+    new = Session(t).exchange("tools/call", {"name": "t"}, {"error": {"code": -32602, "message": "bad"}})
+    assert behaviour(old, new) == [("B4", "ERR")]  # paired across the two wordings
