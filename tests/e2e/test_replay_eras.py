@@ -256,8 +256,15 @@ CROSSINGS = [
 ]
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-@pytest.mark.parametrize(("era", "client", "client_era"), CROSSINGS)
+# One xdist group per cassette (`make test` runs --dist loadgroup): each is recorded once.
+CASES = [
+    pytest.param(era, client, client_era, transport, marks=pytest.mark.xdist_group(f"eras-{era}-{transport}"))
+    for transport in ("stdio", "http")
+    for era, client, client_era in CROSSINGS
+]
+
+
+@pytest.mark.parametrize(("era", "client", "client_era", "transport"), CASES)
 def test_a_recording_of_one_era_answers_a_client_of_the_other_with_its_questions(
     era: str,
     client: str,
