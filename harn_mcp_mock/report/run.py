@@ -140,6 +140,30 @@ def _calls_from_report(report: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+MAX_CALLS = 200
+"""Tool calls shown per trial: the first and last half of this many; the rest stay in the trial's
+``report.json`` and ``tape.ndjson`` (the page stays small for a 100,000-call trial)."""
+MAX_DIFF = 500
+"""State changes shown per trial (the rest: the trial's ``state.json``)."""
+STDERR_TAIL = 4096
+"""Bytes of the end of the agent's stderr shown in a trial's panel."""
+
+
+def _tail(path: Path) -> str | None:
+    """The last :data:`STDERR_TAIL` bytes of ``path`` (from a line start), or None when empty."""
+    try:
+        with path.open("rb") as fh:
+            size = fh.seek(0, 2)
+            fh.seek(max(0, size - STDERR_TAIL))
+            data = fh.read()
+    except OSError:
+        return None
+    if size > STDERR_TAIL and b"\n" in data:
+        data = data[data.index(b"\n") + 1 :]
+    text = data.decode("utf-8", "replace").rstrip()
+    return text or None
+
+
 def _read_json(path: Path) -> Any:
     try:
         return orjson.loads(path.read_bytes())
@@ -165,6 +189,7 @@ class _Builder:
         state: dict[str, Any] | None,
         tape: Path | None,
         file: str | None,
+        stderr: Path | None = None,
     ) -> None:
         score = (report or {}).get("score") if report else None
         status = (record or {}).get("status") or (
@@ -188,20 +213,33 @@ class _Builder:
                 "duration_ms": (record or {}).get("duration_ms"),
                 "infra_error": (record or {}).get("infra_error") or (state or {}).get("infra_error"),
                 "agent_error": (record or {}).get("agent_error"),
+                "message": (record or {}).get("message"),
+                "sessions": (record or {}).get("sessions"),
+                "stderr_tail": _tail(stderr) if stderr is not None else None,
                 "file": file,
             }
         )
         logged = _calls_from_report(report) if report else []
-        calls = (_calls_from_tape(tape) if tape is not None and tape.exists() else None) or logged
+        long = len(logged) > MAX_CALLS  # a long timeline: the world's log, summarised; no tape read
+        calls = (
+            _calls_from_tape(tape) if tape is not None and not long and tape.exists() else None
+        ) or logged
         if calls is not logged and len(calls) == len(logged):
             for call, entry in zip(calls, logged, strict=True):  # the world's log knows the faults
                 call["fault"] = call.get("fault") or entry.get("fault")
                 call["outcome"] = entry.get("outcome")
         final = (report or {}).get("final_state", (state or {}).get("state"))
+        total = len(calls)
+        if total > MAX_CALLS:
+            calls = calls[: MAX_CALLS // 2] + calls[-(MAX_CALLS // 2) :]
+        diff = _diff(self.initial.get(world), final, score) if score else []
         self.details.append(
             {
                 "calls": calls,
-                "diff": _diff(self.initial.get(world), final, score) if score else [],
+                "calls_total": total,
+                "calls_omitted": total - len(calls),
+                "diff": diff[:MAX_DIFF],
+                "diff_omitted": max(0, len(diff) - MAX_DIFF),
                 "failed_goals": [_short(g.get("predicate")) for g in (score or {}).get("failed_goals") or ()],
                 "forbidden": [_short(h) for h in (report or {}).get("forbidden_hits") or ()],
                 "virtual_ms": (report or {}).get("virtual_ms"),
@@ -237,40 +275,32 @@ def _groups(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str
 def run_report_data(run_dir: str | Path, *, baseline: str | Path | None = None) -> dict[str, Any]:
     """The report of a ``harn mcp mock run --out`` folder (its ``run.json``, ``results.json`` and
     trial folders); ``baseline``: an earlier run's folder to compare with."""
-    from harn_mcp_mock.runner.run import RUN_FORMAT
+    from harn_mcp_mock.runner.folder import load_run_folder
 
     root = Path(run_dir)
-    run = _read_json(root / "run.json")
-    result = _read_json(root / "results.json")
-    if not isinstance(run, dict) or run.get("format") != RUN_FORMAT:
-        raise UsageError(
-            f"{root}: not a run folder (no run.json from harn mcp mock run --out)", where="RUN_DIR"
-        )
-    if not isinstance(result, dict):
-        raise UsageError(
-            f"{root / 'results.json'}: missing or unreadable (run the same command again to score it)"
-        )
+    try:
+        folder = load_run_folder(root)
+    except UsageError as exc:
+        raise UsageError(str(exc), where="RUN_DIR") from None
+    run, result = folder.run, folder.results or {}
     specs = []
-    for entry in run.get("specs") or ():
-        doc = _read_json(Path(entry["path"]))
+    for entry in run.specs:
+        doc = _read_json(Path(entry.path))
         if isinstance(doc, dict):
             specs.append(doc)
     builder = _Builder(specs)
-    for trial_json in sorted((root / "trials").glob("*/*/*/*/trial.json"), key=_trial_order):
-        folder = trial_json.parent
-        record = _read_json(trial_json)
-        if not isinstance(record, dict):
-            continue
+    for trial_folder, record in folder.trials():
         builder.add(
-            world=str(record.get("world")),
-            task=str(record.get("task")),
-            profile=str(record.get("profile")),
-            index=int(record.get("trial") or 0),
-            record=record,
-            report=_read_json(folder / "report.json"),
-            state=_read_json(folder / "state.json"),
-            tape=folder / "tape.ndjson",
-            file=str(folder.relative_to(root)),
+            world=record.world,
+            task=record.task,
+            profile=record.profile,
+            index=record.trial,
+            record=record.to_json(),
+            report=_read_json(trial_folder / "report.json"),
+            state=_read_json(trial_folder / "state.json"),
+            tape=trial_folder / "tape.ndjson",
+            file=str(trial_folder.relative_to(root)),
+            stderr=trial_folder / "agent.stderr",
         )
     groups, robustness = _groups(result)
     comparison = None
@@ -282,8 +312,8 @@ def run_report_data(run_dir: str | Path, *, baseline: str | Path | None = None) 
         "kind": "run",
         "title": f"harn mcp mock run: {root.name}",
         "source": str(root),
-        "agent": run.get("agent"),
-        "options": run.get("options"),
+        "agent": run.agent,
+        "options": run.options,
         "outcomes": list(OUTCOMES),
         "trials": builder.trials,
         "details": builder.details,
@@ -291,11 +321,6 @@ def run_report_data(run_dir: str | Path, *, baseline: str | Path | None = None) 
         "robustness": robustness,
         "baseline": comparison,
     }
-
-
-def _trial_order(path: Path) -> tuple[str, str, str, int]:
-    world, task, profile, index = path.parts[-5:-1]
-    return (world, task, "" if profile == "none" else profile, int(index) if index.isdigit() else 0)
 
 
 def eval_report_data(specs: Sequence[str | Path], inputs: Sequence[str | Path]) -> dict[str, Any]:

@@ -9,7 +9,6 @@ pass^k deltas for the k both runs have.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
@@ -120,23 +119,15 @@ def _task_pass_k(cn: tuple[int, int] | None, k: int) -> Fraction | None:
 
 
 def load_baseline(path: str | Path) -> dict[str, Any]:
-    """``DIR/results.json`` of an earlier run (or an eval ``--format json`` file)."""
+    """``DIR/results.json`` of an earlier run (or an eval ``--format json`` file), read by the run
+    folder's one loader (:func:`harn_mcp_mock.runner.folder.load_results`)."""
+    from harn_mcp_mock.runner.folder import load_results
+
     where = Path(path)
     file = where / "results.json" if where.is_dir() else where
-    try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(
-            f"{file}: no such file (give an earlier run's --out folder)", where="--baseline"
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{file}: not readable as eval JSON ({exc})", where="--baseline") from None
-    if (
-        not isinstance(doc, dict)
-        or doc.get("format") != "harn-mcp-mock/eval"
-        or not isinstance(doc.get("groups"), list)
-    ):
-        raise UsageError(f"{file}: not an eval result (format harn-mcp-mock/eval)", where="--baseline")
+    if not file.exists():
+        raise UsageError(f"{file}: no such file (give an earlier run's --out folder)", where="--baseline")
+    doc = load_results(file)
     doc["_path"] = str(file)
     return doc
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.runner.backend import BACKENDS, BackendOptions, get_backend
+from harn_mcp_mock.runner.folder import RUN_FORMAT
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, Control
 from harn_mcp_mock.runner.trial import DEFAULT_GRACE_S, DEFAULT_TIMEOUT_S, EX_TEMPFAIL, TrialSettings
@@ -48,8 +49,6 @@ __all__ = [
     "run_episodes_async",
     "summarise_failures",
 ]
-
-RUN_FORMAT = "harn-mcp-mock/run"
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,3 +141,22 @@ def test_the_docs_picture_is_what_the_page_shows(run_dir: Path, page: Any, tmp_p
         shutil.copy(shot, IMAGES / "report-run.png")
     assert page.console_messages == []
     assert json.loads((run_dir / "flaky" / "results.json").read_text())["summary"]["runs"] == 32
+
+
+def test_a_trial_panel_shows_the_agents_stderr_end_and_a_long_timeline_stays_small(tmp_path: Path) -> None:
+    agent = tmp_path / "agent.py"
+    agent.write_text("import sys\nsys.stderr.write('x' * 9000 + '\\nTraceback: the model said no\\n')\n")
+    out = tmp_path / "out"
+    run_episodes(["bank"], [sys.executable, str(agent)], out=out, tasks=["pay-rent"])
+    folder = out / "trials" / "bank" / "pay-rent" / "none" / "1"
+    report = json.loads((folder / "report.json").read_text())
+    call = {"t_ms": 0, "tool": "get_account", "arguments": {"account_id": "A-101"}, "outcome": "ok"}
+    report["calls"] = [{**call, "t_ms": i} for i in range(100_000)]  # as a 100,000-call trial's world logs
+    (folder / "report.json").write_text(json.dumps(report))
+    data = run_report_data(out)
+    (trial,) = data["trials"]
+    assert trial["stderr_tail"].endswith("Traceback: the model said no") and len(trial["stderr_tail"]) < 4096
+    (detail,) = data["details"]
+    assert (detail["calls_total"], detail["calls_omitted"], len(detail["calls"])) == (100_000, 99_800, 200)
+    assert [c["t_ms"] for c in detail["calls"][99:101]] == [99, 99_900]
+    assert len(render_page(data)) < 500_000

@@ -153,11 +153,18 @@
         ["duration", t.duration_ms === null || t.duration_ms === undefined ? null : t.duration_ms + " ms"],
         ["virtual time", d.virtual_ms === null || d.virtual_ms === undefined ? null : d.virtual_ms + " ms"],
         ["faults fired", t.faults.join(", ") || null], ["infrastructure error", t.infra_error],
-        ["agent error", t.agent_error], ["files", t.file]];
+        ["agent error", t.agent_error], ["message", t.message], ["sessions", t.sessions], ["files", t.file]];
       detail.appendChild(el("dl", { cls: "kv" }, [].concat.apply([], facts.filter(function (f) {
         return f[1] !== null && f[1] !== undefined && f[1] !== "";
       }).map(function (f) { return [el("dt", { text: f[0] }), el("dd", { text: String(f[1]) })]; }))));
-      detail.appendChild(el("h3", { text: "Tool calls (" + d.calls.length + ")" }));
+      if (t.stderr_tail) {
+        detail.appendChild(el("h3", { text: "Agent stderr (its end)" }));
+        detail.appendChild(el("pre", { cls: "mono stderr", text: t.stderr_tail }));
+      }
+      var total = d.calls_total === undefined ? d.calls.length : d.calls_total;
+      detail.appendChild(el("h3", { text: "Tool calls (" + total + ")" }));
+      if (d.calls_omitted) detail.appendChild(el("p", { cls: "empty", text: "showing the first and last " +
+        d.calls.length / 2 + ": " + d.calls_omitted + " calls in between are in " + t.file + "/report.json and tape.ndjson" }));
       if (!d.calls.length) detail.appendChild(el("p", { cls: "empty", text: "no tool calls" }));
       else detail.appendChild(table(["t (ms)", "tool", "arguments", "result / error"], d.calls.map(function (c) {
         var answer = c.error !== undefined ? el("span", { cls: "error", text: "error " + c.error })
@@ -168,7 +175,9 @@
             c.outcome && c.outcome !== "ok" ? el("span", { cls: "pill outcome", text: c.outcome }) : null]),
           el("td", { cls: "val mono", text: c.args }), el("td", { cls: "val mono" }, [answer])]);
       }), "data timeline"));
-      detail.appendChild(el("h3", { text: "State changes (" + d.diff.length + ")" }));
+      detail.appendChild(el("h3", { text: "State changes (" + (d.diff.length + (d.diff_omitted || 0)) + ")" }));
+      if (d.diff_omitted) detail.appendChild(el("p", { cls: "empty", text: "showing " + d.diff.length + ": " +
+        d.diff_omitted + " more in " + t.file + "/state.json" }));
       if (!d.diff.length) detail.appendChild(el("p", { cls: "empty", text: "the state did not change" }));
       else detail.appendChild(table(["path", "role", "before", "after"], d.diff.map(function (row) {
         return el("tr", { cls: "role-" + row.role }, [el("td", { cls: "mono", text: row.path }),

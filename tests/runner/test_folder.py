@@ -1,0 +1,81 @@
+"""The run folder is one typed, versioned format: the files a real run writes hold to
+docs/run-folder.schema.json, and the one loader (report, --baseline) refuses bad files in one line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.runner import run_episodes
+from harn_mcp_mock.runner.folder import TrialRecord, load_results, load_run_folder
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "docs" / "run-folder.schema.json").read_text())
+
+
+def agent_script(folder: Path, name: str, body: str) -> list[str]:
+    path = folder / f"{name}.py"
+    path.write_text("import sys\n" + body, encoding="utf-8")
+    return [sys.executable, str(path)]
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("folder")
+    agent = agent_script(tmp, "idle", "sys.exit(0)\n")
+    run_episodes(["bank"], agent, out=tmp / "out", tasks=["pay-rent"], k=2, faults=["flaky"])
+    tempfail = agent_script(tmp, "tempfail", "sys.exit(75)\n")
+    run_episodes(["bank"], tempfail, out=tmp / "infra", tasks=["pay-rent"], max_retries=0)
+    return tmp
+
+
+def test_the_files_of_a_real_run_hold_to_the_schema(run_dir: Path) -> None:
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    validator.check_schema(SCHEMA)
+    for out in (run_dir / "out", run_dir / "infra"):
+        files = [out / "run.json", out / "results.json", *sorted(out.glob("trials/*/*/*/*/trial.json"))]
+        for file in files:
+            errors = list(validator.iter_errors(json.loads(file.read_text())))
+            assert not errors, (file, errors[0].message)
+    folder = load_run_folder(run_dir / "out")
+    trials = list(folder.trials())
+    assert [(t.profile, t.trial) for _, t in trials] == [("none", 1), ("none", 2), ("flaky", 1), ("flaky", 2)]
+    assert {t.status for _, t in trials} == {"scored"} and folder.run.options["k"] == 2
+    assert folder.results is not None and folder.results["format"] == "harn-mcp-mock/eval"
+    (infra,) = [t for _, t in load_run_folder(run_dir / "infra").trials()]
+    assert (infra.status, infra.exit_code, infra.infra_error) == (
+        "infra_error",
+        75,
+        "the agent exited 75 (EX_TEMPFAIL)",
+    )
+
+
+def test_a_record_keeps_fields_it_does_not_know_and_refuses_a_newer_version(tmp_path: Path) -> None:
+    doc = {"format": "harn-mcp-mock/trial", "version": 1, "world": "bank", "task": "t", "profile": "none",
+           "trial": 1, "run_id": "t.none.t1", "seed": 3, "status": "scored", "exit_code": 0,
+           "infra_error": None, "attempts": 1, "duration_ms": 5, "budget": {"tokens": 10}}  # fmt: skip
+    record = TrialRecord.from_json(doc, tmp_path / "trial.json")
+    assert record.extra == {"budget": {"tokens": 10}} and record.to_json() == doc
+    with pytest.raises(UsageError, match=r"trial.json:version: written by a newer harn-mcp-mock"):
+        TrialRecord.from_json({**doc, "version": 2}, tmp_path / "trial.json")
+    with pytest.raises(UsageError, match=r"trial.json:status: expected one of scored, timeout, infra_error"):
+        TrialRecord.from_json({**doc, "status": "won"}, tmp_path / "trial.json")
+    with pytest.raises(UsageError, match=r"trial.json:seed: expected an integer"):
+        TrialRecord.from_json({**doc, "seed": "3"}, tmp_path / "trial.json")
+
+
+def test_the_loader_names_the_file_that_is_not_what_it_should_be(run_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="not a run folder"):
+        load_run_folder(tmp_path)
+    (tmp_path / "run.json").write_text('{"format": "harn-mcp-mock/run", "version": 1, "specs": {}}')
+    with pytest.raises(UsageError, match=r"run.json:specs: expected a list of specs"):
+        load_run_folder(tmp_path)
+    (tmp_path / "results.json").write_text("[]")
+    with pytest.raises(UsageError, match=r"results.json: not an eval result"):
+        load_results(tmp_path)
+    assert load_results(run_dir / "out")["groups"]
