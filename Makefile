@@ -31,7 +31,7 @@ PYTEST_ARGS ?=
 JOBS ?= 4
 FAST_MARKERS := not e2e and not slow and not browser and not ray
 
-.PHONY: venv install peers browser screenshots lint lint-test-patterns test test-fast test-conformance fuzz bench demo peers-missing \
+.PHONY: venv install peers browser screenshots lint lint-test-patterns test test-fast test-conformance test-frameworks fuzz bench demo peers-missing \
 	conformance-missing
 
 venv: $(PY)
@@ -94,6 +94,16 @@ test: install lint
 # against `replay --http` of that recording; every check must agree (docs/http.md#conformance).
 test-conformance: $(INSTALL_STAMP) $(CONFORMANCE_STAMP)
 	$(PY) scripts/conformance.py
+
+# The agent frameworks of examples/frameworks/ (the `frameworks` extra, too heavy for `make
+# test`) and the tests that run them: the scripted LLM endpoint, each recipe on the bank world.
+FRAMEWORKS_STAMP := $(VENV)/.harn-frameworks.stamp
+$(FRAMEWORKS_STAMP): pyproject.toml $(INSTALL_STAMP)
+	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray,frameworks]'
+	touch $@
+
+test-frameworks: $(FRAMEWORKS_STAMP)
+	$(BIN)/pytest -q -p no:randomly tests/llm tests/e2e/test_frameworks.py $(PYTEST_ARGS)
 
 # The inner loop: no third-party peers, browser, Ray, wheel or pre-commit builds (docs/ci.md#markers).
 test-fast: $(INSTALL_STAMP)

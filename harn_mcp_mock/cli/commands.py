@@ -273,6 +273,24 @@ def world_main(
     return stop.exit_code or 0
 
 
+def llm_main(spec: Path, *, policy: str, port: int) -> int:
+    """`harn mcp mock llm`: serve the scripted endpoint until a stop signal."""
+    from harn_mcp_mock.errors import UsageError
+
+    prog = "harn mcp mock llm"
+    with handle_errors(prog):
+        from harn_mcp_mock.http.server import HttpServer
+        from harn_mcp_mock.llm.policy import POLICIES
+        from harn_mcp_mock.llm.server import LlmEndpoint, load_world
+
+        if policy not in POLICIES:
+            raise UsageError(f"unknown policy {policy!r} (policies: {', '.join(POLICIES)})", where="--policy")
+        app = LlmEndpoint.from_env(load_world(spec), policy)  # type: ignore[arg-type]
+        server = HttpServer(app, port=port, path="/v1")
+        server.run()
+    return 128 + server.stopped_by if server.stopped_by else 0
+
+
 def world_check_main(spec: Path, *, as_json: bool = False) -> int:
     """`harn mcp mock world check`; 0 ok, 1 problems, 2 invalid spec."""
     import sys

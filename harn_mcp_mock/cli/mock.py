@@ -761,6 +761,28 @@ def run(
     )
 
 
+@app.command("llm", short_help="A scripted LLM endpoint that plays a world's tasks (OpenAI, Anthropic).")
+def llm(
+    spec: SpecOpt,
+    policy: Annotated[
+        str,
+        typer.Option("--policy", help="reference (plays the plan, recovers), naive (retries blindly), noop."),
+    ] = "reference",
+    port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1 (0: a free one).")] = 0,
+) -> None:
+    """Serve a scripted, deterministic model on loopback: OpenAI Chat Completions and Responses,
+    Anthropic Messages (streaming too). It finds the world's task in the conversation and plays
+    the task's reference plan as tool calls, one turn at a time, then a final answer. The first
+    stdout line is its base URL (http://127.0.0.1:P/v1). Requests are logged to
+    $HARN_TRIAL_DIR/llm.ndjson, token usage appended to $HARN_USAGE_FILE, when set.
+
+    Exit codes: 0 stopped (SIGINT/SIGTERM: 130/143); 2 bad spec, policy or port.
+    """
+    from harn_mcp_mock.cli.commands import llm_main
+
+    raise typer.Exit(llm_main(spec, policy=policy, port=port))
+
+
 @app.command("docs", short_help="Print a shipped doc (offline).")
 def docs(
     topic: Annotated[

@@ -1,0 +1,195 @@
+"""The scripted LLM endpoint: an ASGI app answering OpenAI Chat Completions, OpenAI Responses and
+Anthropic Messages requests with the moves of :mod:`~harn_mcp_mock.llm.policy`.
+
+Routes go by the path's end, so every SDK's base URL works (``http://127.0.0.1:P/v1`` for the
+OpenAI SDKs, the same or without ``/v1`` for Anthropic's): ``.../chat/completions``,
+``.../responses``, ``.../messages`` (and ``.../messages/count_tokens``), ``.../models``.
+
+Each request is appended to ``llm.ndjson`` in the log folder (``HARN_TRIAL_DIR`` when set), and
+its token counts to ``HARN_USAGE_FILE`` (JSON lines ``{"input_tokens", "output_tokens",
+"cost_usd"}``, the usage records ``stats`` reads).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from harn_mcp_mock.http.server import HttpServer, Receive, Scope, Send, read_body, send_json
+from harn_mcp_mock.llm.policy import POLICIES, Policy, next_move
+from harn_mcp_mock.llm.wire import Api, read_request, render, stream, tokens
+from harn_mcp_mock.world.spec import WorldSpec
+
+LOG_NAME = "llm.ndjson"
+MODEL = "harn-scripted"
+
+
+def _api(path: str) -> Api | Literal["count_tokens", "models"] | None:
+    path = path.rstrip("/")
+    if path.endswith("/chat/completions"):
+        return "chat"
+    if path.endswith("/responses"):
+        return "responses"
+    if path.endswith("/messages/count_tokens"):
+        return "count_tokens"
+    if path.endswith("/messages"):
+        return "messages"
+    if path.endswith("/models"):
+        return "models"
+    return None
+
+
+class LlmEndpoint:
+    """The ASGI app: a world spec, a policy, and where requests and usage are written."""
+
+    def __init__(
+        self,
+        spec: WorldSpec,
+        policy: Policy = "reference",
+        *,
+        log_dir: Path | None = None,
+        usage_file: Path | None = None,
+    ) -> None:
+        if policy not in POLICIES:
+            raise ValueError(f"unknown policy {policy!r} (policies: {', '.join(POLICIES)})")
+        self.spec = spec
+        self.policy = policy
+        self.log_dir = log_dir
+        self.usage_file = usage_file
+        self.requests = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_env(cls, spec: WorldSpec, policy: Policy = "reference") -> LlmEndpoint:
+        """Logging to ``HARN_TRIAL_DIR`` and usage to ``HARN_USAGE_FILE``, when they are set."""
+        trial = os.environ.get("HARN_TRIAL_DIR")
+        usage = os.environ.get("HARN_USAGE_FILE")
+        return cls(
+            spec,
+            policy,
+            log_dir=Path(trial) if trial else None,
+            usage_file=Path(usage) if usage else None,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        api = _api(str(scope.get("path", "")))
+        if api == "models" and scope["method"] == "GET":
+            listed = {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "harn"}]}
+            await send_json(send, 200, json.dumps(listed).encode(), [])
+            return
+        if api is None or api == "models" or scope["method"] != "POST":
+            await _error(send, 404, f"no such endpoint: {scope['method']} {scope.get('path')}")
+            return
+        raw = await read_body(receive)
+        try:
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                raise ValueError("the body is not a JSON object")
+        except ValueError as exc:
+            await _error(send, 400, f"bad request body: {exc}")
+            return
+        if api == "count_tokens":
+            await send_json(send, 200, json.dumps({"input_tokens": tokens(raw.decode())}).encode(), [])
+            return
+        move = next_move(self.spec, self.policy, read_request(api, body))
+        answer = render(api, move, raw, str(body.get("model") or MODEL))
+        self._log(api, body, move.text, [(c.name, c.arguments) for c in move.calls], raw, answer)
+        if not body.get("stream"):
+            await send_json(send, 200, json.dumps(answer).encode(), [])
+            return
+        usage = api != "chat" or bool((body.get("stream_options") or {}).get("include_usage"))
+        headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        for event in stream(api, answer, include_usage=usage):
+            await send({"type": "http.response.body", "body": event, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    def _log(
+        self,
+        api: str,
+        body: dict[str, Any],
+        text: str,
+        calls: list[tuple[str, dict[str, Any]]],
+        raw: bytes,
+        answer: dict[str, Any],
+    ) -> None:
+        usage = answer["usage"]
+        input_tokens = usage.get("input_tokens", usage.get("prompt_tokens", 0))
+        output_tokens = usage.get("output_tokens", usage.get("completion_tokens", 0))
+        with self._lock:
+            self.requests += 1
+            entry = {
+                "n": self.requests,
+                "api": api,
+                "model": body.get("model"),
+                "stream": bool(body.get("stream")),
+                "policy": self.policy,
+                "tool_calls": [{"name": n, "arguments": a} for n, a in calls],
+                "text": text,
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "request": body,
+            }
+            if self.log_dir is not None:
+                self.log_dir.mkdir(parents=True, exist_ok=True)
+                with (self.log_dir / LOG_NAME).open("a", encoding="utf-8") as log:
+                    log.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            if self.usage_file is not None:
+                record = {"input_tokens": input_tokens, "output_tokens": output_tokens, "cost_usd": 0.0}
+                with self.usage_file.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps(record) + "\n")
+
+
+async def _error(send: Send, status: int, message: str) -> None:
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    await send_json(send, status, json.dumps(body).encode(), [])
+
+
+@contextlib.contextmanager
+def serve_llm(
+    spec: WorldSpec | str | Path,
+    policy: Policy = "reference",
+    *,
+    port: int = 0,
+    log_dir: Path | None = None,
+    usage_file: Path | None = None,
+) -> Iterator[str]:
+    """Serve the endpoint on loopback in a thread; yields its base URL (``http://127.0.0.1:P/v1``).
+
+    ``spec`` is a spec, a spec file or a shipped world's name. Without ``log_dir`` and
+    ``usage_file``, ``HARN_TRIAL_DIR`` and ``HARN_USAGE_FILE`` say where to write.
+    """
+    world = load_world(spec)
+    if log_dir is None and usage_file is None:
+        app = LlmEndpoint.from_env(world, policy)
+    else:
+        app = LlmEndpoint(world, policy, log_dir=log_dir, usage_file=usage_file)
+    server = HttpServer(app, port=port, path="/v1")
+    ready = threading.Event()
+    thread = threading.Thread(target=server.run, kwargs={"on_ready": lambda _url: ready.set()}, daemon=True)
+    thread.start()
+    if not ready.wait(timeout=30):
+        server.stop()
+        raise RuntimeError("the scripted LLM endpoint did not start")
+    try:
+        yield server.url
+    finally:
+        server.stop()
+        thread.join()
+
+
+def load_world(spec: WorldSpec | str | Path) -> WorldSpec:
+    """A spec as given, or loaded from a file or a shipped world's name."""
+    if isinstance(spec, WorldSpec):
+        return spec
+    from harn_mcp_mock.shipped import resolve_spec
+    from harn_mcp_mock.world.spec import load_spec
+
+    return load_spec(resolve_spec(spec))
