@@ -9,7 +9,8 @@ and once by a 2026-07-28 one (``mcp.Client``, ``auto``), then each cassette is r
 ``replay --strict`` (and ``replay --http --strict``) to clients of the other era: the official
 SDK (``legacy``, ``auto``, a pinned ``2026-07-28``) and fastmcp's ``Client``. Each client sees
 the results the recording client saw, its answers match the recorded ones, and the replay
-reports no miss, no unused interaction and no differing answer.
+reports no miss, no unused interaction and no differing answer. The in-process
+``ReplayTransport`` (``harn_mcp_mock.api``) bridges the same way.
 """
 
 from __future__ import annotations
@@ -283,3 +284,27 @@ def test_a_recording_of_one_era_answers_a_client_of_the_other_with_its_questions
     report = orjson.loads(report_path.read_bytes())
     assert report["misses"] == [] and report["answer_mismatches"] == [], report
     assert report["unused"] == [] and report["ok"] is True, report
+
+
+@pytest.mark.parametrize(
+    ("era", "mode"),
+    [
+        pytest.param("2026-07-28", "legacy", marks=pytest.mark.xdist_group("eras-2026-07-28-stdio")),
+        pytest.param("2025-11-25", "2026-07-28", marks=pytest.mark.xdist_group("eras-2025-11-25-stdio")),
+    ],
+)
+def test_in_process_replay_bridges_the_eras_too(
+    era: str, mode: str, cassettes: Callable[[str, str], Path]
+) -> None:
+    from harn_mcp_mock.api import ReplayTransport
+
+    transport = ReplayTransport(cassettes(era, "stdio"))
+
+    async def run() -> tuple[str | None, list[str]]:
+        with anyio.fail_after(WAIT):
+            async with Client(transport, mode=mode, **CALLBACKS) as client:  # type: ignore[arg-type]
+                seen = [texts(await client.call_tool(name, arguments)) for name, arguments in CALLS]
+                return client.protocol_version, seen
+
+    assert anyio.run(run) == ("2025-11-25" if mode == "legacy" else mode, SEEN)
+    assert transport.report is not None and transport.report.clean, transport.report
