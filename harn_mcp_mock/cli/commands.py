@@ -450,6 +450,8 @@ def run_main(
     fail_on_regression: bool = False,
     grace: float = 5.0,
     output_cap: int = 1 << 20,
+    alpha: float = 0.05,
+    gate_on: str = "point",
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
@@ -478,7 +480,11 @@ def run_main(
         from harn_mcp_mock.runner.run import parse_gates, run_episodes, summarise_failures
         from harn_mcp_mock.scoring.render import render
 
-        gates = parse_gates(min_pass_k, min_pass_rate)
+        gates = parse_gates(min_pass_k, min_pass_rate, gate_on)
+        if not 0 < alpha < 1:
+            from harn_mcp_mock.errors import UsageError
+
+            raise UsageError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
         if fail_on_regression and baseline is None:
             from harn_mcp_mock.errors import UsageError
 
@@ -506,6 +512,7 @@ def run_main(
                 on_trial=progress,
                 stop=control,
                 on_note=lambda text: note(prog, text),
+                alpha=alpha,
             )
         sys.stdout.write("\n" + render(outcome.result, "text"))
         kinds = summarise_failures(outcome.trials, outcome.result)
@@ -523,7 +530,11 @@ def run_main(
         if fail_on_regression and regressed:
             names = ", ".join(change.label for change in regressed[:3])
             more = f" (+{len(regressed) - 3} more)" if len(regressed) > 3 else ""
-            note(prog, f"{len(regressed)} task(s) regressed against the baseline: {names}{more}")
+            note(
+                prog,
+                f"{len(regressed)} task(s) regressed significantly against the baseline "
+                f"(alpha {alpha:g}): {names}{more}",
+            )
         if outcome.infra_errors:
             note(
                 prog,

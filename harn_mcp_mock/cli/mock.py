@@ -723,8 +723,17 @@ def run(
         Path | None, typer.Option("--baseline", help="An earlier run's --out: regressed/fixed per task.")
     ] = None,
     fail_on_regression: Annotated[
-        bool, typer.Option("--fail-on-regression", help="Exit 1 when a task regressed against --baseline.")
+        bool,
+        typer.Option(
+            "--fail-on-regression", help="Exit 1 when a task regressed significantly against --baseline."
+        ),
     ] = False,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="Significance level of --baseline's test per task.")
+    ] = 0.05,
+    gate_on: Annotated[
+        str, typer.Option("--gate-on", help="point (the estimate) or lower (its interval's lower bound).")
+    ] = "point",
 ) -> None:
     """Run an agent command k times per task against fresh seeded worlds and score the runs.
 
@@ -757,6 +766,8 @@ def run(
             ray_address=ray_address,
             baseline=baseline,
             fail_on_regression=fail_on_regression,
+            alpha=alpha,
+            gate_on=gate_on,
         )
     )
 

@@ -1,10 +1,15 @@
 """``--baseline DIR``: this run against an earlier one, per task and per group.
 
-A task *passes* in a run when every scored trial of it passed (c = n > 0, so pass^k = 1 for
-every k it has). Against the baseline each task is ``regressed`` (passed, now fails), ``fixed``
-(failed, now passes), ``still failing``, ``still passing`` or ``new`` (not in the baseline); a
-task only the baseline has is ``gone``. Each group (world x fault profile) gets its pass_rate and
-pass^k deltas for the k both runs have.
+Each task's two trial counts are compared with Fisher's exact test (two-sided, at ``alpha``):
+a task is ``regressed`` (its pass rate fell) or ``fixed`` (it rose) only when the change is
+significant. Otherwise it is ``within_noise`` when its rate moved, else ``still passing``
+(every trial passed both times) or ``still failing``; ``new`` is not in the baseline and ``gone``
+only in it. Each group (world x fault profile) gets its pass_rate and pass^k deltas for the k
+both runs have.
+
+Two-sided, because the comparison makes claims in both directions (regressed and fixed): each
+task's chance of a false ``regressed`` or ``fixed`` is at most ``alpha`` together (Fisher's test
+is conservative, so in practice less).
 """
 
 from __future__ import annotations
@@ -16,10 +21,21 @@ from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.scoring.stats import fisher_exact
 
-__all__ = ["STATUSES", "Comparison", "TaskChange", "compare", "load_baseline", "render_comparison"]
+__all__ = [
+    "DEFAULT_ALPHA",
+    "STATUSES",
+    "Comparison",
+    "TaskChange",
+    "classify",
+    "compare",
+    "load_baseline",
+    "render_comparison",
+]
 
-STATUSES = ("regressed", "fixed", "still failing", "still passing", "new", "gone")
+STATUSES = ("regressed", "fixed", "within_noise", "still failing", "still passing", "new", "gone")
+DEFAULT_ALPHA = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +47,8 @@ class TaskChange:
     before: tuple[int, int] | None
     """(c, n) in the baseline, or None."""
     after: tuple[int, int] | None
+    p_value: float | None = None
+    """Fisher's two-sided p-value of the two counts (None for new and gone tasks)."""
 
     @property
     def label(self) -> str:
@@ -47,6 +65,7 @@ class TaskChange:
             "status": self.status,
             "before": counts(self.before),
             "after": counts(self.after),
+            "p_value": self.p_value,
             "pass_power_k": [
                 {
                     "k": k,
@@ -74,6 +93,8 @@ class GroupChange:
 @dataclass(slots=True)
 class Comparison:
     baseline: str
+    alpha: float = DEFAULT_ALPHA
+    """The significance level of the per-task test."""
     tasks: list[TaskChange] = field(default_factory=list)
     groups: list[GroupChange] = field(default_factory=list)
 
@@ -82,13 +103,16 @@ class Comparison:
 
     @property
     def regressed(self) -> list[TaskChange]:
+        """The tasks whose pass rate fell significantly."""
         return [t for t in self.tasks if t.status == "regressed"]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": "harn-mcp-mock/run-comparison",
-            "version": 1,
+            "version": 2,
             "baseline": self.baseline,
+            "test": "fisher-exact, two-sided",
+            "alpha": self.alpha,
             "summary": {status: self.count(status) for status in STATUSES},
             "tasks": [t.to_dict() for t in self.tasks],
             "groups": [
@@ -146,12 +170,29 @@ def _exact(value: dict[str, Any] | None) -> Fraction | None:
     return Fraction(value["exact"])
 
 
-def compare(baseline: dict[str, Any], now: dict[str, Any]) -> Comparison:
-    """Compare two eval results (``results.json`` documents)."""
-    comparison = Comparison(str(baseline.get("_path", "baseline")))
+def classify(
+    before: tuple[int, int], after: tuple[int, int], alpha: float = DEFAULT_ALPHA
+) -> tuple[str, float]:
+    """The status of a task with ``(c, n)`` before and after, and Fisher's two-sided p-value."""
+    p_value = fisher_exact(before[0], before[1], after[0], after[1])
+    rate_before, rate_after = Fraction(before[0], before[1]), Fraction(after[0], after[1])
+    if p_value < alpha and rate_after != rate_before:
+        return ("regressed" if rate_after < rate_before else "fixed"), p_value
+    if rate_after != rate_before:
+        return "within_noise", p_value
+    return ("still passing" if after[0] == after[1] else "still failing"), p_value
+
+
+def compare(baseline: dict[str, Any], now: dict[str, Any], *, alpha: float = DEFAULT_ALPHA) -> Comparison:
+    """Compare two eval results (``results.json`` documents), each task's counts with Fisher's
+    exact test at ``alpha``."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise UsageError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
+    comparison = Comparison(str(baseline.get("_path", "baseline")), float(alpha))
     before, after = _tasks(baseline), _tasks(now)
     for key in sorted(set(before) | set(after), key=lambda k: (k[0], k[1] or "", k[2])):
         was, is_ = before.get(key), after.get(key)
+        p_value = None
         if is_ is None or is_[1] == 0:
             if was is None:
                 continue
@@ -159,14 +200,8 @@ def compare(baseline: dict[str, Any], now: dict[str, Any]) -> Comparison:
         elif was is None or was[1] == 0:
             status = "new"
         else:
-            passed_before, passes_now = was[0] == was[1], is_[0] == is_[1]
-            status = {
-                (True, False): "regressed",
-                (False, True): "fixed",
-                (False, False): "still failing",
-                (True, True): "still passing",
-            }[(passed_before, passes_now)]
-        comparison.tasks.append(TaskChange(key[0], key[1], key[2], status, was, is_))
+            status, p_value = classify(was, is_, alpha)
+        comparison.tasks.append(TaskChange(key[0], key[1], key[2], status, was, is_, p_value))
     groups_before = {(g["world"], g.get("faults")): g for g in baseline.get("groups", [])}
     for group in now.get("groups", []):
         old = groups_before.get((group["world"], group.get("faults")))
@@ -192,13 +227,17 @@ def compare(baseline: dict[str, Any], now: dict[str, Any]) -> Comparison:
 def render_comparison(comparison: Comparison) -> str:
     """The text block ``harn mcp mock run --baseline`` prints."""
     counts = ", ".join(f"{comparison.count(s)} {s}" for s in STATUSES if comparison.count(s))
-    lines = [f"against the baseline {comparison.baseline}: {counts or 'no tasks'}"]
+    lines = [
+        f"against the baseline {comparison.baseline}: {counts or 'no tasks'} "
+        f"(Fisher's exact test, alpha {comparison.alpha:g})"
+    ]
     for change in comparison.tasks:
         if change.status == "still passing":
             continue
         was = f"{change.before[0]}/{change.before[1]}" if change.before else "-"
         now = f"{change.after[0]}/{change.after[1]}" if change.after else "-"
-        lines.append(f"  {change.status:<14} {change.label}: {was} -> {now} passed")
+        p_value = "" if change.p_value is None else f" (p = {change.p_value:.3g})"
+        lines.append(f"  {change.status:<14} {change.label}: {was} -> {now} passed{p_value}")
     for group in comparison.groups:
         parts = [
             f"pass^{k} {float(b):.3f} -> {float(a):.3f} ({float(a - b):+.3f})"

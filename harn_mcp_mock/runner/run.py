@@ -57,20 +57,30 @@ class Gate:
 
     value: float
     k: int | None = None
+    on: str = "point"
+    """``point`` (the estimate must reach the value) or ``lower`` (its interval's lower bound must)."""
 
     @property
     def name(self) -> str:
-        return (
+        name = (
             f"--min-pass-k {self.k}={self.value}" if self.k is not None else f"--min-pass-rate {self.value}"
         )
+        return name + (" (lower bound)" if self.on == "lower" else "")
 
 
-def parse_gates(min_pass_k: Sequence[str] = (), min_pass_rate: float | None = None) -> list[Gate]:
+GATE_ON = ("point", "lower")
+
+
+def parse_gates(
+    min_pass_k: Sequence[str] = (), min_pass_rate: float | None = None, gate_on: str = "point"
+) -> list[Gate]:
+    if gate_on not in GATE_ON:
+        raise UsageError(f"unknown {gate_on!r}: use point or lower", where="--gate-on")
     gates = []
     for text in min_pass_k:
         k, sep, value = text.partition("=")
         try:
-            gate = Gate(float(value), int(k))
+            gate = Gate(float(value), int(k), gate_on)
         except ValueError:
             gate = None
         if not sep or gate is None or gate.k is None or gate.k < 1 or not 0 <= gate.value <= 1:
@@ -79,7 +89,7 @@ def parse_gates(min_pass_k: Sequence[str] = (), min_pass_rate: float | None = No
     if min_pass_rate is not None:
         if not 0 <= min_pass_rate <= 1:
             raise UsageError(f"bad pass rate {min_pass_rate!r}: use 0 <= V <= 1", where="--min-pass-rate")
-        gates.append(Gate(min_pass_rate))
+        gates.append(Gate(min_pass_rate, None, gate_on))
     return gates
 
 
@@ -279,6 +289,7 @@ def conclude(
     stopped: bool,
     gates: Sequence[Gate] = (),
     baseline: str | Path | dict[str, Any] | None = None,
+    alpha: float = 0.05,
 ) -> RunOutcome:
     """Score every finished trial into ``results.json``, judge the gates, compare with a baseline."""
     ordered = [plan.records[t.key] for t in plan.matrix if t.key in plan.records]
@@ -291,7 +302,7 @@ def conclude(
         from harn_mcp_mock.runner.baseline import compare, load_baseline
 
         outcome.comparison = compare(
-            baseline if isinstance(baseline, dict) else load_baseline(baseline), document
+            baseline if isinstance(baseline, dict) else load_baseline(baseline), document, alpha=alpha
         )
         atomic_write(
             plan.out / "baseline.json", json.dumps(outcome.comparison.to_dict(), indent=2).encode() + b"\n"
@@ -363,6 +374,7 @@ def run_episodes(
     grace: float = DEFAULT_GRACE_S,
     output_cap: int = DEFAULT_OUTPUT_CAP,
     on_note: Callable[[str], None] | None = None,
+    alpha: float = 0.05,
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
@@ -406,6 +418,7 @@ def run_episodes(
                     on_trial=on_trial,
                     stop=event,
                     callbacks=callbacks,
+                    alpha=alpha,
                 )
             )
 
@@ -446,7 +459,7 @@ def run_episodes(
         if watcher is not None:
             watcher.set()
     stopped = control.stopping and len(plan.records) < len(plan.matrix)
-    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc)
+    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha)
 
 
 def _watch(event: threading.Event, control: Control) -> threading.Event:
@@ -481,6 +494,7 @@ async def run_episodes_async(
     on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
     stop: threading.Event | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
+    alpha: float = 0.05,
 ) -> RunOutcome:
     """:func:`run_episodes` from inside an event loop. An in-process agent's trials run in this
     loop, ``workers`` at a time (default 8: they wait on each other, not on cores); a command
@@ -493,7 +507,7 @@ async def run_episodes_async(
             lambda: run_episodes(
                 specs, command, out=out, tasks=tasks, k=k, seed=seed, faults=faults, workers=workers,
                 timeout=timeout, max_retries=max_retries, gates=gates, force=force, baseline=baseline,
-                on_trial=on_trial, stop=stop,
+                on_trial=on_trial, stop=stop, alpha=alpha,
             )
         )  # fmt: skip
     from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
@@ -518,7 +532,7 @@ async def run_episodes_async(
     async with anyio.create_task_group() as tg:
         for trial in plan.todo:
             tg.start_soon(one, trial)
-    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc)
+    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha)
 
 
 def _score(loaded: list[tuple[Path, dict[str, Any]]], trials: list[Trial], out: Path) -> Any:
@@ -539,11 +553,19 @@ def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
             label = f"{group.world} ({'faults ' + group.faults if group.faults else 'no faults'})"
             if gate.k is None:
                 value = group.pass_rate
+                interval = group.pass_rate_interval
             else:
                 value = group.pass_power_k.get(gate.k)
+                interval = group.pass_power_k_interval.get(gate.k)
                 if value is None:
                     failed.append(f"{gate.name}: {label} has fewer than {gate.k} scored runs per task")
                     continue
+            if gate.on == "lower" and value is not None and interval is not None:
+                if interval[0] < gate.value:
+                    failed.append(
+                        f"{gate.name}: {label} is {float(value):.3f}, its lower bound {interval[0]:.3f}"
+                    )
+                continue
             if value is None or value < Fraction(gate.value).limit_denominator(10**6):
                 shown = "none" if value is None else f"{float(value):.3f}"
                 failed.append(f"{gate.name}: {label} is {shown}")

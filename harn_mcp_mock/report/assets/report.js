@@ -269,13 +269,18 @@
       return b.summary[k] + " " + k;
     }).join(", ");
     section.appendChild(el("p", { text: summary || "no tasks" }));
+    if (b.alpha !== undefined) {
+      section.appendChild(el("p", { cls: "meta", text: "regressed and fixed: a significant change " +
+        "(Fisher's exact test, alpha " + b.alpha + "); within noise: a change the trials cannot tell from chance" }));
+    }
     var rows = b.tasks.filter(function (t) { return t.status !== "still passing"; }).map(function (t) {
       function cn(x) { return x ? x.c + "/" + x.n : "-"; }
-      return el("tr", null, [el("td", { cls: "status-" + t.status.replace(/ /g, "-"), text: t.status }),
+      var p = (t.p_value === null || t.p_value === undefined) ? "-" : t.p_value.toPrecision(3);
+      return el("tr", null, [el("td", { cls: "status-" + t.status.replace(/[ _]/g, "-"), text: t.status.replace(/_/g, " ") }),
         el("td", { text: t.world + "/" + t.task }), el("td", { text: profileLabel(t.faults || "none") }),
-        el("td", { text: cn(t.before) }), el("td", { text: cn(t.after) })]);
+        el("td", { text: cn(t.before) }), el("td", { text: cn(t.after) }), el("td", { text: p })]);
     });
-    if (rows.length) section.appendChild(table(["status", "task", "profile", "before", "after"], rows));
+    if (rows.length) section.appendChild(table(["status", "task", "profile", "before", "after", "p"], rows));
     return section;
   }
 
