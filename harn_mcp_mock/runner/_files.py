@@ -29,7 +29,14 @@ class Folder:
         self.fd = fd
         self.path = path
 
-    def write(self, name: str, data: bytes, *, sync: bool = False) -> None:
+    def write(self, name: str, data: bytes, *, atomic: bool = False, sync: bool = False) -> None:
+        """Write ``name`` (never through a symlink); ``atomic``: to a temp name renamed into place,
+        so a reader sees the whole file or none (``trial.json``, ``run.json``)."""
+        if not atomic:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644, dir_fd=self.fd)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            return
         tmp = f".{name}.{secrets.token_hex(4)}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=self.fd)
         try:
@@ -47,6 +54,13 @@ class Folder:
     def unlink(self, name: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=self.fd)
+
+    def clear(self, names: Sequence[str]) -> None:
+        """Remove those of ``names`` that exist (one listing, no unlink for the missing ones)."""
+        present = set(os.listdir(self.fd))
+        for name in names:
+            if name in present:
+                self.unlink(name)
 
     def read_regular(self, name: str, limit: int = 1 << 26) -> bytes | None:
         """The bytes of ``name`` if it is a regular file (not a symlink, folder, FIFO...), else None."""

@@ -68,21 +68,36 @@ class TrialWorld:
 
 
 class _HttpFront:
-    """One loopback Streamable HTTP server (uvicorn in a thread) for every trial of the hub."""
+    """One loopback Streamable HTTP server (uvicorn in a thread) for every trial of the hub.
+
+    The socket listens at once (so a trial's URL is known before its agent starts, and a client
+    that comes early waits in the backlog); uvicorn and the HTTP stack are imported and started in
+    the server's thread, and a trial's endpoint is made on its first request: a run whose agents
+    speak stdio only pays for none of it on its trials' path."""
 
     def __init__(self) -> None:
+        self.worlds: dict[str, TrialWorld] = {}
+        self.endpoints: dict[str, Any] = {}
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(1024)
+        self.base = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        self.server: Any = None
+        self.loop: Any = None
+        self.guard: Any = None
+        self._lock = threading.Lock()
+        self._stopping = False
+        self.thread = threading.Thread(target=self._serve, name="harn-hub-http", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
         import asyncio
 
         import uvicorn
 
         from harn_mcp_mock.http.guard import GuardSettings, HttpGuard, render_jsonrpc
 
-        self.endpoints: dict[str, Any] = {}
         self.guard = GuardSettings.for_host("127.0.0.1")
-        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self.socket.bind(("127.0.0.1", 0))
-        self.socket.listen(1024)
-        self.base = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
         app = HttpGuard(self._dispatch, settings=self.guard, render=render_jsonrpc)
         config = uvicorn.Config(
             app, log_level="warning", lifespan="off", ws="none", access_log=False, timeout_graceful_shutdown=1
@@ -93,18 +108,23 @@ class _HttpFront:
             def capture_signals(self) -> Iterator[None]:
                 yield  # signals are the runner's
 
-        self.server = Server(config)
-        self.loop: asyncio.AbstractEventLoop | None = None
-        ready = threading.Event()
-
         async def main() -> None:
-            self.loop = asyncio.get_running_loop()
-            ready.set()
+            with self._lock:
+                self.loop = asyncio.get_running_loop()
+                self.server = Server(config)
+                self.server.should_exit = self._stopping
             await self.server.serve(sockets=[self.socket])
 
-        self.thread = threading.Thread(target=lambda: asyncio.run(main()), name="harn-hub-http", daemon=True)
-        self.thread.start()
-        ready.wait(JOIN_TIMEOUT_S)
+        asyncio.run(main())
+
+    def _endpoint(self, token: str) -> Any:
+        endpoint = self.endpoints.get(token)
+        world = self.worlds.get(token)
+        if endpoint is None and world is not None:
+            from harn_mcp_mock.http.replay_server import StreamableHttpEndpoint
+
+            endpoint = self.endpoints[token] = StreamableHttpEndpoint(world.shared.session, guard=self.guard)
+        return endpoint
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -112,7 +132,7 @@ class _HttpFront:
         parts = str(scope.get("path", "")).split("/")
         endpoint = None
         if len(parts) == 4 and parts[1] == "t" and parts[3] == "mcp":
-            endpoint = self.endpoints.get(parts[2])
+            endpoint = self._endpoint(parts[2])
         if endpoint is None:
             body = b"no such trial (it ended, or the address is wrong)\n"
             headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]
@@ -122,18 +142,20 @@ class _HttpFront:
         await endpoint(scope, receive, send)
 
     def add(self, world: TrialWorld) -> None:
-        from harn_mcp_mock.http.replay_server import StreamableHttpEndpoint
-
-        self.endpoints[world.token] = StreamableHttpEndpoint(world.shared.session, guard=self.guard)
+        self.worlds[world.token] = world
 
     def remove(self, token: str) -> None:
+        self.worlds.pop(token, None)
         endpoint = self.endpoints.pop(token, None)
         if endpoint is not None and self.loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop already ended
                 self.loop.call_soon_threadsafe(endpoint.close)
 
     def shutdown(self) -> None:
-        self.server.should_exit = True
+        with self._lock:
+            self._stopping = True
+            if self.server is not None:
+                self.server.should_exit = True
         self.thread.join(JOIN_TIMEOUT_S)
         self.socket.close()
 
@@ -178,7 +200,7 @@ class WorldHub:
             from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
             from harn_mcp_mock.world.run import world_tape
 
-            writer = world_tape(engine, tape, trial.spec)
+            writer = world_tape(engine, tape, trial.spec, sync=False)
             served = TapedEngine(engine, McpTapeObserver(writer, engine.spec.name))
         stop_r, stop_w = os.pipe()
         world = TrialWorld(

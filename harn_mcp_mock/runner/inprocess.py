@@ -43,8 +43,7 @@ def _dump(doc: Any) -> bytes:
 
 def _fresh_folder(trial: Trial, out: Path) -> Folder:
     where = open_folder(out.resolve(), trial.parts)
-    for name in TRIAL_FILES:
-        where.unlink(name)
+    where.clear((*TRIAL_FILES, "trial.json"))
     return where
 
 
@@ -102,5 +101,5 @@ async def run_trial_inprocess(
     record["sessions"], record["tool_calls"] = shared.sessions, shared.tool_calls
     with where:
         write_world_files(where, shared, timed_out=status == "timeout")
-        where.write("trial.json", _dump(record), sync=True)
+        where.write("trial.json", _dump(record), atomic=True)
     return record

@@ -233,8 +233,35 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
+def _children(pid: int) -> list[int] | None:
+    """``pid``'s children from ``/proc/PID/task/*/children`` (None where the kernel has none)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    found: list[int] = []
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found.extend(int(p) for p in f.read().split())
+        except FileNotFoundError:
+            return None if tid == tasks[0] and not found else found
+        except OSError:
+            continue
+    return found
+
+
 def _descendants(root: int) -> list[int]:
-    """Live descendants of ``root`` (from ``/proc``; empty where there is none)."""
+    """Live descendants of ``root``: by each process's children file where the kernel has one
+    (cheap), else from the parent of every process in ``/proc``; empty where there is no /proc."""
+    if _children(root) is not None:
+        result: list[int] = []
+        todo = [root]
+        while todo:
+            for child in _children(todo.pop()) or ():
+                result.append(child)
+                todo.append(child)
+        return result
     children: dict[int, list[int]] = {}
     try:
         names = os.listdir("/proc")

@@ -190,9 +190,8 @@ def _failed(trial: Trial, why: str) -> tuple[dict[str, Any], dict[str, bytes]]:
 def _store(out: Path, trial: Trial, files: dict[str, bytes]) -> None:
     """Write a trial's files under ``out`` (never through a symlink), ``trial.json`` last."""
     with open_folder(out, trial.parts) as where:
-        for name in (*TRIAL_FILES, "trial.json"):
-            where.unlink(name)
+        where.clear((*TRIAL_FILES, "trial.json"))
         for name, data in files.items():
             if name != "trial.json" and "/" not in name and not name.startswith("."):
                 where.write(name, data)
-        where.write("trial.json", files["trial.json"], sync=True)  # last: marks it finished
+        where.write("trial.json", files["trial.json"], atomic=True)  # last: marks it finished

@@ -185,7 +185,7 @@ def _check_resume(out: Path, pinned: dict[str, Any], force: bool) -> None:
                         "use another --out, or --force to rerun it",
                         path=out,
                     )
-        where.write("run.json", json.dumps(pinned, indent=2).encode() + b"\n", sync=True)
+        where.write("run.json", json.dumps(pinned, indent=2).encode() + b"\n", atomic=True, sync=True)
 
 
 def _finished(trial: Trial, out: Path) -> dict[str, Any] | None:

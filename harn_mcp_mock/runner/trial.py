@@ -123,8 +123,7 @@ def _attempt(
     spec: WorldSpec | None,
     control: Control | None,
 ) -> dict[str, Any]:
-    for name in TRIAL_FILES:
-        where.unlink(name)
+    where.clear((*TRIAL_FILES, "trial.json"))
     started = time.monotonic()
     world = hub.open(trial, spec, tape=where.path / "tape.ndjson")
     try:
@@ -277,5 +276,5 @@ def run_trial(
         record["tool_calls"] = final.get("tool_calls", 0)
         if "message" in final:
             record["message"] = final["message"]
-        where.write("trial.json", _dump(record), sync=True)
+        where.write("trial.json", _dump(record), atomic=True)  # whole or absent: marks it finished
     return record

@@ -370,8 +370,11 @@ class TapeWriter:
         argv: Sequence[str] = (),
         harn_version: str = __version__,
         started_at_unix_ms: int | None = None,
+        sync: bool = True,
     ) -> None:
         self.path = Path(path)
+        self.sync = sync
+        """fsync at close (False: a writer whose files are disposable on a crash, a runner's trial)."""
         self.clock: Clock = clock if clock is not None else SYSTEM_CLOCK
         self.cas = CasStore(cas_dir(self.path))
         self._lock = threading.Lock()
@@ -460,7 +463,8 @@ class TapeWriter:
             return
         try:
             fh.flush()
-            os.fsync(fh.fileno())
+            if self.sync:
+                os.fsync(fh.fileno())
         finally:
             fh.close()
 

@@ -18,9 +18,12 @@ if TYPE_CHECKING:
     from harn_mcp_mock.tape import TapeWriter
 
 
-def world_tape(engine: WorldEngine, path: str | Path, spec_path: str | Path) -> TapeWriter:
+def world_tape(
+    engine: WorldEngine, path: str | Path, spec_path: str | Path, *, sync: bool = True
+) -> TapeWriter:
     """The event tape of a world run, stamped with the world's virtual clock (the same seed and
-    calls give a byte-identical tape); close it, or use it as a context manager."""
+    calls give a byte-identical tape); close it, or use it as a context manager. ``sync=False``:
+    no fsync at close (a runner's trial, rerun when a crash cut it short)."""
     from harn_mcp_mock.tape import TapeWriter
     from harn_mcp_mock.tape.mcp import EngineClock
 
@@ -33,6 +36,7 @@ def world_tape(engine: WorldEngine, path: str | Path, spec_path: str | Path) -> 
         script_path=str(spec_path),
         argv=argv,
         started_at_unix_ms=engine.spec.start_ms,
+        sync=sync,
     )
 
 
