@@ -158,7 +158,6 @@ IN_CODE: list[tuple[str, str, str]] = [
     ("c define, json-escaped tabs", "k3Vz8Wq1Ru", '"#define\\tpassword\\t\\"{s}\\""'),
     ("short name, unquoted :=", "Wm4kQ8zP2x", "PW:={s}"),
     ("misspelt name, unquoted :=", "Wm4kQ8zP2y", "PSSWD:={s}"),
-    ("batch set", "Ba7#kQ2mZ", 'SET password "{s}"'),
     ("xml element with attributes", "Xk9!mQ2wZ", '<password name="password">{s}</password>'),
     (
         "mysql identified with plugin as hash",
