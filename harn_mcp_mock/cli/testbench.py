@@ -254,6 +254,38 @@ def replay(
         raise SystemExit(_report(code, result))
 
 
+@app.command(short_help="Export a tape as OpenTelemetry spans (OTLP/JSON, OTLP/HTTP).")
+def export(
+    tape: Annotated[Path, typer.Argument(help="The event tape (a run's tape.ndjson, --emit-tape).")],
+    otlp: Annotated[
+        Path | None, typer.Option("--otlp", help="Write OTLP/JSON (ExportTraceServiceRequest) here.")
+    ] = None,
+    otlp_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--otlp-endpoint", help="POST it to this OTLP/HTTP receiver (http://host:4318).", metavar="URL"
+        ),
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="The world's report: its fired faults become span events.")
+    ] = None,
+) -> None:
+    """Turn TAPE into one OpenTelemetry trace (MCP/GenAI semantic conventions, virtual time as span time).
+
+    Usage: harn test-bench export run.tape --otlp trace.json [--otlp-endpoint http://localhost:4318]
+    Exit codes: 0 exported; 2 bad arguments or input; 3 an unreadable tape; 4 the receiver failed.
+    """
+    with handle_errors(PROG):
+        from harn_mcp_mock.tape.otlp import export_otlp, span_names, traces_url
+
+        document = export_otlp(tape, out=otlp, endpoint=otlp_endpoint, report=report)
+        spans = len(span_names(document))
+        if otlp is not None:
+            sys.stdout.write(f"wrote {spans} spans to {otlp}\n")
+        if otlp_endpoint is not None:
+            sys.stdout.write(f"sent {spans} spans to {traces_url(otlp_endpoint)}\n")
+
+
 try:
     from harn_mcp_mock.cli import fidelity as _fidelity
 except ImportError:  # the fidelity command lands separately
