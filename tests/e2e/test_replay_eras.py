@@ -254,6 +254,7 @@ CROSSINGS = [
     ("2025-11-25", "sdk-2026", "2026-07-28"),
     ("2025-11-25", "fastmcp-2026", "2026-07-28"),
     ("2025-11-25", "sdk-auto", "2025-11-25"),  # the probe is refused: it falls back to initialize
+    ("2025-11-25", "fastmcp-auto", "2025-11-25"),
 ]
 
 
