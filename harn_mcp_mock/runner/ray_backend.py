@@ -72,7 +72,20 @@ def remote_trial(
         )
         folder = local.folder((root / "out").resolve())
         files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+        node = _node_id()
+        if node is not None and "trial.json" in files:  # where it ran: trial.json's ray_node
+            record["ray_node"] = node
+            files["trial.json"] = json.dumps(record, indent=2).encode() + b"\n"
         return record, files
+
+
+def _node_id() -> str | None:
+    try:
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+    except Exception:  # not in a Ray worker (a direct call, a test)
+        return None
 
 
 def _import_ray() -> Any:

@@ -136,7 +136,11 @@ def _attempt(
                 "infra_error": f"the agent command could not start: {exc.strerror or exc}",
                 "exit_code": None,
             }
-        ended = process.wait(settings.timeout, control)
+        try:
+            ended = process.wait(settings.timeout, control)
+        except BaseException:  # cancelled (a Ray task, an interrupt): the agent ends with it
+            process.end(0.0, None)
+            raise
         code = process.end(settings.grace, control)
     finally:
         hub.close(world)

@@ -36,6 +36,7 @@ def _portable(results: Path, out: Path) -> Any:
 
 
 @needs_ray
+@pytest.mark.ray
 def test_the_ray_backend_gives_the_same_results_as_the_local_one_for_the_same_seed(tmp_path: Path) -> None:
     common: dict[str, Any] = {"tasks": ["pay-rent", "top-up-and-pay"], "k": 2, "seed": 5, "faults": ["flaky"]}
     agent = [*SCRIPTED, "flaky"]
