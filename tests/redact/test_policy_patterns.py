@@ -9,8 +9,12 @@ come back unchanged.
 
 from __future__ import annotations
 
+import json
 import random
 import string
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -180,6 +184,8 @@ IN_CODE: list[tuple[str, str, str]] = [
     ("curl -u", "Hp4kZ8wQ2n", "curl -X PUT -u admin:{s} https://example.org/api"),
     ("curl --user, quoted", "Wm3qV8zK5x", 'curl --user "ops:{s}" https://example.org'),
     ("curl -u on a continued line", "Ys4kW9mQ2z", "curl -X POST https://example.org \\\n  -u dev:{s}"),
+    ("curl -u, letters only, mixed case", "yqHvTbkqPEcrLaRi", "curl -k https://example.org \\\n  -u dev:{s}"),
+    ("curl --user, quoted password", "pRf7vG2h1L8nQkW9", "curl --user kevin:'{s}' -iX PATCH"),
     ("curl -u with no user", "Ys4kW9mQ2y", 'curl -u ":{s}" https://example.org'),
     ("php secret_key arrow", "Wq8#zL3mP5", '"secret_key" => "{s}",'),
     (
@@ -269,6 +275,7 @@ KEPT = [
     "curl --user neo4j:[PASSWORD] http://db:7474/",
     '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
     "TOKEN := $(shell cat token.txt)",
+    "deploy --token MY_TOKEN_PLACEHOLDER",
     'compass := "N42.5"',
     "bypass := cache-v2",
     "ca.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJJakFOQmdrcWhraUc5dzBCQVFFRkFBT0NBUThBTUlJQkNnS0NBUUVB",
@@ -279,3 +286,59 @@ KEPT = [
 def test_look_alikes_are_kept(text: str) -> None:
     out = RedactionPolicy.default().redactor(argv=["srv"], env={}).redact_text(text)
     assert not PLACEHOLDER_RE.search(out), (text, out)
+
+
+SERVER = """
+import json, sys
+texts = json.load(open(sys.argv[1], encoding="utf-8"))
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "samples", "version": "1"}}
+    else:
+        text = texts[msg["params"]["arguments"]["i"]]
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+def test_a_recording_of_a_server_that_serves_them_writes_none_of_them(tmp_path: Path) -> None:
+    """``harn mcp mock record`` as a real process, in front of a server whose tool results are
+    the texts above: no written byte holds a secret, raw or JSON-escaped."""
+    cases = TOKEN_FORMATS + IN_CODE
+    (tmp_path / "server.py").write_text(SERVER)
+    (tmp_path / "texts.json").write_text(json.dumps([t.replace("{s}", s) for _n, s, t in cases]))
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}]
+    messages += [
+        {
+            "jsonrpc": "2.0",
+            "id": i + 1,
+            "method": "tools/call",
+            "params": {"name": "read", "arguments": {"i": i}},
+        }
+        for i in range(len(cases))
+    ]
+    out = tmp_path / "out"
+    cmd = [
+        sys.executable,
+        "-m",
+        "harn_mcp_mock",
+        "record",
+        "--quiet",
+        "--cassette",
+        str(out / "s.cassette.json"),
+    ]
+    cmd += ["--", sys.executable, str(tmp_path / "server.py"), str(tmp_path / "texts.json")]
+    stdin = "".join(json.dumps(m) + "\n" for m in messages).encode()
+    done = subprocess.run(cmd, input=stdin, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(b'"result"') == len(messages)
+    written = b"\n".join(p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file())
+    assert b"[REDACTED:" in written
+    for name, secret, _t in cases:
+        for form in (secret, json.dumps(secret)[1:-1]):
+            assert form.encode() not in written, name
