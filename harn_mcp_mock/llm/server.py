@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harn_mcp_mock.http.server import HttpServer, Receive, Scope, Send, read_body, send_json
-from harn_mcp_mock.llm.policy import POLICIES, Policy, next_move
+from harn_mcp_mock.llm.policy import POLICIES, Conversation, Move, Policy, next_move
 from harn_mcp_mock.llm.wire import Api, read_request, render, stream, tokens
 from harn_mcp_mock.world.spec import WorldSpec
 
@@ -98,9 +98,10 @@ class LlmEndpoint:
         if api == "count_tokens":
             await send_json(send, 200, json.dumps({"input_tokens": tokens(raw.decode())}).encode(), [])
             return
-        move = next_move(self.spec, self.policy, read_request(api, body))
+        conversation = read_request(api, body)
+        move = next_move(self.spec, self.policy, conversation)
         answer = render(api, move, raw, str(body.get("model") or MODEL))
-        self._log(api, body, move.text, [(c.name, c.arguments) for c in move.calls], raw, answer)
+        self._log(api, body, conversation, move, answer)
         if not body.get("stream"):
             await send_json(send, 200, json.dumps(answer).encode(), [])
             return
@@ -112,39 +113,54 @@ class LlmEndpoint:
         await send({"type": "http.response.body", "body": b""})
 
     def _log(
-        self,
-        api: str,
-        body: dict[str, Any],
-        text: str,
-        calls: list[tuple[str, dict[str, Any]]],
-        raw: bytes,
-        answer: dict[str, Any],
+        self, api: str, body: dict[str, Any], conversation: Conversation, move: Move, answer: dict[str, Any]
     ) -> None:
         usage = answer["usage"]
         input_tokens = usage.get("input_tokens", usage.get("prompt_tokens", 0))
         output_tokens = usage.get("output_tokens", usage.get("completion_tokens", 0))
         with self._lock:
             self.requests += 1
-            entry = {
-                "n": self.requests,
+            entry = log_entry(self.requests, conversation, move, self.policy) | {
                 "api": api,
                 "model": body.get("model"),
                 "stream": bool(body.get("stream")),
-                "policy": self.policy,
-                "tool_calls": [{"name": n, "arguments": a} for n, a in calls],
-                "text": text,
                 "input_tokens": input_tokens,
                 "output_tokens": output_tokens,
                 "request": body,
             }
             if self.log_dir is not None:
-                self.log_dir.mkdir(parents=True, exist_ok=True)
-                with (self.log_dir / LOG_NAME).open("a", encoding="utf-8") as log:
-                    log.write(json.dumps(entry, separators=(",", ":")) + "\n")
+                append_log(self.log_dir, entry)
             if self.usage_file is not None:
                 record = {"input_tokens": input_tokens, "output_tokens": output_tokens, "cost_usd": 0.0}
                 with self.usage_file.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(record) + "\n")
+
+
+def log_entry(n: int, conversation: Conversation, move: Move, policy: str) -> dict[str, Any]:
+    """One request's line of ``llm.ndjson``: the tool calls so far with what the host handed the
+    model for each (``result``: the text, or null when none came), and the move answered."""
+    return {
+        "n": n,
+        "policy": policy,
+        "calls": [
+            {
+                "name": call.name,
+                "arguments": call.arguments,
+                "result": None if result is None else result.text,
+                "is_error": None if result is None else result.is_error,
+            }
+            for call, result in conversation.calls
+        ],
+        "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in move.calls],
+        "text": move.text,
+    }
+
+
+def append_log(log_dir: Path, entry: dict[str, Any]) -> None:
+    """Append one line to ``log_dir/llm.ndjson``."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    with (log_dir / LOG_NAME).open("a", encoding="utf-8") as log:
+        log.write(json.dumps(entry, separators=(",", ":")) + "\n")
 
 
 async def _error(send: Send, status: int, message: str) -> None:

@@ -11,13 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HARN = [sys.executable, "-m", "harn_mcp_mock"]
-
-# framework -> (the module it needs, pass rate without faults, pass rate under flaky)
-RECIPES = {
-    "openai_agents": ("agents", 1.0, 1.0),
-}
+from tests.e2e.recipes import HARN, RECIPES, ROOT
 
 
 @pytest.mark.e2e
@@ -58,4 +52,6 @@ def test_a_recipe_passes_every_bank_task_and_scores_its_documented_rate_under_fl
     assert rates == {None: clean, "flaky": flaky}, done.stdout[-3000:]
     trial = tmp_path / "run" / "trials" / "bank" / "pay-rent" / "none" / "1"
     if (trial / "llm.ndjson").exists():  # recipes whose model is the scripted endpoint log there
-        assert len((trial / "llm.ndjson").read_text().splitlines()) == 4
+        last = json.loads((trial / "llm.ndjson").read_text().splitlines()[-1])
+        assert last["text"] == "Done: pay-rent (get_account, list_transfers, transfer)."
+        assert [c["name"].rsplit("_", 1)[-1] for c in last["calls"]] == ["account", "transfers", "transfer"]
