@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Self, TextIO
 import orjson
 
 from harn_mcp_mock import deepjson
-from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
+from harn_mcp_mock.cassette.modes import RecordMode, SessionKind, SessionPlan, plan_session
 from harn_mcp_mock.errors import ServerStartError, UsageError, sole_exception
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
     from mcp_types import Implementation
 
-    from harn_mcp_mock.cassette.claim import CassetteClaim, Holder
+    from harn_mcp_mock.cassette.claim import CassetteClaim
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.record.recorder import Recorder
 
@@ -558,7 +558,8 @@ class EpisodesTransport(_SingleUse):
     does, and the first miss starts ``command`` (the live server) as a child process, through
     the same :class:`~harn_mcp_mock.replay.episodes.NewEpisodes` session the CLI's
     ``replay --mode new_episodes`` drives. It holds the cassette's recording claim while it
-    runs. On exit it waits (up to ``shutdown_timeout`` seconds) for the live server's answers
+    runs (``claim``: one held already, as :func:`cassette_transport` passes). On exit it waits
+    (up to ``shutdown_timeout`` seconds) for the live server's answers
     to forwarded requests, stops the server and appends, so the new interactions are on disk
     when the ``async with`` block ends; :attr:`report` then holds the replay report
     (``recorded`` counts the forwarded requests). A transport can be entered once.
@@ -575,6 +576,7 @@ class EpisodesTransport(_SingleUse):
         cwd: PathLike | None = None,
         errlog: TextIO | None = None,
         shutdown_timeout: float = 30.0,
+        claim: CassetteClaim | None = None,
     ) -> None:
         if isinstance(command, str) or not command:
             raise UsageError(
@@ -591,6 +593,7 @@ class EpisodesTransport(_SingleUse):
         self.shutdown_timeout = shutdown_timeout
         self.report: ReplayReport | None = None
         """The replay report, set when the transport exits."""
+        self._claim = claim
 
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[TransportStreams]:
@@ -600,7 +603,8 @@ class EpisodesTransport(_SingleUse):
         from harn_mcp_mock.cassette.claim import recording_claim
         from harn_mcp_mock.replay.episodes import NewEpisodes
 
-        with recording_claim(self.path):  # appends to the cassette: one writer at a time
+        claim, self._claim = self._claim, None  # one held already (plan_session), else taken here
+        with recording_claim(self.path, claim):  # appends to the cassette: one writer at a time
             session = NewEpisodes(
                 self.path,
                 self.command,
@@ -692,6 +696,7 @@ def cassette_transport(
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
     claim_timeout: float | None = None,
+    plan: SessionPlan | None = None,
 ) -> ReplayTransport | RecordTransport | EpisodesTransport:
     """The transport the record ``mode`` asks for: replay ``path``, or record it through ``command``.
 
@@ -705,46 +710,38 @@ def cassette_transport(
     ``claim_timeout`` seconds, default 300; then :class:`~harn_mcp_mock.errors.CassetteBusyError`)
     and replays what it wrote; ``all`` and ``new_episodes`` fail at once with a
     ``CassetteBusyError`` naming that process.
+
+    :func:`~harn_mcp_mock.cassette.modes.plan_session` decides which; ``plan``: one made already
+    (then ``mode`` is not read again; a recording transport takes over its claim).
     """
-    record_mode = parse_record_mode(mode)
     path = Path(path)
-    claim: CassetteClaim | None = None
-    if record_mode is RecordMode.ONCE and command:
-        from harn_mcp_mock.cassette.claim import DEFAULT_WAIT, claim_once
-
-        def waiting(holder: Holder | None) -> None:
-            if on_event is not None:
-                who = holder.describe() if holder is not None else "another process"
-                on_event(f"waiting for {who} to finish recording {path}, then replaying it")
-
-        claim = claim_once(
-            path, timeout=DEFAULT_WAIT if claim_timeout is None else claim_timeout, on_wait=waiting
+    if plan is None:
+        plan = plan_session(
+            mode,
+            path,
+            live=bool(command),
+            needs_live="command=[...], the live server's argv",
+            claim_timeout=claim_timeout,
+            on_wait=on_event,
         )
-    records = record_mode is RecordMode.ALL or claim is not None
-    if record_mode is RecordMode.ONCE and not command and not path.exists():
-        records = True  # the UsageError below says a command is needed
-    if record_mode is RecordMode.NEW_EPISODES and path.exists():
-        if not command:
-            raise UsageError(
-                f"record mode new_episodes forwards misses of {path} to the live server, so it needs "
-                "command=[...], the live server's argv"
+    try:
+        if plan.kind is SessionKind.EPISODES:
+            return EpisodesTransport(
+                path,
+                command or (),
+                ignore_paths=ignore_paths,
+                redact_policy=redact_policy,
+                env=env,
+                cwd=cwd,
+                claim=plan.claim,
             )
-        return EpisodesTransport(
-            path, command, ignore_paths=ignore_paths, redact_policy=redact_policy, env=env, cwd=cwd
-        )
-    records = records or record_mode is RecordMode.NEW_EPISODES  # no cassette yet: record it all
-    if records:
-        if not command:
-            raise UsageError(
-                f"record mode {record_mode.value} records {path}, so it needs command=[...], "
-                "the live server's argv"
+        if plan.kind is SessionKind.RECORD:
+            return RecordTransport(
+                path, command or (), redact_policy=redact_policy, env=env, cwd=cwd, claim=plan.claim
             )
-        try:
-            return RecordTransport(path, command, redact_policy=redact_policy, env=env, cwd=cwd, claim=claim)
-        except BaseException:
-            if claim is not None:
-                claim.release()
-            raise
+    except BaseException:
+        plan.release()
+        raise
     return ReplayTransport(
         path,
         ignore_paths=ignore_paths,

@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harn_mcp_mock.cassette.modes import ALIASES, RecordMode, parse_record_mode
+from harn_mcp_mock.cassette.modes import (
+    ALIASES,
+    RecordMode,
+    SessionKind,
+    SessionPlan,
+    parse_record_mode,
+    plan_session,
+)
 from harn_mcp_mock.errors import CassetteError, PathEscapeError, UsageError
 from harn_mcp_mock.options import ReplayOptions
 
@@ -49,6 +56,8 @@ SUFFIX = ".cassette.json"
 MODE_CHOICES = [m.value for m in RecordMode] + list(ALIASES)
 ALLOW_ABSOLUTE_INI = "mcp_mock_allow_absolute_paths"
 CLAIM_TIMEOUT_INI = "mcp_mock_claim_timeout"
+SERVE_TIMEOUT = 60.0
+"""Seconds ``serve_http`` waits for its server to listen, and then to stop."""
 DEFAULT_CLAIM_TIMEOUT = "300"  # = harn_mcp_mock.cassette.claim.DEFAULT_WAIT (not imported at start-up)
 MAX_NAME = 120
 
@@ -362,8 +371,15 @@ def merge_options(layers: Iterable[Mapping[str, Any]], where: str) -> MockOption
 
 
 @dataclass(slots=True)
+class _Served:
+    """A cassette served over HTTP (:meth:`MCPMock.serve_http`); its report once it stopped."""
+
+    report: ReplayReport | None = None
+
+
+@dataclass(slots=True)
 class _Use:
-    transport: ReplayTransport | RecordTransport | EpisodesTransport
+    transport: ReplayTransport | RecordTransport | EpisodesTransport | _Served
     checked: bool = False
 
 
@@ -390,25 +406,13 @@ class MCPMock:
         """An ``mcp`` transport for ``mcp.Client(mcp_mock.transport())`` (replaying or recording)."""
         __tracebackhide__ = True
         from harn_mcp_mock.api import RecordTransport, cassette_transport
-        from harn_mcp_mock.cassette.model import journal_path
         from harn_mcp_mock.replay.engine import Repeat
 
-        mode = RecordMode.NONE if self._recorded else self.record_mode
-        if self._would_record(mode) and self.options.command is None:
-            raise UsageError(
-                f"--mcp-record-mode={self.record_mode.value} records {self.path}, so the test needs the "
-                f"live server: @pytest.mark.{MARKER}(command=[...]) or command in mcp_mock_config",
-            )
-        if mode is RecordMode.NONE and not self.path.exists() and not journal_path(self.path).exists():
-            raise CassetteError(
-                f"no such cassette (record it with --mcp-record-mode=once and @pytest.mark.{MARKER}"
-                "(command=[...]); the default mode none never starts a server)",
-                path=self.path,
-            )
+        plan = self._plan()
+        self._check_exists(plan)
         repeat: Repeat = self.options.repeat  # type: ignore[assignment]  # checked in open_engine
         transport = cassette_transport(
             self.path,
-            mode=mode,
             command=self.options.command,
             ignore_paths=self.options.ignore_paths,
             repeat=repeat,
@@ -421,6 +425,7 @@ class MCPMock:
             env=self.options.env,
             cwd=self.options.cwd,
             claim_timeout=self.claim_timeout,
+            plan=plan,
         )
         if isinstance(transport, RecordTransport):
             # One recording per test: later sessions replay what this one recorded.
@@ -458,6 +463,101 @@ class MCPMock:
         async with session_over(self.transport(), callbacks, initialize=initialize) as replay:
             yield replay.session
 
+    @contextlib.contextmanager
+    def serve_http(self) -> Iterator[str]:
+        """Serve this test's cassette over Streamable HTTP on 127.0.0.1 (a free port) while the
+        block runs, for a client under test that takes a URL; yields the URL.
+
+        It replays, or records through the marker's ``command`` (``--mcp-record-mode``), as
+        ``replay --http`` does; the replay's report is checked at the end of the test like a
+        session's. The ``mcp_mock_url`` fixture is this for the whole test."""
+        __tracebackhide__ = True
+        import threading
+
+        from harn_mcp_mock.http.run import run_http_session
+        from harn_mcp_mock.options import ReplayOptions
+        from harn_mcp_mock.replay.run import ReplayOutcome
+
+        plan = self._plan()
+        self._check_exists(plan)
+        if plan.records and (self.options.env or self.options.cwd):
+            plan.release()
+            raise UsageError(
+                f"{MARKER} env and cwd apply to transport() and session(); serve_http records with ours"
+            )
+        options = ReplayOptions.build(
+            ignore_paths=self.options.ignore_paths,
+            repeat=self.options.repeat,
+            strict_order=self.options.strict_order,
+            latency=self.options.latency,
+            redact_policy=self.options.redact_policy,
+            faults=self.options.faults,
+            seed=self.options.seed,
+            run_id=self.options.run_id,
+        )
+        ready = threading.Event()
+        urls: list[str] = []
+        servers: list[Any] = []
+        outcomes: list[ReplayOutcome] = []
+        errors: list[BaseException] = []
+
+        def on_ready(url: str) -> None:
+            urls.append(url)
+            ready.set()
+
+        def serve() -> None:
+            try:
+                outcomes.append(
+                    run_http_session(
+                        self.path,
+                        plan=plan,
+                        command=self.options.command or (),
+                        options=options,
+                        on_ready=on_ready,
+                        on_server=servers.append,
+                    )
+                )
+            except BaseException as exc:  # raised in the test's thread below
+                errors.append(exc)
+            finally:
+                ready.set()
+
+        thread = threading.Thread(target=serve, name=f"mcp_mock serving {self.path.name}", daemon=True)
+        thread.start()
+        ready.wait(SERVE_TIMEOUT)
+        if errors:
+            raise errors[0]
+        if not urls:
+            raise UsageError(f"the HTTP server for {self.path.name} did not start within {SERVE_TIMEOUT} s")
+        if plan.records:
+            self._recorded = True  # one recording per test: later sessions replay it
+        served = _Served()
+        self._uses.append(_Use(served))
+        try:
+            yield urls[0]
+        finally:
+            servers[0].stop()
+            thread.join(SERVE_TIMEOUT)
+            if errors:
+                raise errors[0]
+            if outcomes:
+                served.report = outcomes[0].report
+
+    def _check_exists(self, plan: SessionPlan) -> None:
+        __tracebackhide__ = True
+        from harn_mcp_mock.cassette.model import journal_path
+
+        if (
+            plan.kind is SessionKind.REPLAY
+            and not self.path.exists()
+            and not journal_path(self.path).exists()
+        ):
+            raise CassetteError(
+                f"no such cassette (record it with --mcp-record-mode=once and @pytest.mark.{MARKER}"
+                "(command=[...]); the default mode none never starts a server)",
+                path=self.path,
+            )
+
     @property
     def recorded(self) -> bool:
         """True when this test recorded its cassette through the live server."""
@@ -466,13 +566,7 @@ class MCPMock:
     @property
     def reports(self) -> list[ReplayReport]:
         """The report of every replay session of this test that has closed, in order."""
-        from harn_mcp_mock.api import EpisodesTransport, ReplayTransport
-
-        return [
-            u.transport.report
-            for u in self._uses
-            if isinstance(u.transport, ReplayTransport | EpisodesTransport) and u.transport.report is not None
-        ]
+        return [report for use in self._uses if (report := _report_of(use)) is not None]
 
     @property
     def report(self) -> ReplayReport | None:
@@ -482,23 +576,28 @@ class MCPMock:
 
     # -- checks ---------------------------------------------------------------------------
 
-    def _would_record(self, mode: RecordMode) -> bool:
-        return mode in (RecordMode.ALL, RecordMode.NEW_EPISODES) or (
-            mode is RecordMode.ONCE and not self.path.exists()
+    def _plan(self) -> SessionPlan:
+        """What the next session is (:func:`~harn_mcp_mock.cassette.modes.plan_session`); after
+        this test recorded once, its later sessions replay that recording."""
+        __tracebackhide__ = True
+        mode = RecordMode.NONE if self._recorded else self.record_mode
+        return plan_session(
+            mode,
+            self.path,
+            live=self.options.command is not None,
+            needs_live=f"the live server: @pytest.mark.{MARKER}(command=[...]) or command in mcp_mock_config",
+            claim_timeout=self.claim_timeout,
         )
 
     def _take_problems(self) -> str:
         """The failure text for closed, unchecked sessions ('' when clean); marks them checked."""
-        from harn_mcp_mock.api import EpisodesTransport, ReplayTransport
-
         reports: list[ReplayReport] = []
         for use in self._uses:
-            if use.checked or not isinstance(use.transport, ReplayTransport | EpisodesTransport):
-                continue
-            if use.transport.report is None:
-                continue  # still open; the fixture's teardown looks again
+            report = None if use.checked else _report_of(use)
+            if report is None:
+                continue  # checked, recording, or still open (the fixture's teardown looks again)
             use.checked = True
-            reports.append(use.transport.report)
+            reports.append(report)
         return "\n\n".join(filter(None, (self._describe(r) for r in reports)))
 
     def _describe(self, report: ReplayReport) -> str:
@@ -510,6 +609,12 @@ class MCPMock:
             allow_misses=self.options.allow_misses,
             allow_answer_mismatches=self.options.allow_answer_mismatches,
         )
+
+
+def _report_of(use: _Use) -> ReplayReport | None:
+    """The replay report of a closed replay, episodes or HTTP session (None for a recording)."""
+    report = getattr(use.transport, "report", None)
+    return report if report is not None and hasattr(report, "misses") else None
 
 
 def describe_problems(
@@ -555,6 +660,15 @@ def describe_problems(
         f", or accept this with @pytest.mark.{MARKER}({', '.join(hints)})." if hints else "."
     )
     return "\n".join([head, *lines, tail])
+
+
+@pytest.fixture
+def mcp_mock_url(mcp_mock: MCPMock) -> Iterator[str]:
+    """The URL of this test's cassette served over Streamable HTTP (``mcp_mock.serve_http()``)
+    for the whole test: give it to the client under test. Replays, or records as
+    ``--mcp-record-mode`` says; misses and unused interactions fail the test as ``mcp_mock`` does."""
+    with mcp_mock.serve_http() as url:
+        yield url
 
 
 @pytest.fixture

@@ -382,7 +382,9 @@ def test_a_recording_mode_without_a_command_says_what_is_missing(project: pytest
     project.makepyfile(test_echo=ECHO_TEST.format(marker="", name="test_hi"))
     result = run(project, "--mcp-record-mode=rewrite")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*--mcp-record-mode=all records *, so the test needs the live server*"])
+    result.stdout.fnmatch_lines(
+        ["*record mode all records *, so it needs the live server: @pytest.mark.mcp_mock(command=*"]
+    )
 
 
 def test_an_unknown_record_mode_is_rejected_listing_the_choices(project: pytest.Pytester) -> None:

@@ -39,6 +39,8 @@ def replay_main(
     max_body_bytes: int | None = None,
     session_idle_timeout: int | None = None,
     max_sessions: int | None = None,
+    url: str | None = None,
+    header: list[str] | None = None,
 ) -> int:
     """`harn mcp mock replay`; returns the exit code."""
     prog = "harn mcp mock replay"
@@ -71,6 +73,8 @@ def replay_main(
         "--max-body-bytes": max_body_bytes,
         "--session-idle-timeout": session_idle_timeout,
         "--max-sessions": max_sessions,
+        "--url": url,
+        "--header": header,
     }
     if http:
         from harn_mcp_mock.http.guard import GuardSettings
@@ -97,6 +101,8 @@ def replay_main(
             port=port,
             allow_remote=allow_remote,
             guard=guard,
+            url=url,
+            headers=header or [],
         )
     from harn_mcp_mock.shutdown import StopSignals
 
@@ -143,32 +149,31 @@ def _replay_http_main(
     port: int,
     allow_remote: bool,
     guard: GuardSettings,
+    url: str | None,
+    headers: list[str],
 ) -> int:
-    """`harn mcp mock replay --http`: the cassette over Streamable HTTP (docs/http.md)."""
-    from harn_mcp_mock.errors import UsageError
+    """`harn mcp mock replay --http`: the session the mode plans, over Streamable HTTP (docs/http.md)."""
     from harn_mcp_mock.shutdown import StopSignals
 
     with StopSignals() as stop, handle_errors(prog):
-        if mode != "none" or command:
-            raise UsageError("--http replays only (--mode none, no server command)", where="--http")
-        if emit_tape is not None:
-            raise UsageError("--emit-tape is not supported with --http yet", where="--emit-tape")
-        from harn_mcp_mock.cassette.modes import RecordMode
-        from harn_mcp_mock.http.run import run_replay_http
-        from harn_mcp_mock.replay.run import ReplayOutcome
+        from harn_mcp_mock.http.run import run_http_session
 
-        report_ = run_replay_http(
+        outcome = run_http_session(
             cassette,
+            mode=mode,
+            command=command,
+            url=url,
+            headers=headers,
             host=host,
             port=port,
             allow_remote=allow_remote,
             guard=guard,
             report_path=report,
             options=options,
+            emit_tape=emit_tape,
             on_event=lambda text: note(prog, text),
             stop=stop,
         )
-        outcome = ReplayOutcome(RecordMode.NONE, report_)
     return _replay_exit(prog, outcome, strict, stop.exit_code)
 
 

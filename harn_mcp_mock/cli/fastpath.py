@@ -37,6 +37,8 @@ REPLAY_FLAGS: dict[str, tuple[str, str]] = {
     "--max-body-bytes": ("max_body_bytes", "int"),
     "--session-idle-timeout": ("session_idle_timeout", "int"),
     "--max-sessions": ("max_sessions", "int"),
+    "--url": ("url", "str"),
+    "--header": ("header", "list"),
 }
 
 

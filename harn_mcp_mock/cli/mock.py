@@ -344,6 +344,18 @@ def replay(
     max_body_bytes: MaxBodyOpt = None,
     session_idle_timeout: IdleTimeoutOpt = None,
     max_sessions: MaxSessionsOpt = None,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            "--url",
+            help="With --http and a mode that records: the live server is this Streamable HTTP "
+            "endpoint (instead of a command after `--`).",
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option("--header", help="With --url: NAME:VALUE added to every upstream request (repeatable)."),
+    ] = None,
 ) -> None:
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
 
@@ -379,6 +391,8 @@ def replay(
             max_body_bytes=max_body_bytes,
             session_idle_timeout=session_idle_timeout,
             max_sessions=max_sessions,
+            url=url,
+            header=header,
         )
     )
 

@@ -59,8 +59,10 @@ from harn_mcp_mock.upstream.http import (
 if TYPE_CHECKING:
     import httpx2
 
+    from harn_mcp_mock.cassette.claim import CassetteClaim
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+    from harn_mcp_mock.shutdown import StopSignals
 
 
 class RecordProxy:
@@ -326,6 +328,8 @@ def record_http(
     on_event: Callable[[str], None] | None = None,
     on_server: Callable[[HttpServer], None] | None = None,
     guard: GuardSettings | None = None,
+    claim: CassetteClaim | None = None,
+    stop: StopSignals | None = None,
 ) -> tuple[Cassette, RecordProxy]:
     """Run the recording proxy until a stop signal (SIGINT, SIGTERM, SIGHUP) or ``server.stop()``;
     write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). ``options`` says
@@ -333,11 +337,13 @@ def record_http(
     is written and :class:`~harn_mcp_mock.errors.NothingRecordedError` is raised, unless
     ``options.allow_empty``. ``guard``: the Origin/Host/body-size checks (defaults for ``host``).
 
-    Holds the cassette's recording claim throughout (:mod:`harn_mcp_mock.cassette.claim`)."""
+    Holds the cassette's recording claim throughout (:mod:`harn_mcp_mock.cassette.claim`;
+    ``claim``: one held already, as ``replay --http --mode once`` passes). ``stop``: the stop
+    signals the caller catches already (see :meth:`HttpServer.run`)."""
     from harn_mcp_mock.cassette.claim import recording_claim
 
     opts = options if options is not None else RecordOptions()
-    with recording_claim(cassette):
+    with recording_claim(cassette, claim):
         recorder, redactor, parsed = http_recorder(
             cassette, upstream, opts.headers, policy_path=opts.redact_policy
         )
@@ -360,7 +366,7 @@ def record_http(
         if on_server is not None:
             on_server(server)
         try:
-            server.run(on_ready)
+            server.run(on_ready, stop=stop)
         except BaseException:
             recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
             raise

@@ -1,7 +1,8 @@
 """``--mode new_episodes`` (X07 ``record_missing``): replay hits, forward misses, append them.
 
 Requests the cassette answers are replayed. The first request it cannot answer starts the live
-server (a :class:`~harn_mcp_mock.upstream.stdio.StdioUpstream`), which is given the client's own
+server (a :class:`~harn_mcp_mock.upstream.stdio.StdioUpstream`, or a Streamable HTTP server
+given by ``url``, read as lines through :class:`~harn_mcp_mock.upstream.lines.LineUpstream`), which is given the client's own
 ``initialize`` (and ``notifications/initialized``) first; then every miss is forwarded to it
 byte for byte, and everything the live server sends is relayed to the client (its
 server-to-client request ids are mapped to ``live:<id>`` so they never collide with the
@@ -11,7 +12,8 @@ the cassette in one atomic write. A cassette with no handshake yet is simply rec
 
 :class:`NewEpisodes` is the session, without I/O of its own: the CLI's stdio loop
 (:func:`serve_new_episodes`) and the Python API's in-memory transport
-(:class:`harn_mcp_mock.api.EpisodesTransport`) both drive it.
+(:class:`harn_mcp_mock.api.EpisodesTransport`) and ``replay --http``
+(:class:`harn_mcp_mock.http.live.EpisodesEngine`) drive it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.replay.session import open_engine
+from harn_mcp_mock.upstream import open_upstream
+from harn_mcp_mock.upstream.lines import LineUpstream
 from harn_mcp_mock.upstream.stdio import CHUNK, StdioUpstream, exit_info
 
 HANDSHAKE_ID = "harn-new-episodes-initialize"
@@ -60,9 +64,12 @@ class NewEpisodes:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         stderr: int | IO[Any] | None = None,
+        url: str | None = None,
     ) -> None:
         self.path = Path(cassette)
-        self.command = list(command)
+        self.url = url
+        """The live server is this Streamable HTTP endpoint rather than ``command`` (then ``[]``)."""
+        self.command = list(command) if url is None else ["--url", url]
         self.on_event = on_event
         self.grace = grace
         self.env = dict(os.environ if env is None else env)
@@ -81,7 +88,7 @@ class NewEpisodes:
         known = (self.engine.cassette.meta.get("redaction") or {}).get("fingerprints")
         self.redactor = self.policy.redactor(argv=self.command, env=self.env, fingerprints=known)
         self.recorder: Recorder | None = None
-        self.live: StdioUpstream | None = None
+        self.live: StdioUpstream | LineUpstream | None = None
         self.handshake: dict[str, Any] | None = None
         self.waiting: set[bytes] = set()
         """The ids (JSON bytes) of forwarded requests the live server has not answered yet."""
@@ -142,7 +149,7 @@ class NewEpisodes:
                 out.append(frame.raw)
         return out
 
-    def _start_live(self) -> tuple[StdioUpstream, Recorder]:
+    def _start_live(self) -> tuple[StdioUpstream | LineUpstream, Recorder]:
         if self.live is not None and self.recorder is not None:
             return self.live, self.recorder
         if self.handshake is None:
@@ -157,13 +164,17 @@ class NewEpisodes:
         if self.on_event is not None:
             self.on_event(f"starting the live server to record a miss: {' '.join(recorder.command)}")
         self.recorder = recorder
-        live = StdioUpstream.spawn(
-            self.command,
-            env=self.env,
-            cwd=self.cwd,
-            display=" ".join(recorder.command),
-            stderr=self.stderr,
-        )
+        live: StdioUpstream | LineUpstream
+        if self.url is not None:  # a Streamable HTTP server, read as lines like a child's stdout
+            live = LineUpstream(open_upstream(self.url, timeout=30.0, on_event=self.on_event))
+        else:
+            live = StdioUpstream.spawn(
+                self.command,
+                env=self.env,
+                cwd=self.cwd,
+                display=" ".join(recorder.command),
+                stderr=self.stderr,
+            )
         self.live = live
         request = deepjson.dumps({**self.handshake, "id": HANDSHAKE_ID})
         try:

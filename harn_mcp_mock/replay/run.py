@@ -1,4 +1,5 @@
-"""`harn mcp mock replay`: pick what the record mode says (replay, record, or both) and run it."""
+"""`harn mcp mock replay` on stdio: run the session :func:`~harn_mcp_mock.cassette.modes.plan_session`
+plans (replay, record, or episodes)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,11 @@ from pathlib import Path
 import orjson
 
 from harn_mcp_mock._record import record
-from harn_mcp_mock.cassette.modes import RecordMode, parse_record_mode
+from harn_mcp_mock.cassette.modes import RecordMode, SessionKind, parse_record_mode, plan_session
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.options import RecordOptions, ReplayOptions
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.store.cas import atomic_write
-
-TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
-
-if TYPE_CHECKING:
-    from harn_mcp_mock.cassette.claim import CassetteClaim, Holder
 
 
 @record
@@ -63,49 +59,35 @@ def run_replay(
     record_mode = parse_record_mode(mode)
     cassette = Path(cassette)
     options = options if options is not None else ReplayOptions()
-    policy_path = options.redact_policy
-    claim: CassetteClaim | None = None
-    if record_mode is RecordMode.ONCE:
-        # Another process recording it: wait for it, then replay what it wrote (cassette/claim.py).
-        from harn_mcp_mock.cassette.claim import claim_once
-
-        def waiting(holder: Holder | None) -> None:
-            if on_event is not None:
-                who = holder.describe() if holder is not None else "another process"
-                on_event(f"waiting for {who} to finish recording {cassette}, then replaying it")
-
-        claim = claim_once(cassette, on_wait=waiting)
-        record_mode_now = RecordMode.NONE if claim is None else RecordMode.ALL
-    elif record_mode is RecordMode.NEW_EPISODES and not cassette.exists():
-        record_mode_now = RecordMode.ALL  # nothing to replay yet: every request is new
-    else:
-        record_mode_now = record_mode
-    if record_mode_now is RecordMode.ALL:
-        if not command:
-            if claim is not None:
-                claim.release()
-            raise UsageError(f"--mode {mode} records, so it needs the live server command after `--`")
+    if command and record_mode is RecordMode.NONE:
+        raise UsageError(
+            "--mode none never starts a server: drop the command after `--`, or pick a mode that records"
+        )
+    plan = plan_session(
+        record_mode,
+        cassette,
+        live=bool(command),
+        needs_live="the live server command after `--`",
+        on_wait=on_event,
+    )
+    if plan.kind is SessionKind.RECORD:
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
             command,
             cassette,
-            RecordOptions(policy_path),
+            RecordOptions(options.redact_policy),
             stdin_fd=stdin_fd,
             stdout_fd=stdout_fd,
             on_event=on_event,
-            claim=claim,
+            claim=plan.claim,
         )
         return ReplayOutcome(record_mode, None, result.exit_code)
-    if record_mode_now is RecordMode.NEW_EPISODES:
-        if not command:
-            raise UsageError(
-                "--mode new_episodes forwards misses to a live server: give its command after `--`"
-            )
+    if plan.kind is SessionKind.EPISODES:
         from harn_mcp_mock.cassette.claim import recording_claim
         from harn_mcp_mock.replay.episodes import serve_new_episodes
 
-        with recording_claim(cassette):  # appends to the cassette: one writer at a time
+        with recording_claim(cassette, plan.claim):  # appends to the cassette: one writer at a time
             report = serve_new_episodes(
                 cassette,
                 command,
@@ -116,10 +98,6 @@ def run_replay(
                 stop_fd=stop_fd,
             )
     else:
-        if command and record_mode is RecordMode.NONE:
-            raise UsageError(
-                "--mode none never starts a server: drop the command after `--`, or pick a mode that records"
-            )
         from harn_mcp_mock.jsonrpc.server import serve_stdio
         from harn_mcp_mock.replay.session import open_engine
 

@@ -182,6 +182,11 @@ class TapedEngine:
                 self.observer.on_message("server", out.message)
         return list(outs)
 
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is the wrapped engine's (its cassette, report, ``finish``), so a
+        server that reads them (HTTP replay merging its sessions' reports) takes either."""
+        return getattr(self.engine, name)
+
 
 class EngineClock:
     """A Clock reading a world engine's virtual time, so a world's tape is deterministic."""
