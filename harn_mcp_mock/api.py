@@ -723,6 +723,7 @@ def cassette_transport(
             needs_live="command=[...], the live server's argv",
             claim_timeout=claim_timeout,
             on_wait=on_event,
+            claim_now=False,  # all / new_episodes: taken when the transport is entered
         )
     try:
         if plan.kind is SessionKind.EPISODES:

@@ -478,7 +478,7 @@ class MCPMock:
         from harn_mcp_mock.options import ReplayOptions
         from harn_mcp_mock.replay.run import ReplayOutcome
 
-        plan = self._plan()
+        plan = self._plan(claim_now=True)
         self._check_exists(plan)
         if plan.records and (self.options.env or self.options.cwd):
             plan.release()
@@ -576,7 +576,7 @@ class MCPMock:
 
     # -- checks ---------------------------------------------------------------------------
 
-    def _plan(self) -> SessionPlan:
+    def _plan(self, *, claim_now: bool = False) -> SessionPlan:
         """What the next session is (:func:`~harn_mcp_mock.cassette.modes.plan_session`); after
         this test recorded once, its later sessions replay that recording."""
         __tracebackhide__ = True
@@ -587,6 +587,7 @@ class MCPMock:
             live=self.options.command is not None,
             needs_live=f"the live server: @pytest.mark.{MARKER}(command=[...]) or command in mcp_mock_config",
             claim_timeout=self.claim_timeout,
+            claim_now=claim_now,
         )
 
     def _take_problems(self) -> str:

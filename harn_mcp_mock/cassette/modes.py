@@ -67,7 +67,8 @@ class SessionKind(StrEnum):
 
 class SessionPlan:
     """What :func:`plan_session` returns: the session's kind and, when it writes the cassette,
-    the cassette's recording claim, held (:mod:`harn_mcp_mock.cassette.claim`).
+    the cassette's recording claim, held (:mod:`harn_mcp_mock.cassette.claim`; not yet, with
+    ``claim_now=False``: the recorder takes it when it starts).
 
     Whoever runs the session hands :attr:`claim` to the recorder (which releases it when the
     cassette is written); :meth:`release` drops it when the session never starts. As a context
@@ -112,6 +113,7 @@ def plan_session(
     needs_live: str = "the live server",
     claim_timeout: float | None = None,
     on_wait: Callable[[str], None] | None = None,
+    claim_now: bool = True,
 ) -> SessionPlan:
     """The one place that decides what a session is (stdio ``replay``, ``replay --http``, the
     Python API and the pytest plugin all ask it).
@@ -128,7 +130,10 @@ def plan_session(
     server command after `--`", "command=[...]"...). ``all`` and ``new_episodes`` take the claim at
     once: another live recorder of the cassette is a
     :class:`~harn_mcp_mock.errors.CassetteBusyError` naming it; a dead recorder's journal in the
-    way is a :class:`~harn_mcp_mock.errors.CassetteError` that says how to recover it.
+    way is a :class:`~harn_mcp_mock.errors.CassetteError` that says how to recover it. With
+    ``claim_now=False`` (a transport entered later, or never: the Python API) their claim is
+    planned but taken by the recorder when it starts (``recording_claim``), and those errors
+    come then; ``once`` always decides holding the claim.
     """
     record_mode = parse_record_mode(mode)
     path = Path(cassette)
@@ -150,7 +155,11 @@ def plan_session(
         if claim is None:  # it exists now (another process recorded it): replay that
             return SessionPlan(record_mode, SessionKind.REPLAY, path, None)
     else:
-        claim = CassetteClaim(path).acquire()
+        claim = CassetteClaim(path)
+        if not claim_now:
+            kind = SessionKind.EPISODES if record_mode is RecordMode.NEW_EPISODES and path.exists() else None
+            return SessionPlan(record_mode, kind or SessionKind.RECORD, path, claim)
+        claim.acquire()
     try:
         check_no_journal(path, claim.reclaimed)
     except BaseException:

@@ -121,3 +121,22 @@ def test_every_transport_asks_plan_session_and_none_decides_by_itself() -> None:
         if compared or "claim_once" in calls:
             deciders.append(f"{rel}: {compared or 'claim_once'}")
     assert deciders == []
+
+
+def test_a_claim_planned_for_later_is_taken_by_the_recorder_when_it_starts(tmp_path: Path) -> None:
+    """The Python API plans at construction and records when the transport is entered."""
+    from harn_mcp_mock.cassette.claim import recording_claim
+
+    path = tmp_path / "c.cassette.json"
+    echo_cassette(path, "hi")
+    other = CassetteClaim(path).acquire()
+    plans = [plan_session(mode, path, live=True, claim_now=False) for mode in ("all", "new_episodes")]
+    assert [p.kind for p in plans] == [RECORD, EPISODES]
+    assert all(p.claim is not None and not p.claim.held for p in plans)
+    with pytest.raises(CassetteBusyError):  # the recorder's turn: now it is refused
+        with recording_claim(path, plans[0].claim):
+            pass
+    other.release()
+    with recording_claim(path, plans[1].claim) as claim:
+        assert claim.held
+    assert not claim_path(path).exists()

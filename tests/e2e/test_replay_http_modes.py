@@ -25,13 +25,13 @@ import pytest
 from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.tape.fidelity import compare
 from harn_mcp_mock.tape.model import load_tape
+from tests.e2e.peers import WAIT
 from tests.e2e.test_verify_unchanged import everything_http  # noqa: F401  (a fixture)
 from tests.http.test_replay_server_sessions import stop
 from tests.serving import url_process
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-WAIT = 120
 CONVERT = {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
 
 
