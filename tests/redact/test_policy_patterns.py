@@ -276,6 +276,8 @@ KEPT = [
     '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
     "TOKEN := $(shell cat token.txt)",
     "deploy --token MY_TOKEN_PLACEHOLDER",
+    "curl -u <user:password> https://example.org/endpoint",
+    "task_test_qr1ai8nz5km1pm9ncdqr2qbdjat4ng",
     'compass := "N42.5"',
     "bypass := cache-v2",
     "ca.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJJakFOQmdrcWhraUc5dzBCQVFFRkFBT0NBUThBTUlJQkNnS0NBUUVB",
