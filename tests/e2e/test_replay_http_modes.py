@@ -191,3 +191,48 @@ def test_emit_tape_over_http_writes_each_exchange_and_two_replays_match(
     calls = [r.fields for r in a.records if r.kind == "mcp_json_rpc"]
     assert {f.get("method") for f in calls} >= {"initialize", "tools/list", "tools/call"}
     assert compare(a, b, "semantic").identical
+
+
+def test_a_live_servers_questions_reach_the_http_client_while_recording(tmp_path: Path) -> None:
+    """The SDK server of tests/servers/asking_server.py asks the client mid-call (sampling,
+    elicitation, roots: the 2025-11-25 era's requests). Recording it over HTTP (``all``), and
+    forwarding a miss to it (``new_episodes``), its questions reach the SDK client on the
+    request's stream and its answers go back; the recording then replays them."""
+    from tests.e2e.test_replay_eras import CALLS, SEEN, SERVER, sdk_client
+
+    legacy = sdk_client("legacy")
+    cassette = tmp_path / "asking.cassette.json"
+    with serving("--mode", "all", "--cassette", str(cassette), "--", *SERVER) as (proc, url):
+        _version, seen = anyio.run(legacy, url)
+        stop(proc)
+    assert seen == SEEN
+    recorded = [m.method for m in load_cassette(cassette).messages if m.direction == "server" and m.method]
+    assert {"sampling/createMessage", "elicitation/create", "roots/list"} <= set(recorded)
+
+    # Keep the handshake and the first call only; new_episodes asks the live server the rest.
+    first = [name for name, _ in CALLS[:1]]
+    trimmed = tmp_path / "first.cassette.json"
+    with serving("--mode", "all", "--cassette", str(trimmed), "--", *SERVER) as (proc, url):
+        anyio.run(lambda: sdk_client_calls(url, CALLS[:1]))
+        stop(proc)
+    assert tool_calls(trimmed) == first
+    report = tmp_path / "episodes.json"
+    args = ["--mode", "new_episodes", "--cassette", str(trimmed), "--report", str(report), "--", *SERVER]
+    with serving(*args) as (proc, url):
+        _version, seen = anyio.run(legacy, url)
+        stop(proc)
+    assert seen == SEEN
+    assert report_of(report)["recorded"] == len(CALLS) - 1
+    with serving("--strict", "--cassette", str(trimmed), "--report", str(report)) as (proc, url):
+        _version, seen = anyio.run(legacy, url)
+        stop(proc)
+    assert seen == SEEN and report_of(report)["misses"] == []
+
+
+async def sdk_client_calls(url: str, calls: list[tuple[str, dict[str, Any]]]) -> None:
+    from tests.e2e.test_replay_eras import CALLBACKS
+
+    with anyio.fail_after(WAIT):
+        async with mcp.Client(url, mode="legacy", **CALLBACKS) as client:
+            for name, arguments in calls:
+                assert not (await client.call_tool(name, arguments)).is_error
