@@ -457,6 +457,9 @@ def run_main(
     output_cap: int = 1 << 20,
     alpha: float = 0.05,
     gate_on: str = "point",
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+    run_max_cost: float | None = None,
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
@@ -486,6 +489,9 @@ def run_main(
         from harn_mcp_mock.scoring.render import render
 
         gates = parse_gates(min_pass_k, min_pass_rate, gate_on)
+        from harn_mcp_mock.runner.budget import Budget
+
+        budget = Budget(max_tokens, max_cost, run_max_cost)
         if not 0 < alpha < 1:
             from harn_mcp_mock.errors import UsageError
 
@@ -517,6 +523,7 @@ def run_main(
                 on_trial=progress,
                 stop=control,
                 on_note=lambda text: note(prog, text),
+                budget=budget,
                 alpha=alpha,
             )
         sys.stdout.write("\n" + render(outcome.result, "text"))

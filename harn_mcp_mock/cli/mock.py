@@ -748,6 +748,16 @@ def run(
     gate_on: Annotated[
         str, typer.Option("--gate-on", help="point (the estimate) or lower (its interval's lower bound).")
     ] = "point",
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="A trial over this many tokens is scored over_budget.")
+    ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option("--max-cost", help="A trial over this many US dollars is scored over_budget."),
+    ] = None,
+    run_max_cost: Annotated[
+        float | None, typer.Option("--run-max-cost", help="Start no trial once the run has spent this (USD).")
+    ] = None,
 ) -> None:
     """Run an agent command k times per task against fresh seeded worlds and score the runs.
 
@@ -782,6 +792,9 @@ def run(
             fail_on_regression=fail_on_regression,
             alpha=alpha,
             gate_on=gate_on,
+            max_tokens=max_tokens,
+            max_cost=max_cost,
+            run_max_cost=run_max_cost,
         )
     )
 

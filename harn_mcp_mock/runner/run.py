@@ -30,6 +30,7 @@ from harn_mcp_mock.runner.trial import DEFAULT_GRACE_S, DEFAULT_TIMEOUT_S, EX_TE
 if TYPE_CHECKING:
     from harn_mcp_mock.options import ClientCallbacks
     from harn_mcp_mock.runner.baseline import Comparison
+    from harn_mcp_mock.runner.budget import Budget
     from harn_mcp_mock.runner.inprocess import AgentFunction
     from harn_mcp_mock.scoring.eval import EvalResult
     from harn_mcp_mock.world.spec import WorldSpec
@@ -290,9 +291,15 @@ def conclude(
     gates: Sequence[Gate] = (),
     baseline: str | Path | dict[str, Any] | None = None,
     alpha: float = 0.05,
+    budget: Budget | None = None,
 ) -> RunOutcome:
     """Score every finished trial into ``results.json``, judge the gates, compare with a baseline."""
     ordered = [plan.records[t.key] for t in plan.matrix if t.key in plan.records]
+    from harn_mcp_mock.runner.budget import stamp_trial
+
+    for trial in plan.matrix:  # each trial's usage (and --max-tokens/--max-cost) into its files
+        if trial.key in plan.records:
+            stamp_trial(trial.folder(plan.out), budget)
     result = _score(plan.loaded, [t for t in plan.matrix if t.key in plan.records], plan.out)
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
@@ -375,6 +382,7 @@ def run_episodes(
     output_cap: int = DEFAULT_OUTPUT_CAP,
     on_note: Callable[[str], None] | None = None,
     alpha: float = 0.05,
+    budget: Budget | None = None,
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
@@ -449,6 +457,8 @@ def run_episodes(
     control = stop if isinstance(stop, Control) else Control(grace)
     control.grace = grace
     watcher = _watch(stop, control) if isinstance(stop, threading.Event) else None
+    if budget is not None and budget.run_max_cost is not None:
+        _cap_spending(plan, budget.run_max_cost, control, on_note)
     from harn_mcp_mock.runner.process import become_subreaper
 
     become_subreaper()
@@ -459,7 +469,30 @@ def run_episodes(
         if watcher is not None:
             watcher.set()
     stopped = control.stopping and len(plan.records) < len(plan.matrix)
-    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha)
+    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
+
+
+def _cap_spending(plan: Plan, cap: float, control: Control, on_note: Callable[[str], None] | None) -> None:
+    """``--run-max-cost``: stop scheduling once the finished trials (resumed ones too) spent it."""
+    from harn_mcp_mock.runner.budget import spent, watch_spending
+
+    already = spent(t.folder(plan.out) for t in plan.matrix if t.key in plan.records)
+    told = [False]
+
+    def stop(total: float) -> None:
+        if not told[0] and on_note is not None:
+            on_note(
+                f"--run-max-cost {cap:g}: the run has spent ${total:.4f}; no further trial starts "
+                "(run again with a larger cap to resume)"
+            )
+        told[0] = True
+        control.stop()
+
+    def folder_of(record: dict[str, Any]) -> Path:
+        parts = ("trials", record["world"], record["task"], record["profile"], str(record["trial"]))
+        return plan.out.joinpath(*parts)
+
+    plan.on_trial, _total = watch_spending(cap, already, folder_of, stop, plan.on_trial)
 
 
 def _watch(event: threading.Event, control: Control) -> threading.Event:
@@ -573,8 +606,8 @@ def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
 
 
 def summarise_failures(trials: Sequence[dict[str, Any]], result: Any) -> dict[str, int]:
-    """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra."""
-    kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0}
+    """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget."""
+    kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0}
     for record in trials:
         if record["status"] == "infra_error":
             kinds["infra"] += 1
@@ -584,6 +617,8 @@ def summarise_failures(trials: Sequence[dict[str, Any]], result: Any) -> dict[st
         score = run.score
         if score.timed_out:
             continue  # counted once, as a timeout
+        if score.over_budget is not None:
+            kinds["over_budget"] += 1
         if not score.goal_match:
             kinds["goal"] += 1
         if score.collateral:

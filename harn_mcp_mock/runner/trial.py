@@ -47,7 +47,15 @@ __all__ = [
 ]
 
 EX_TEMPFAIL = 75
-TRIAL_FILES = ("state.json", "report.json", "tape.ndjson", "agent.stdout", "agent.stderr", "mcp.json")
+TRIAL_FILES = (
+    "state.json",
+    "report.json",
+    "tape.ndjson",
+    "agent.stdout",
+    "agent.stderr",
+    "mcp.json",
+    "usage.ndjson",
+)
 DEFAULT_TIMEOUT_S = 600.0
 """A trial's time limit unless ``--timeout`` says otherwise (``--timeout none``: no limit)."""
 DEFAULT_GRACE_S = 5.0
@@ -86,6 +94,7 @@ def agent_env(trial: Trial, where: Folder, world: TrialWorld, base: Mapping[str,
         "HARN_SEED": str(trial.seed),
         "HARN_TRIAL_DIR": str(where.path),
         "HARN_SPEC": str(trial.spec),
+        "HARN_USAGE_FILE": str(where.path / "usage.ndjson"),  # runner/budget.py sums it
     }
     if world.url is not None:
         env["HARN_WORLD_URL"] = world.url

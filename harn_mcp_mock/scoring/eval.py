@@ -47,6 +47,7 @@ __all__ = [
     "Power",
     "Robustness",
     "RunRecord",
+    "Spend",
     "TaskCounts",
     "score_runs",
 ]
@@ -82,6 +83,8 @@ class RunRecord:
     seed: int | None
     run_id: str | None
     score: RunScore
+    usage: dict[str, Any] | None = None
+    """Tokens and cost the agent reported (``input_tokens``, ``output_tokens``, ``cost_usd``)."""
 
     @property
     def task(self) -> str:
@@ -96,6 +99,7 @@ class RunRecord:
             "seed": self.seed,
             "run_id": self.run_id,
             **self.score.to_dict(),
+            **({"usage": self.usage} if self.usage is not None else {}),
         }
 
 
@@ -139,6 +143,8 @@ class TaskCounts:
     """Runs left out for infrastructure errors."""
     outcomes: tuple[bool, ...] = ()
     """The scored runs' outcomes in trial order (run id, then file, numbers compared as numbers)."""
+    usage: Spend | None = None
+    """What the scored runs that reported usage spent (None when none did)."""
 
     @property
     def flip_rate(self) -> float | None:
@@ -165,6 +171,39 @@ class TaskCounts:
             "flaky": self.flaky,
             "flip_rate": self.flip_rate,
             "interval": None if interval is None else list(interval),
+            **({"usage": self.usage.to_dict(self.c)} if self.usage is not None else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    """Tokens and cost summed over runs (those that reported usage)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    runs: int = 0
+    """Runs that reported usage."""
+
+    def add(self, usage: Mapping[str, Any]) -> Spend:
+        return Spend(
+            self.input_tokens + int(usage["input_tokens"]),
+            self.output_tokens + int(usage["output_tokens"]),
+            self.cost_usd + float(usage["cost_usd"]),
+            self.runs + 1,
+        )
+
+    def pass_per_dollar(self, passes: int) -> float | None:
+        """Passes per US dollar spent (None when nothing was spent)."""
+        return passes / self.cost_usd if self.cost_usd > 0 else None
+
+    def to_dict(self, passes: int) -> dict[str, Any]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": round(self.cost_usd, 10),
+            "runs": self.runs,
+            "pass_per_dollar": self.pass_per_dollar(passes),
         }
 
 
@@ -189,6 +228,26 @@ class GroupSummary:
     """k -> the bootstrap interval of pass^k."""
     power: Power | None = None
     """Trials per task to detect a drop in pass rate (``--power``), when asked."""
+
+    @property
+    def usage(self) -> Spend | None:
+        """What the group's tasks spent (None when no run reported usage)."""
+        spends = [t.usage for t in self.tasks if t.usage is not None]
+        if not spends:
+            return None
+        total = Spend()
+        for spend in spends:
+            total = Spend(
+                total.input_tokens + spend.input_tokens,
+                total.output_tokens + spend.output_tokens,
+                total.cost_usd + spend.cost_usd,
+                total.runs + spend.runs,
+            )
+        return total
+
+    @property
+    def passes(self) -> int:
+        return sum(t.c for t in self.tasks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +343,7 @@ class EvalResult:
                         for k, v in g.pass_power_k.items()
                     ],
                     **({"power": g.power.to_dict()} if g.power is not None else {}),
+                    **({"usage": g.usage.to_dict(g.passes)} if g.usage is not None else {}),
                     "notes": g.notes,
                 }
                 for g in self.groups
@@ -378,6 +438,8 @@ class _Loaded:
     final: Any
     forbidden_hits: list[Any] | None
     timed_out: bool = False
+    usage: dict[str, Any] | None = None
+    over_budget: str | None = None
 
 
 def score_runs(
@@ -495,8 +557,18 @@ def _score_inputs(
         if loaded.timed_out:
             score = replace(score, timed_out=True)
             fingerprint += b"timed out"
+        if loaded.over_budget is not None:
+            score = replace(score, over_budget=loaded.over_budget)
+            fingerprint += b"over budget"
         record = RunRecord(
-            path, loaded.source, loaded.world.name, loaded.faults, loaded.seed, loaded.run_id, score
+            path,
+            loaded.source,
+            loaded.world.name,
+            loaded.faults,
+            loaded.seed,
+            loaded.run_id,
+            score,
+            loaded.usage,
         )
         runs.append((record, fingerprint))
 
@@ -566,9 +638,38 @@ def _load(path: str, worlds: Mapping[str, _World], task: str | None, faults: str
     if infra_error is None and final_key not in doc:
         raise EvalError("missing (needed to score a run without infra_error)", path=path, where=final_key)
     timed_out = doc.get("timed_out") is True  # the runner's --timeout: never a pass
+    usage = _usage(doc, path)
+    over_budget = _field(doc, "over_budget", path)  # the runner's --max-tokens/--max-cost: never a pass
     return _Loaded(
-        source, world, task_id, profile, seed, run_id, infra_error, doc.get(final_key), hits, timed_out
+        source,
+        world,
+        task_id,
+        profile,
+        seed,
+        run_id,
+        infra_error,
+        doc.get(final_key),
+        hits,
+        timed_out,
+        usage,
+        over_budget,
     )
+
+
+def _usage(doc: Mapping[str, Any], path: str) -> dict[str, Any] | None:
+    """The run's ``usage`` (tokens and cost the runner summed), checked; None when absent."""
+    usage = _field(doc, "usage", path)
+    if usage is None:
+        return None
+    for key in ("input_tokens", "output_tokens", "cost_usd"):
+        value = usage.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise EvalError("expected a number of at least 0", path=path, where=f"usage.{key}")
+    return {
+        "input_tokens": int(usage.get("input_tokens", 0)),
+        "output_tokens": int(usage.get("output_tokens", 0)),
+        "cost_usd": float(usage.get("cost_usd", 0)),
+    }
 
 
 def _read(path: str) -> bytes:
@@ -636,6 +737,8 @@ _EXPECTED: Final = {
     "run_id": ((str, type(None)), "a string or null"),
     "infra_error": ((str, type(None)), "a string or null"),
     "forbidden_hits": ((list, type(None)), "a list or null"),
+    "usage": ((dict, type(None)), "an object or null"),
+    "over_budget": ((str, type(None)), "a string or null"),
 }
 
 
@@ -695,6 +798,14 @@ class _Options:
 _DIGITS: Final = re.compile(r"(\d+)")
 
 
+def _spend(runs: Sequence[RunRecord]) -> Spend | None:
+    total = None
+    for run in runs:
+        if run.usage is not None:
+            total = (total or Spend()).add(run.usage)
+    return total
+
+
 def _trial_order(run: RunRecord) -> tuple[Any, ...]:
     """Runs of a task in trial order: by run id, then file, with numbers compared as numbers
     (``t2`` before ``t10``)."""
@@ -729,6 +840,7 @@ def _groups(
                 tuple(
                     r.score.passed for r in sorted(outcomes.get((world, profile, t), ()), key=_trial_order)
                 ),
+                _spend(outcomes.get((world, profile, t), ())),
             )
             for t, (c, n, x) in sorted(counts[(world, profile)].items())
         ]

@@ -9,7 +9,7 @@ from typing import Final
 import orjson
 
 from harn_mcp_mock.formats import Formats
-from harn_mcp_mock.scoring.eval import EvalResult, GroupSummary, Robustness, RunRecord
+from harn_mcp_mock.scoring.eval import EvalResult, GroupSummary, Robustness, RunRecord, Spend
 
 __all__ = ["FORMATS", "render"]
 
@@ -69,6 +69,12 @@ def _power_line(group: GroupSummary) -> list[str]:
     return [line]
 
 
+def _spend(usage: Spend, passes: int) -> str:
+    text = f"{usage.input_tokens + usage.output_tokens} tokens, ${usage.cost_usd:.4f}"
+    per_dollar = usage.pass_per_dollar(passes)
+    return text + (f", {per_dollar:.1f} passes per $" if per_dollar is not None else "")
+
+
 def _signed(value: Fraction) -> str:
     return f"{float(value):+.4f}"
 
@@ -112,6 +118,8 @@ def _run_problems(run: RunRecord) -> str:
         parts.append(f"collateral: {shown}" + (f" (+{more} more)" if more > 0 else ""))
     if score.forbidden_hit:
         parts.append(f"forbidden: {len(score.forbidden_hit)} hit(s)")
+    if score.over_budget is not None:
+        parts.append(f"over budget: {score.over_budget}")
     return "; ".join(parts)
 
 
@@ -162,6 +170,8 @@ def _table_group(group: GroupSummary, level: str) -> list[str]:
             flags.append(f"flaky (flip rate {t.flip_rate:.2f})" if t.flip_rate is not None else "flaky")
         if t.excluded:
             flags.append(f"{t.excluded} excluded")
+        if t.usage is not None:
+            flags.append(_spend(t.usage, t.c))
         lines.append(
             f"  {t.task.ljust(width)}  {f'{t.c}/{t.n}':>7}" + (f"  {', '.join(flags)}" if flags else "")
         )
@@ -178,6 +188,8 @@ def _table_group(group: GroupSummary, level: str) -> list[str]:
     if len(shown) < len(group.pass_power_k):
         lines.append(f"  (pass^k for every k up to {max(group.pass_power_k)} in --format json)")
     lines += _power_line(group)
+    if group.usage is not None:
+        lines.append(f"  spent: {_spend(group.usage, group.passes)}")
     lines += [f"  note: {note}" for note in group.notes]
     return lines
 

@@ -43,10 +43,18 @@ class RunScore:
     that holds on the final state. Empty when none was hit."""
     timed_out: bool = False
     """The agent ran out of time (the runner's ``--timeout``): scored as it stood, never a pass."""
+    over_budget: str | None = None
+    """Why the agent spent more than ``--max-tokens``/``--max-cost`` allow: never a pass."""
 
     @property
     def passed(self) -> bool:
-        return self.goal_match and not self.collateral and not self.forbidden_hit and not self.timed_out
+        return (
+            self.goal_match
+            and not self.collateral
+            and not self.forbidden_hit
+            and not self.timed_out
+            and self.over_budget is None
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able, keys in a fixed order."""
@@ -60,6 +68,7 @@ class RunScore:
             "collateral": self.collateral,
             "forbidden_hit": self.forbidden_hit,
             **({"timed_out": True} if self.timed_out else {}),
+            **({"over_budget": self.over_budget} if self.over_budget is not None else {}),
             "passed": self.passed,
         }
 

@@ -1,0 +1,189 @@
+"""Budgets: what each trial's agent spent, a cap per trial and a cap per run.
+
+The agent (or the scripted LLM endpoint it talks to, ``harn mcp mock llm``) appends one JSON line
+per model call to the file ``HARN_USAGE_FILE`` names, ``usage.ndjson`` in the trial's folder:
+``{"input_tokens": 812, "output_tokens": 95, "cost_usd": 0.0031}`` (any field may be missing).
+When the run ends, each trial's lines are summed into ``usage`` in its ``state.json`` and
+``report.json``, and a trial over ``--max-tokens`` (input plus output) or ``--max-cost`` is
+marked ``over_budget`` (the reason), which eval scores as a failure whatever the final state.
+``--run-max-cost`` stops scheduling once the finished trials have spent it; the same command
+with a larger cap resumes. ``docs/eval.md`` has the worked example.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from harn_mcp_mock.errors import UsageError
+
+__all__ = ["USAGE_FILE", "Budget", "Usage", "read_usage", "stamp_trial", "watch_spending"]
+
+USAGE_FILE: Final = "usage.ndjson"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+    """Lines summed (one per model call)."""
+    invalid: int = 0
+    """Lines that were not a JSON object with numeric counts (skipped)."""
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": round(self.cost_usd, 10),
+            "calls": self.calls,
+            **({"invalid_lines": self.invalid} if self.invalid else {}),
+        }
+
+
+def _number(value: Any) -> float | None:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        return None
+    return float(value)
+
+
+def read_usage(path: Path) -> Usage | None:
+    """The sum of a usage file's lines (None when there is no file). A line that is not a JSON
+    object, or has a negative or non-numeric count, is skipped and counted in ``invalid``; a torn
+    last line (the agent was killed mid-write) is one of those."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return None
+    totals = [0.0, 0.0, 0.0]
+    calls = invalid = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            invalid += 1
+            continue
+        if not isinstance(doc, dict):
+            invalid += 1
+            continue
+        values = [doc.get(key, 0) for key in ("input_tokens", "output_tokens", "cost_usd")]
+        numbers = [_number(v) for v in values]
+        if any(n is None for n in numbers):
+            invalid += 1
+            continue
+        for i, n in enumerate(numbers):
+            totals[i] += n or 0.0
+        calls += 1
+    return Usage(int(totals[0]), int(totals[1]), totals[2], calls, invalid)
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """``--max-tokens``, ``--max-cost`` (per trial) and ``--run-max-cost`` (per run)."""
+
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    run_max_cost: float | None = None
+
+    def __post_init__(self) -> None:
+        for flag, value in (
+            ("--max-tokens", self.max_tokens),
+            ("--max-cost", self.max_cost),
+            ("--run-max-cost", self.run_max_cost),
+        ):
+            if value is not None and (_number(value) is None or value <= 0):
+                raise UsageError(f"must be a number above 0, got {value!r}", where=flag)
+
+    @property
+    def per_trial(self) -> bool:
+        return self.max_tokens is not None or self.max_cost is not None
+
+    def over(self, usage: Usage | None) -> str | None:
+        """Why a trial with this usage is over budget (None: within it, or no limit)."""
+        if usage is None:
+            return None
+        if self.max_tokens is not None and usage.tokens > self.max_tokens:
+            return f"{usage.tokens} tokens > --max-tokens {self.max_tokens}"
+        if self.max_cost is not None and usage.cost_usd > self.max_cost:
+            return f"${usage.cost_usd:.4f} > --max-cost ${self.max_cost:g}"
+        return None
+
+
+def stamp_trial(folder: Path, budget: Budget | None) -> Usage | None:
+    """Write the trial's summed usage (and ``over_budget``) into its ``state.json`` and
+    ``report.json``. Idempotent: run again on every resume, with the budget of that run."""
+    usage = read_usage(folder / USAGE_FILE)
+    reason = budget.over(usage) if budget is not None else None
+    for name in ("state.json", "report.json"):
+        path = folder / name
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict):
+            continue
+        before = (doc.get("usage"), doc.get("over_budget"))
+        doc.pop("over_budget", None)
+        if usage is None:
+            doc.pop("usage", None)
+        else:
+            doc["usage"] = usage.to_dict()
+        if reason is not None:
+            doc["over_budget"] = reason
+        if (doc.get("usage"), doc.get("over_budget")) != before:
+            from harn_mcp_mock.store.cas import atomic_write
+
+            atomic_write(path, json.dumps(doc, indent=2, sort_keys=True).encode() + b"\n")
+    return usage
+
+
+def spent(folders: Iterable[Path]) -> float:
+    """The cost of the trials in these folders."""
+    total = 0.0
+    for folder in folders:
+        usage = read_usage(folder / USAGE_FILE)
+        total += usage.cost_usd if usage is not None else 0.0
+    return total
+
+
+def watch_spending(
+    run_max_cost: float,
+    already: float,
+    folder_of: Callable[[dict[str, Any]], Path],
+    stop: Callable[[float], None],
+    on_trial: Callable[[dict[str, Any], int, int], None] | None,
+) -> tuple[Callable[[dict[str, Any], int, int], None], Callable[[], float]]:
+    """An ``on_trial`` callback that adds each finished trial's cost to ``already`` and calls
+    ``stop(spent)`` once the run has spent ``run_max_cost``; and a function giving the total spent."""
+    total = [already]
+    if already >= run_max_cost:
+        stop(already)
+
+    def counted(record: dict[str, Any], done: int, count: int) -> None:
+        usage = read_usage(folder_of(record) / USAGE_FILE)
+        if usage is not None:
+            total[0] += usage.cost_usd
+        if total[0] >= run_max_cost:
+            stop(total[0])
+        if on_trial is not None:
+            on_trial(record, done, count)
+
+    return counted, lambda: total[0]

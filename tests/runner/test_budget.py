@@ -1,0 +1,124 @@
+"""Budgets: usage lines summed per trial, --max-tokens/--max-cost score a trial over_budget,
+--run-max-cost stops scheduling (resumable), tokens, cost and passes per dollar in results."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.runner.budget import Budget, Usage, read_usage, stamp_trial
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTED = ROOT / "examples" / "agent" / "scripted_agent.py"
+AGENT = f"""
+import json, os, runpy, sys
+
+# A model call's usage, as an agent (or the scripted LLM endpoint) reports it, then the
+# scripted agent solves the task for real.
+with open(os.environ["HARN_USAGE_FILE"], "a") as usage:
+    usage.write(json.dumps({{"input_tokens": 40, "output_tokens": 12, "cost_usd": 0.002}}) + "\\n")
+    usage.write(json.dumps({{"input_tokens": 30, "output_tokens": 22}}) + "\\n")
+sys.argv = [{str(SCRIPTED)!r}, "--harn-trial", "good"]
+runpy.run_path({str(SCRIPTED)!r}, run_name="__main__")
+"""
+
+
+def test_usage_lines_are_summed_and_bad_ones_counted(tmp_path: Path) -> None:
+    path = tmp_path / "usage.ndjson"
+    assert read_usage(path) is None
+    path.write_text(
+        '{"input_tokens": 10, "output_tokens": 5, "cost_usd": 0.5}\n'
+        '{"output_tokens": 7}\n'
+        "[1, 2]\n"
+        '{"input_tokens": -3}\n'
+        '{"input_tokens": 4, "output_tok'  # torn: the agent was killed mid-line
+    )
+    assert read_usage(path) == Usage(10, 12, 0.5, calls=2, invalid=3)
+
+
+def test_a_budget_names_what_a_trial_went_over() -> None:
+    usage = Usage(100, 20, 0.25, calls=3)
+    assert Budget(max_tokens=120).over(usage) is None
+    assert Budget(max_tokens=119).over(usage) == "120 tokens > --max-tokens 119"
+    assert Budget(max_cost=0.2).over(usage) == "$0.2500 > --max-cost $0.2"
+    assert Budget().over(usage) is None and Budget(max_tokens=1).over(None) is None
+    with pytest.raises(UsageError, match="--max-cost: must be a number above 0"):
+        Budget(max_cost=0)
+
+
+def test_stamping_a_trial_is_idempotent_and_follows_the_budget(tmp_path: Path) -> None:
+    (tmp_path / "state.json").write_text('{"format": "harn-mcp-mock/world-state", "state": {}}')
+    (tmp_path / "usage.ndjson").write_text('{"input_tokens": 8, "output_tokens": 4, "cost_usd": 0.01}\n')
+    stamp_trial(tmp_path, Budget(max_tokens=10))
+    doc = json.loads((tmp_path / "state.json").read_text())
+    assert doc["usage"] == {"input_tokens": 8, "output_tokens": 4, "cost_usd": 0.01, "calls": 1}
+    assert doc["over_budget"] == "12 tokens > --max-tokens 10"
+    stamp_trial(tmp_path, Budget(max_tokens=100))  # a resume with a larger budget
+    assert "over_budget" not in json.loads((tmp_path / "state.json").read_text())
+
+
+def run(tmp_path: Path, out: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "agent.py").write_text(AGENT)
+    cli = [
+        sys.executable,
+        "-m",
+        "harn_mcp_mock",
+        "run",
+        "--spec",
+        "bank",
+        "--task",
+        "pay-rent",
+        "--workers",
+        "1",
+    ]
+    return subprocess.run(
+        [*cli, "--out", out, *extra, "--", sys.executable, "agent.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.slow
+def test_max_tokens_scores_every_trial_over_budget_and_results_show_the_spend(tmp_path: Path) -> None:
+    done = run(tmp_path, "capped", "--k", "2", "--max-tokens", "10")
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "capped" / "results.json").read_text())
+    runs = results["runs"]
+    assert len(runs) == 2 and all(r["over_budget"] == "104 tokens > --max-tokens 10" for r in runs)
+    assert all(r["goal_match"] and not r["passed"] for r in runs)  # solved, but over budget
+    (task,) = results["groups"][0]["tasks"]
+    assert task["c"] == 0 and task["usage"] == {
+        "input_tokens": 140,
+        "output_tokens": 68,
+        "cost_usd": 0.004,
+        "runs": 2,
+        "pass_per_dollar": 0.0,
+    }
+    assert "over budget: 104 tokens > --max-tokens 10" in done.stdout
+    assert "2 over_budget" in done.stdout
+    assert "208 tokens, $0.0040, 0.0 passes per $" in done.stdout
+    # The same run with a larger budget: nothing reruns, the trials are judged again and pass.
+    again = run(tmp_path, "capped", "--k", "2", "--max-tokens", "1000")
+    assert again.returncode == 0, again.stderr
+    group = json.loads((tmp_path / "capped" / "results.json").read_text())["groups"][0]
+    assert group["tasks"][0]["c"] == 2 and group["usage"]["pass_per_dollar"] == pytest.approx(500.0)
+
+
+@pytest.mark.slow
+def test_run_max_cost_stops_scheduling_and_a_larger_cap_resumes(tmp_path: Path) -> None:
+    stopped = run(tmp_path, "paid", "--k", "3", "--run-max-cost", "0.003")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "--run-max-cost 0.003: the run has spent $0.0040; no further trial starts" in stopped.stderr
+    assert "1 trial(s) not run" in stopped.stderr
+    assert len(json.loads((tmp_path / "paid" / "results.json").read_text())["runs"]) == 2
+    resumed = run(tmp_path, "paid", "--k", "3", "--run-max-cost", "1")
+    assert resumed.returncode == 0, resumed.stderr
+    group = json.loads((tmp_path / "paid" / "results.json").read_text())["groups"][0]
+    assert group["tasks"][0]["n"] == 3 and group["usage"]["cost_usd"] == pytest.approx(0.006)
