@@ -20,6 +20,8 @@ def trial_line(record: dict[str, Any], done: int, total: int) -> str:
     detail = f"exit {record['exit_code']}" if record["exit_code"] is not None else "no exit code"
     if record["status"] == "infra_error":
         detail += f", infra: {record['infra_error']}"
+    elif record.get("message"):
+        detail += f", {record['message']}"
     if record.get("agent_error"):
         detail += f", agent raised {record['agent_error']}"
     if record["attempts"] != 1:

@@ -176,11 +176,13 @@ def _attempt(
 
 
 def _last_line(data: bytes) -> str:
-    """``; its stderr ended: <last line>`` (cut to 200 characters), or ''."""
-    lines = data[-4096:].decode("utf-8", "replace").strip().splitlines()
+    """``; its stderr ended: <last line>`` (its last line with words in it, not a border such as
+    an exception group's ``+------``; cut to 200 characters), or ''."""
+    lines = [line.strip(" |+-=─│┌└") for line in data[-4096:].decode("utf-8", "replace").splitlines()]
+    lines = [line for line in lines if any(ch.isalnum() for ch in line)]
     if not lines:
         return ""
-    last = lines[-1].strip()
+    last = lines[-1]
     return f"; its stderr ended: {last[:200]}{'...' if len(last) > 200 else ''}"
 
 

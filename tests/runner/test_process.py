@@ -130,3 +130,26 @@ def test_a_stop_ends_running_agents_records_nothing_for_them_and_never_retries(
     folders = list((tmp_path / "out" / "trials" / "bank" / "pay-rent" / "none").iterdir())
     assert not any((folder / "trial.json").exists() for folder in folders)
     assert len(folders) == 2  # the third trial never started
+
+
+def test_an_infra_cause_is_one_clean_line_without_exception_group_borders(tmp_path: Path) -> None:
+    body = (
+        "sys.stderr.write('  + Exception Group Traceback (most recent call last):\\n"
+        "  |   ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\\n"
+        "  +-+---------------- 1 ----------------\\n"
+        "    | ConnectionError: the model endpoint refused us\\n"
+        "    +------------------------------------\\n')\n"
+        "sys.exit(1)\n"
+    )
+    outcome = run_episodes(
+        ["bank"],
+        agent_script(tmp_path, "group", body),
+        out=tmp_path / "out",
+        tasks=["pay-rent"],
+        max_retries=0,
+    )
+    (record,) = outcome.trials
+    assert record["infra_error"] == (
+        "the agent exited 1 before opening a session with the world; "
+        "its stderr ended: ConnectionError: the model endpoint refused us"
+    )
