@@ -140,6 +140,13 @@ TOKEN_FORMATS: list[tuple[str, str, str]] = [
         "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0t" + pick(ALNUM + "+/", 120) + "=",
         "key: {s}",
     ),
+    (
+        "ssh2 private key block",
+        '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "2048-bit rsa"\n'
+        + "\n".join(pick(ALNUM + "+/", 64) for _ in range(4))
+        + "\n---- END SSH2 ENCRYPTED PRIVATE KEY ----",
+        "key file:\n{s}\nend",
+    ),
     ("openai key after an ansi colour code", "sk-" + pick(ALNUM, 40), "\x1b[93m{s}\x1b[0m"),
     ("telegram bot token, A and 34", f"{pick(string.digits, 9)}:A{pick(ALNUM + '_-', 34)}", "bot {s} ok"),
 ]
