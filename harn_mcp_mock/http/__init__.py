@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.http.guard import GuardSettings, HttpGuard, SessionTable, guard_middleware
     from harn_mcp_mock.http.record_proxy import RecordProxy, build_proxy_app, record_http
     from harn_mcp_mock.http.replay_server import StreamableHttpEndpoint, build_app, serve_http
-    from harn_mcp_mock.http.run import ReportMerger, merge_reports, run_replay_http
+    from harn_mcp_mock.http.run import ReportMerger, merge_reports, run_http_session, run_replay_http
     from harn_mcp_mock.http.server import HttpServer
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
@@ -31,6 +31,7 @@ _HOME = {
     "guard_middleware": "guard",
     "merge_reports": "run",
     "record_http": "record_proxy",
+    "run_http_session": "run",
     "run_replay_http": "run",
     "serve_http": "replay_server",
 }
@@ -50,6 +51,7 @@ __all__ = [
     "guard_middleware",
     "merge_reports",
     "record_http",
+    "run_http_session",
     "run_replay_http",
     "serve_http",
 ]

@@ -12,11 +12,13 @@ from harn_mcp_mock.upstream.base import ExitInfo, Reply, Upstream, answered_ids,
 
 if TYPE_CHECKING:
     from harn_mcp_mock.upstream.http import HttpForwarder, HttpUpstream, SseSplitter
+    from harn_mcp_mock.upstream.lines import LineUpstream
     from harn_mcp_mock.upstream.stdio import StdioUpstream
 
 _HOME = {
     "HttpForwarder": "http",
     "HttpUpstream": "http",
+    "LineUpstream": "lines",
     "SseSplitter": "http",
     "StdioUpstream": "stdio",
 }
@@ -56,6 +58,7 @@ __all__ = [
     "ExitInfo",
     "HttpForwarder",
     "HttpUpstream",
+    "LineUpstream",
     "Reply",
     "SseSplitter",
     "StdioUpstream",
