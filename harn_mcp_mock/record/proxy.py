@@ -13,7 +13,10 @@ How a session ends:
 - the server exits or closes its stdout: its remaining output is relayed and recorded, our
   stdout is closed, and the server is reaped;
 - the client closes our stdin (EOF): the server's stdin is closed and it gets ``grace``
-  seconds to exit, then SIGTERM, then SIGKILL;
+  seconds to exit, then SIGTERM, then SIGKILL; a server that wrote during those seconds is
+  still answering (a piped client sends EOF at once, maybe before a slow server has even
+  started) and gets ``grace`` more, up to ``MAX_GRACES`` times: the wait ends on its output
+  going quiet, not on a fixed clock;
 - the client stops reading (our stdout breaks): treated like EOF;
 - we get SIGINT/SIGTERM/SIGHUP: we stop as MCP clients stop a server (the signal is not
   forwarded: a Python server would print a ``KeyboardInterrupt`` traceback and keep waiting for
@@ -51,6 +54,7 @@ from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
 from harn_mcp_mock.upstream.stdio import StdioUpstream, exit_info
 
 CHUNK = 1 << 16
+MAX_GRACES = 12  # grace periods a server still writing after the client's EOF may take
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -103,6 +107,7 @@ class StdioProxy:
         self._reason: str | None = None
         self._reason_lock = threading.Lock()
         self._server: StdioUpstream | None = None
+        self._server_chunks = 0  # what the server wrote so far: its progress after the client's EOF
 
     def _end(self, reason: str) -> None:
         with self._reason_lock:
@@ -143,6 +148,7 @@ class StdioProxy:
                 chunk = server.read_chunk()
                 if not chunk:
                     break
+                self._server_chunks += 1
                 self.recorder.feed(SERVER, chunk)  # journaled first: what the client got is on disk
                 if client_alive:
                     try:
@@ -179,6 +185,19 @@ class StdioProxy:
         self._end(f"signal:{signal.Signals(signum).name}")
         self._stop_client_pump()
 
+    def _wait_while_answering(self, server: StdioUpstream) -> int | None:
+        """After the client's EOF: wait while the server keeps writing, one ``grace`` at a time
+        (up to ``MAX_GRACES``); its return code, or None once it went quiet for a whole ``grace``
+        (or used them all) while still running."""
+        for _ in range(MAX_GRACES):
+            seen = self._server_chunks
+            try:
+                return server.proc.wait(timeout=self.grace)
+            except subprocess.TimeoutExpired:
+                if self._server_chunks == seen:
+                    return None
+        return None
+
     def _stop_client_pump(self) -> None:
         """Make the client pump stop and close the server's stdin (it alone writes there)."""
         with contextlib.suppress(OSError):
@@ -214,6 +233,10 @@ class StdioProxy:
             if reason == "client-closed-output":
                 self._stop_client_pump()  # it closes the server's stdin
             returncode = server.poll()
+            if returncode is None and reason == "client-eof":
+                returncode = self._wait_while_answering(server)
+                if returncode is None:  # quiet for a whole grace and still running
+                    returncode = server.stop(0)
             if returncode is None:
                 returncode = server.stop(self.grace)
             # The server is gone: what it wrote before exiting is relayed and recorded, even

@@ -379,22 +379,12 @@ async def test_last_event_id_resumes_the_get_stream(notes_cassette: Path) -> Non
                 assert replies[0].json()["id"] == "c3" and "1 root" in replies[0].text
 
 
-async def test_responses_are_not_held_back_by_nagle(notes_cassette: Path) -> None:
-    """The listening socket says TCP, so asyncio sets TCP_NODELAY: no ~40 ms delayed-ACK stall."""
+def test_responses_are_not_held_back_by_nagle() -> None:
+    """The listening socket says TCP, so asyncio sets TCP_NODELAY on each accepted connection: no
+    ~40 ms delayed-ACK stall between a response's headers and body (bench_http.py measures the
+    latency; a test only checks the cause, never the clock)."""
     import socket
-    import time
 
-    tools_list = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-    with serve_cassette(notes_cassette) as (url, _engines):
-        async with httpx2.AsyncClient() as http:
-            sid = (await http.post(url, json=INIT, headers=ACCEPT)).headers["mcp-session-id"]
-            headers = {**ACCEPT, "mcp-session-id": sid}
-            await http.post(url, json=tools_list, headers=headers)
-            started = time.perf_counter()
-            for _ in range(20):
-                assert (await http.post(url, json=tools_list, headers=headers)).status_code == 200
-            per_request = (time.perf_counter() - started) / 20
-    assert per_request < 0.02, f"{per_request * 1000:.1f} ms a request"
     server = HttpServer(object())
     try:
         assert server.socket.proto == socket.IPPROTO_TCP

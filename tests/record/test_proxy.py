@@ -108,6 +108,18 @@ def test_a_server_that_ignores_eof_and_sigterm_is_killed_after_the_grace_period(
     assert load_cassette(cassette).meta["exit"] == {"code": None, "signal": "SIGKILL", "reason": "client-eof"}
 
 
+def test_a_server_still_writing_after_the_clients_eof_gets_more_grace_and_exits_by_itself(
+    tmp_path: Path,
+) -> None:
+    """A piped client sends EOF at once; a server that keeps answering past one grace period (a
+    slow start under load) is still working, not hung: it is not SIGTERMed while it writes."""
+    cassette = tmp_path / "a.cassette.json"
+    result = run(record_cmd(cassette, "slow-exit", "8", grace="0.25"), req(1))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(b"working") == 8
+    assert load_cassette(cassette).meta["exit"] == {"code": 0, "signal": None, "reason": "client-eof"}
+
+
 STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
 

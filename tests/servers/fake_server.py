@@ -9,6 +9,7 @@ Modes:
   stubborn           ignore stdin EOF, SIGTERM and SIGINT (only SIGKILL stops it)
   graceful           on SIGTERM/SIGINT or stdin EOF write a notification ("bye N", "bye eof"), exit 0
   linger             like graceful, but at stdin EOF write "eof" and wait for a signal
+  slow-exit N        at stdin EOF write N notifications 0.1 s apart ("working K"), then exit 0
   big N              answer each request with a result of N bytes
   reverse N          read N requests, answer them in reverse order, then echo
   secrets            answer with the env var FAKE_TOKEN's value and its arguments
@@ -23,6 +24,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 
 def send(obj: object, raw: bytes | None = None) -> None:
@@ -103,6 +105,10 @@ def main() -> None:
         signal.pause()  # wait until killed
     if mode == "graceful":
         send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "bye eof"}})
+    if mode == "slow-exit":
+        for k in range(arg):
+            time.sleep(0.1)  # allow-wall-clock: a server slower than the proxy's grace, on purpose
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": f"working {k}"}})
     if mode == "linger":
         send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "eof"}})
         signal.pause()
