@@ -20,6 +20,7 @@ from harn_mcp_mock.replay.engine import ReplayEngine, ReplayReport
 
 if TYPE_CHECKING:
     from harn_mcp_mock.cassette.claim import CassetteClaim
+    from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.cassette.modes import SessionPlan
     from harn_mcp_mock.replay.run import ReplayOutcome
     from harn_mcp_mock.shutdown import StopSignals
@@ -271,7 +272,7 @@ def run_http_session(
             from harn_mcp_mock.http.record_proxy import record_http
             from harn_mcp_mock.options import RecordOptions
 
-            record_http(
+            recorded, _proxy = record_http(
                 cassette,
                 url,
                 RecordOptions(opts.redact_policy, headers=tuple(headers)),
@@ -285,9 +286,16 @@ def run_http_session(
                 claim=plan.claim,
                 stop=stop,
             )
+            _wrote(on_event, cassette, recorded)
             return ReplayOutcome(plan.mode, None)
-        _serve_recording(Path(cassette), list(command), opts, plan.claim, *server_args)
+        recorded = _serve_recording(Path(cassette), list(command), opts, plan.claim, *server_args)
+        _wrote(on_event, cassette, recorded)
         return ReplayOutcome(plan.mode, None)
+
+
+def _wrote(on_event: Callable[[str], None] | None, path: str | Path, cassette: Cassette) -> None:
+    if on_event is not None:
+        on_event(f"recorded {path} ({len(cassette.messages)} messages)")
 
 
 def _serve_engines(
@@ -359,7 +367,7 @@ def _serve_recording(
     options: ReplayOptions,
     claim: CassetteClaim | None,
     *server_args: Any,
-) -> None:
+) -> Cassette:
     """Record ``command`` (a stdio server) while serving its first session over HTTP; later
     sessions are answered with an error saying so. The cassette is written when that session
     ends (``DELETE``) or the serving stops."""
@@ -384,12 +392,13 @@ def _serve_recording(
                     raise
 
         _serve_engines(factory, retire, *server_args)
-        if not recording:
+        if not recording or recording[0].cassette is None:
             from harn_mcp_mock.errors import NothingRecordedError
 
             raise NothingRecordedError(
                 "no client opened a session: nothing was recorded (the cassette is as it was)", path=cassette
             )
+        return recording[0].cassette
 
 
 class _OneSession:
