@@ -132,8 +132,9 @@ def main() -> None:
     external = [(d, None) for d in args.external]
     external += [(d, k) for k, d in (("credsweeper", args.credsweeper), ("gitleaks", args.gitleaks)) if d]
     if external:
+        corpora = load_external(external)  # bad folders are reported before anything runs
         corpus_section(policy, 1)
-        external_section(policy, external, misses=args.misses, e2e=args.e2e)
+        external_section(policy, corpora, misses=args.misses, e2e=args.e2e)
         return
     env = {"SERVICE_TOKEN": ENV_TOKEN, "HOME": "/home/ada", "PATH": "/usr/local/bin:/usr/bin"}
     argv = ["weather-server", "--port", "8080"]
@@ -193,23 +194,33 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
         print(f"{label:46} {len(items):>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
 
 
-def external_section(
-    policy: RedactionPolicy, dirs: list[tuple[str, str | None]], *, misses: bool, e2e: bool
-) -> None:
+def load_external(dirs: list[tuple[str, str | None]]) -> list[Any]:
+    """The corpora in ``dirs`` (folder, kind or None to detect it); exits with one line on a bad one."""
     from pathlib import Path
 
     import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
 
+    corpora = []
     for folder, kind in dirs:
-        print()
         try:
-            corpus = ext.load(Path(folder), kind)
+            corpora.append(ext.load(Path(folder), kind))
         except (ValueError, OSError) as exc:
-            sys.exit(f"bench_redact: --external {folder}: {exc}")
-        ext.report(ext.measure(corpus, policy), verbose=misses)
+            flag = f"--{kind}" if kind else "--external"
+            sys.exit(f"bench_redact: {flag} {folder}: not a corpus checkout ({exc})")
+    return corpora
+
+
+def external_section(policy: RedactionPolicy, corpora: list[Any], *, misses: bool, e2e: bool) -> None:
+    from pathlib import Path
+
+    import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
+
+    for loaded in corpora:
+        print()
+        ext.report(ext.measure(loaded, policy), verbose=misses)
         if e2e:
             with tempfile.TemporaryDirectory() as tmp:
-                total, found = ext.record_end_to_end(corpus.samples, Path(tmp))
+                total, found = ext.record_end_to_end(loaded.samples, Path(tmp))
             print(
                 f"  end to end (harn mcp mock record): {total - found} of {total} labelled values absent from every written byte"
             )
