@@ -52,6 +52,17 @@ def _outs(lines: Sequence[bytes]) -> Iterator[Out]:
             continue  # a live server's non-JSON line: nothing an HTTP client could take
 
 
+def _failed(waiting: set[bytes], why: Exception) -> list[Out]:
+    """A JSON-RPC error for each request the live server will not answer now (it exited or
+    went silent), so the client is told at once rather than left waiting; ``waiting`` empties."""
+    outs = []
+    for key in sorted(waiting):
+        error = {"code": INTERNAL_ERROR, "message": f"the live server did not answer: {why}"}
+        outs.append(Out({"jsonrpc": "2.0", "id": orjson.loads(key), "error": error}))
+    waiting.clear()
+    return outs
+
+
 class EpisodesEngine:
     """``new_episodes`` over HTTP: one :class:`NewEpisodes` session per HTTP session."""
 
@@ -65,22 +76,29 @@ class EpisodesEngine:
         return self.session.engine.cassette
 
     def receive(self, message: Any) -> list[Out]:
-        outs = list(_outs(self.session.from_client(deepjson.dumps(message))))
-        return outs + self._pull()
+        try:
+            lines = self.session.from_client(deepjson.dumps(message))
+        except ServerError as exc:  # the live server could not be started or set up
+            is_request = _is_server_request(message)  # (a client request has the same shape)
+            return _failed({orjson.dumps(message["id"])} if is_request else set(), exc)
+        return list(_outs(lines)) + self._pull()
 
     def _pull(self) -> list[Out]:
         """What the live server sends until the forwarded requests are answered, or it asks
         the client something (then the client's answer, a later :meth:`receive`, goes on)."""
         session = self.session
         outs: list[Out] = []
-        while session.waiting and session.live is not None:
-            chunk = session.live.read_chunk(self.timeout)
-            if chunk is None:
-                raise UpstreamTimeout(f"the live server did not answer within {self.timeout:g}s")
-            batch = list(_outs(session.from_live(chunk)))
-            outs += batch
-            if any(_is_server_request(out.message) for out in batch):
-                break
+        try:
+            while session.waiting and session.live is not None:
+                chunk = session.live.read_chunk(self.timeout)
+                if chunk is None:
+                    raise UpstreamTimeout(f"the live server did not answer within {self.timeout:g}s")
+                batch = list(_outs(session.from_live(chunk)))
+                outs += batch
+                if any(_is_server_request(out.message) for out in batch):
+                    break
+        except (ServerError, UpstreamTimeout) as exc:
+            outs += _failed(session.waiting, exc)
         return outs
 
     def finish(self) -> ReplayReport:
@@ -112,31 +130,31 @@ class RecordEngine:
             self.waiting.add(orjson.dumps(frame.id))
         try:
             self.live.send(data)
-        except ServerError:
-            if frame.kind != "request":
-                raise
-            error = {"code": INTERNAL_ERROR, "message": "the live server stopped reading its stdin"}
-            return [Out({"jsonrpc": "2.0", "id": frame.id, "error": error})]
+        except ServerError as exc:
+            return _failed(self.waiting, exc)
         return self._pull()
 
     def _pull(self) -> list[Out]:
         outs: list[Out] = []
-        while self.waiting:
-            chunk = self.live.read_chunk(self.timeout)
-            if chunk is None:
-                raise UpstreamTimeout(f"the live server did not answer within {self.timeout:g}s")
-            if not chunk:
-                raise ServerError("the live server exited while recording")
-            asks = False
-            for frame in self.live.frames(chunk):
-                self.recorder.feed_frame(frame)
-                if frame.kind in ("response", "error"):
-                    self.waiting.discard(orjson.dumps(frame.id))
-                if frame.is_message:
-                    outs.append(Out(frame.obj))
-                asks = asks or frame.kind == "request"
-            if asks:
-                break
+        try:
+            while self.waiting:
+                chunk = self.live.read_chunk(self.timeout)
+                if chunk is None:
+                    raise UpstreamTimeout(f"the live server did not answer within {self.timeout:g}s")
+                if not chunk:
+                    raise ServerError("the live server exited while recording")
+                asks = False
+                for frame in self.live.frames(chunk):
+                    self.recorder.feed_frame(frame)
+                    if frame.kind in ("response", "error"):
+                        self.waiting.discard(orjson.dumps(frame.id))
+                    if frame.is_message:
+                        outs.append(Out(frame.obj))
+                    asks = asks or frame.kind == "request"
+                if asks:
+                    break
+        except (ServerError, UpstreamTimeout) as exc:
+            outs += _failed(self.waiting, exc)  # the recording keeps them as unanswered
         return outs
 
     def finish(self, *, allow_empty: bool = False) -> Cassette:
@@ -157,4 +175,8 @@ def record_engine(
     from harn_mcp_mock.record.session import command_recorder, load_policy
 
     recorder, _shown = command_recorder(command, cassette, load_policy(policy_path))
-    return RecordEngine(command, recorder)
+    try:
+        return RecordEngine(command, recorder)
+    except BaseException:
+        recorder.discard()  # nothing recorded: no journal left in the way
+        raise

@@ -372,6 +372,7 @@ def _serve_recording(
     sessions are answered with an error saying so. The cassette is written when that session
     ends (``DELETE``) or the serving stops."""
     from harn_mcp_mock.cassette.claim import recording_claim
+    from harn_mcp_mock.errors import ServerError
     from harn_mcp_mock.http.live import RecordEngine, record_engine
 
     with recording_claim(cassette, claim):
@@ -379,8 +380,14 @@ def _serve_recording(
 
         def factory() -> Engine:
             if recording:
-                return _OneSession(cassette)
-            recording.append(record_engine(command, cassette, options.redact_policy))
+                return _Refusing(
+                    f"this server records one session of the stdio server into {cassette.name}; "
+                    "restart it (or use --url for a Streamable HTTP server) to record another"
+                )
+            try:
+                recording.append(record_engine(command, cassette, options.redact_policy))
+            except ServerError as exc:  # the session is told; a later one may try again
+                return _Refusing(f"the live server could not be started: {exc}")
             return recording[0]
 
         def retire(engine: Engine) -> None:
@@ -401,15 +408,13 @@ def _serve_recording(
         return recording[0].cassette
 
 
-class _OneSession:
-    """The engine of a session that cannot be recorded: a stdio server is recorded one session at a time."""
+class _Refusing:
+    """The engine of a session that cannot be recorded: every request gets an error saying why
+    (a stdio server is recorded one session at a time; the server could not be started)."""
 
-    def __init__(self, cassette: Path) -> None:
+    def __init__(self, text: str) -> None:
         self.cassette = None
-        self.text = (
-            f"this server records one session of the stdio server into {cassette.name}; "
-            "restart it (or use --url for a Streamable HTTP server) to record another"
-        )
+        self.text = text
 
     def receive(self, message: Any) -> list[Out]:
         if isinstance(message, dict) and isinstance(message.get("method"), str) and "id" in message:

@@ -1,5 +1,6 @@
 """http/live.py: recording a stdio server while an HTTP client talks to it (``replay --http
---mode all -- CMD``), one session at a time, by raw HTTP against a scripted server."""
+--mode all -- CMD``), one session at a time, and a live server that fails under a session that
+records: raw HTTP against scripted servers."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import httpx2
 import orjson
 
 from harn_mcp_mock.cassette.model import load_cassette
+from harn_mcp_mock.errors import HarnError
 from harn_mcp_mock.http.run import run_http_session
 from harn_mcp_mock.http.server import HttpServer
 from harn_mcp_mock.replay.run import ReplayOutcome
@@ -24,23 +26,28 @@ WAIT = 60.0
 
 
 @contextmanager
-def recording(cassette: Path, command: list[str]) -> Iterator[tuple[str, list[ReplayOutcome]]]:
-    """``run_http_session(mode="all")`` in a thread; (URL, its outcome once stopped)."""
+def recording(
+    cassette: Path, command: list[str], mode: str = "all"
+) -> Iterator[tuple[str, list[ReplayOutcome | HarnError]]]:
+    """``run_http_session(mode=...)`` in a thread; (URL, its outcome or error once stopped)."""
     ready = threading.Event()
     urls: list[str] = []
     servers: list[HttpServer] = []
-    outcomes: list[ReplayOutcome] = []
+    outcomes: list[ReplayOutcome | HarnError] = []
 
     def on_ready(url: str) -> None:
         urls.append(url)
         ready.set()
 
     def serve() -> None:
-        outcomes.append(
-            run_http_session(
-                cassette, mode="all", command=command, on_ready=on_ready, on_server=servers.append
+        try:
+            outcomes.append(
+                run_http_session(
+                    cassette, mode=mode, command=command, on_ready=on_ready, on_server=servers.append
+                )
             )
-        )
+        except HarnError as exc:  # the test looks at it
+            outcomes.append(exc)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -66,8 +73,74 @@ def test_the_first_session_is_recorded_and_a_second_one_is_told_why_not(tmp_path
         assert not cassette.exists()  # written when the session ends
         assert client.delete(url, headers=session).status_code == 200
         assert cassette.exists()
-    assert outcomes[0].report is None and outcomes[0].mode.value == "all"
+    (outcome,) = outcomes
+    assert isinstance(outcome, ReplayOutcome) and outcome.report is None and outcome.mode.value == "all"
     recorded = load_cassette(cassette)
     methods = [m.method for m in recorded.messages if m.direction == "client"]
     assert methods == ["initialize", "tools/call"]  # the refused session left nothing there
     assert orjson.loads(cassette.read_bytes())["exit"]["reason"] == "client-eof"
+
+
+def test_a_live_server_that_exits_mid_recording_answers_the_client_with_an_error(tmp_path: Path) -> None:
+    cassette = tmp_path / "dies.cassette.json"
+    dies = [*ECHO[:-1], "die-on", "1"]  # answers initialize, exits on reading the next request
+    with recording(cassette, dies) as (url, _outcomes), httpx2.Client(timeout=WAIT) as client:
+        first = client.post(url, json=INIT, headers=ACCEPT)
+        session = {**ACCEPT, "mcp-session-id": first.headers["mcp-session-id"]}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x"}}
+        answer = client.post(url, json=call, headers=session).json()
+        assert answer["id"] == 2 and answer["error"]["code"] == -32603
+        assert (
+            "the live server did not answer: the live server exited while recording"
+            in answer["error"]["message"]
+        )
+    recorded = load_cassette(cassette)  # what it said before exiting is kept
+    assert [m.method for m in recorded.messages if m.direction == "client"] == ["initialize", "tools/call"]
+
+
+def test_a_live_server_that_cannot_start_answers_the_miss_with_an_error(tmp_path: Path) -> None:
+    from tests.test_pytest_plugin import echo_cassette
+
+    cassette = echo_cassette(tmp_path / "echo.cassette.json", "hi")
+    before = cassette.read_bytes()
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    missing = [str(tmp_path / "no-such-server")]
+    with (
+        recording(cassette, missing, "new_episodes") as (url, outcomes),
+        httpx2.Client(timeout=WAIT) as client,
+    ):
+        first = client.post(url, json=init, headers=ACCEPT)
+        assert first.json()["result"]["serverInfo"]["name"] == "echo"  # replayed
+        session = {**ACCEPT, "mcp-session-id": first.headers["mcp-session-id"]}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "new"}},
+        }
+        answer = client.post(url, json=call, headers=session).json()
+        assert answer["id"] == 5 and answer["error"]["code"] == -32603
+        assert "no-such-server" in answer["error"]["message"]
+    (outcome,) = outcomes
+    assert isinstance(outcome, ReplayOutcome) and outcome.report is not None and outcome.report.requests >= 1
+    assert cassette.read_bytes() == before  # nothing was recorded, nothing appended
+
+
+def test_a_stdio_server_that_cannot_start_tells_the_session_and_leaves_no_journal(tmp_path: Path) -> None:
+    cassette = tmp_path / "none.cassette.json"
+    with (
+        recording(cassette, [str(tmp_path / "no-such-server")]) as (url, _),
+        httpx2.Client(timeout=WAIT) as client,
+    ):
+        answer = client.post(url, json=INIT, headers=ACCEPT).json()
+        assert "the live server could not be started" in answer["error"]["message"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no cassette, no journal, no claim
