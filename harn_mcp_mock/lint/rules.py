@@ -1,21 +1,23 @@
 """The lint rules: ids, titles, default severities, OWASP MCP Top 10 mapping, and the text checks
 for tool poisoning and prompt injection (docs/lint.md lists them; a test keeps the two in step).
 
-A poisoning check looks at one string (a tool, prompt or resource description, a schema's
-descriptions and enum values, a tool result) and returns what it found, in words that never
-quote more than a short excerpt of the string.
+:func:`poisoning` looks at one text (a description, a parameter's docs, a tool result, a
+resource's contents, or a tool's fields joined) in every reading :func:`~harn_mcp_mock.lint.
+text.views` gives (its skeleton, what hidden tag characters spell, decoded base64/hex/URL runs)
+and matches the phrases of :mod:`harn_mcp_mock.lint.phrases` in thirteen languages. What it
+reports never quotes more than a short excerpt of the text.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from harn_mcp_mock.findings.model import Rule, Severity
+from harn_mcp_mock.lint.phrases import LANGUAGES, match
+from harn_mcp_mock.lint.text import skeleton, skeleton_pattern, views
 
-__all__ = ["POISONING", "RULES", "Rule", "TextCheck", "hidden_characters", "shadowing"]
+__all__ = ["RULES", "Rule", "distinctive", "hidden_characters", "mentions", "poisoning", "shadowing"]
 
 
 RULES: dict[str, Rule] = {
@@ -42,9 +44,14 @@ RULES: dict[str, Rule] = {
              "webhook: exfiltration."),
         Rule("P6", "cross-tool shadowing", Severity.WARN, "MCP03",
              "A tool's description gives orders about another tool of the server (when, before, after or "
-             "instead of using it): it can change how a trusted tool is used without touching it."),
+             "instead of using it), or names a tool of another server recorded in the same lint run: it "
+             "can change how a trusted tool is used without touching it."),
         Rule("P7", "a request to keep something from the user", Severity.WARN, "MCP03",
              "Text telling the model not to tell, show or mention something to the user."),
+        Rule("P8", "orders to do something first", Severity.WARN, "MCP03",
+             "Text that makes a precondition of reading, calling or sending something before this or any "
+             "tool is used (\"before using this tool, read...\", \"you must first call...\"): the usual "
+             "carrier of a poisoned tool's real order."),
         Rule("H1", "cassette no test uses", Severity.WARN, "",
              "No test used this cassette in the last complete pytest run (the plugin's record in "
              ".pytest_cache): delete it or the test that lost it."),
@@ -62,92 +69,127 @@ RULES: dict[str, Rule] = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class TextCheck:
-    rule: str
-    check: Callable[[str], str | None]
-    """What was found in the text (a short phrase for the finding's message), or None."""
-
-
-def _pattern(rule: str, what: str, *patterns: str) -> TextCheck:
-    compiled = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE | re.DOTALL)
-
-    def check(text: str) -> str | None:
-        found = compiled.search(text)
-        if found is None:
-            return None
-        excerpt = " ".join(found.group(0).split())
-        return f"{what}: {excerpt[:60]!r}"
-
-    return TextCheck(rule, check)
-
-
 _HIDDEN = {
     **dict.fromkeys(range(0xE0000, 0xE0080), "a Unicode tag character"),
-    **dict.fromkeys((0x200B, 0x200C, 0x200D, 0x2060, 0x180E, 0xFEFF), "a zero-width character"),
-    **dict.fromkeys((*range(0x202A, 0x202F), *range(0x2066, 0x206A)), "a bidirectional control"),
-}
+    **dict.fromkeys((0x200B, 0x200C, 0x200D, 0x2060, 0x180E, 0xFEFF, 0x00AD, *range(0x2061, 0x2065)),
+                    "a zero-width character"),
+    **dict.fromkeys((*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C),
+                    "a bidirectional control"),
+    **dict.fromkeys(range(0xE0100, 0xE01F0), "a variation selector (smuggled bytes)"),
+}  # fmt: skip
+_JOINED = {0x200C, 0x200D}
+"""Joiners that are ordinary between emoji or in Indic and Persian words, and hidden elsewhere."""
+
+
+def _ordinary_joiner(text: str, i: int) -> bool:
+    before = text[i - 1] if i > 0 else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    cats = {unicodedata.category(c) for c in (before, after) if c}
+    return bool(cats & {"So", "Sk", "Mn", "Mc", "Lo"}) or before == "\ufe0f"
 
 
 def hidden_characters(text: str) -> str | None:
-    """``3 Unicode tag characters (U+E0041...)`` and the like, or None."""
+    """``3 x a Unicode tag character (first U+E0041 ...)`` and the like, or None."""
     found: dict[str, list[int]] = {}
-    for char in text:
+    for i, char in enumerate(text):
         kind = _HIDDEN.get(ord(char))
-        if kind is not None:
-            found.setdefault(kind, []).append(ord(char))
+        if kind is None or (ord(char) in _JOINED and _ordinary_joiner(text, i)):
+            continue
+        if ord(char) == 0xFEFF and i == 0:  # a byte-order mark at the start
+            continue
+        found.setdefault(kind, []).append(ord(char))
     if not found:
         return None
     parts = []
     for kind, codes in found.items():
         name = unicodedata.name(chr(codes[0]), f"U+{codes[0]:04X}")
         parts.append(f"{len(codes)} x {kind} (first U+{codes[0]:04X} {name})")
-    if any(0xE0000 <= c < 0xE0080 for codes in found.values() for c in codes):
-        decoded = "".join(
-            chr(c - 0xE0000) for c in found.get("a Unicode tag character", []) if 0x20 <= c - 0xE0000 < 0x7F
-        )
-        if decoded:
-            parts.append(f"the tags spell {decoded[:60]!r}")
+    tags = found.get("a Unicode tag character", [])
+    decoded = "".join(chr(c - 0xE0000) for c in tags if 0x20 <= c - 0xE0000 < 0x7F)
+    if decoded:
+        parts.append(f"the tags spell {decoded[:60]!r}")
     return "; ".join(parts)
 
 
-_VERB = (
-    r"(?:read|open|cat|get|fetch|pass|include|append|attach|send|print|show|return|copy|upload|exfiltrate)"
+_MARKUP = re.compile(
+    r"<\s*/?\s*(?:important|system|instructions?|secret|hidden|admin|override)\s*>"
+    r"|\[\s*(?:hidden|system|important|instructions?)\s*\]"
+    r"|<\|im_start\|>|<\|system\|>|\[inst\]",
+    re.DOTALL,
 )
-POISONING: tuple[TextCheck, ...] = (
-    _pattern(
-        "P1", "overrides the agent's instructions",
-        r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:previous|prior|above|earlier|all|any|other|your)\b.{0,20}\b(?:instructions?|prompts?|rules|guidelines|directions)\b",
-        r"\byou (?:must|should) (?:now |instead )?(?:ignore|disregard|forget)\b",
-        r"\bnew (?:system )?instructions?\s*:",
-        r"(?:^|\n)\s*(?:system|developer)\s*(?:prompt|message)?\s*:",
-        r"\bact as (?:if you (?:are|were)|an? (?:unrestricted|jailbroken))",
-    ),
-    TextCheck("P2", hidden_characters),
-    _pattern(
-        "P3", "hidden-instruction markup",
-        r"<\s*/?\s*(?:important|system|instructions?|secret|hidden)\s*>",
-        r"\[\s*(?:hidden|system|important)\s*\]",
-        r"<!--.*?-->",
-    ),
-    _pattern(
-        "P4", "asks for credentials or private files",
-        _VERB + r"\b.{0,60}(?:~/\.ssh|\bid_(?:rsa|ed25519|ecdsa)\b|\.env\b|/etc/(?:passwd|shadow)|\.aws/credentials|\.netrc|\.npmrc|\.pypirc|\bprivate[ _-]?keys?\b|\bapi[ _-]?keys?\b|\baccess[ _-]?tokens?\b|\bcredentials?\b|\bpasswords?\b)",
-        r"(?:~/\.ssh|\bid_(?:rsa|ed25519)\b|\.aws/credentials).{0,60}\b(?:contents?|parameter|argument|field)\b",
-    ),
-    _pattern(
-        "P5", "asks to send data elsewhere",
-        r"\b(?:send|post|upload|forward|transmit|exfiltrate|report)\b.{0,80}\bto\b.{0,20}(?:https?://|\bwebhook\b|[\w.+-]+@[\w-]+\.[\w.]+)",
-        r"\bcurl\s+(?:-[a-z]+\s+)*(?:-d|--data|-F|-T)\b",
-    ),
-    _pattern(
-        "P7", "asks to keep something from the user",
-        r"\b(?:do not|don't|never)\s+(?:tell|inform|show|mention|reveal|notify|alert)\s+(?:this\s+|it\s+)?(?:to\s+)?the user\b",
-        r"\bwithout (?:telling|informing|notifying|alerting) the user\b",
-        r"\bthe user (?:must|should) not (?:know|see|be told)\b",
-    ),
-)  # fmt: skip
-"""The checks run on every text of a tool surface and of every result (P6 needs the tool list)."""
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+"""An HTML comment: hidden in a tool surface; ordinary in a Markdown result or resource."""
+_WHAT = {
+    "P1": "overrides the agent's instructions",
+    "P4": "asks for credentials or private files",
+    "P5": "asks to send data elsewhere",
+    "P7": "asks to keep something from the user",
+    "P8": "orders something done first",
+}
+_EXCERPT = 60
+
+
+def _excerpt(text: str) -> str:
+    """A short excerpt, or nothing when folding look-alikes made it a mix of scripts."""
+    mixed = not text.isascii() and any("a" <= c <= "z" for c in text)
+    return "" if mixed else f": {text[:_EXCERPT]!r}"
+
+
+def poisoning(text: str, *, surface: bool) -> list[tuple[str, str]]:
+    """(rule, what was found) for each poisoning rule ``text`` breaks (one finding per rule)."""
+    found: dict[str, str] = {}
+    hidden = hidden_characters(text)
+    if hidden:
+        found["P2"] = hidden
+    for label, seen in views(text):
+        where = f" (in {label})" if label else ""
+        if "P3" not in found:
+            markup = _MARKUP.search(seen) or (_COMMENT.search(seen) if surface else None)
+            if markup:
+                found["P3"] = f"hidden-instruction markup{where}{_excerpt(' '.join(markup.group(0).split()))}"
+        for rule, what in _WHAT.items():
+            if rule in found:
+                continue
+            hit = match(rule, seen, surface=surface)
+            if hit is None:
+                continue
+            lang, excerpt = hit
+            language = f" ({LANGUAGES[lang]})" if lang in LANGUAGES and lang != "en" else ""
+            found[rule] = f"{what}{language}{where}{_excerpt(excerpt)}"
+    return sorted(found.items())
+
+
+_TRIGGERS = re.compile(
+    skeleton_pattern(
+        r"(?:\b(?:when|whenever|before|after|instead of|rather than|if|in place of|prior to)\b"
+        r"|\b(?:cuando|antes de|después de|en lugar de|en vez de|quando|depois de|em vez de|lorsque|quand|avant|après"
+        r"|au lieu de|wenn|bevor|nachdem|statt|anstatt|prima di|dopo|invece di)\b"
+        r"|когда|перед|после|вместо|每当|當|当|之前|之后|代替|前に|後に|代わりに|전에|후에|대신|से पहले|के बाद|के बजाय"
+        r"|عندما|قبل|بعد|بدلا من)"
+    )
+)
+"""Words that make a mention of another tool an order about it (when, before, instead of...)."""
+
+
+def distinctive(name: str) -> bool:
+    """A tool name no prose uses by accident: ``send_email``, ``get-sum``, ``readFile``."""
+    return len(name) >= 5 and bool(re.search(r"[_\-.]|[a-z][A-Z]", name))
+
+
+def mentions(description: str, name: str, *, orders_needed: bool) -> bool:
+    """Whether ``description`` names the tool ``name`` (as a word); with ``orders_needed``, right
+    after a word that makes it an order (when, before, after, instead of..., in 13 languages),
+    in the same sentence: "Use read_text_file instead" is documentation, "When using
+    send_email, ..." is an order."""
+    seen = skeleton(description)
+    wanted = re.escape(skeleton(name))
+    for hit in re.finditer(rf"(?<![\w-]){wanted}(?![\w-])", seen):
+        if not orders_needed:
+            return True
+        start = max(seen.rfind(". ", 0, hit.start()) + 1, hit.start() - 60, 0)
+        if _TRIGGERS.search(seen[start : hit.start()]):
+            return True
+    return False
 
 
 def shadowing(description: str, own: str, others: list[str]) -> str | None:
@@ -155,11 +197,6 @@ def shadowing(description: str, own: str, others: list[str]) -> str | None:
     for name in others:
         if name == own or len(name) < 3:
             continue
-        pattern = (
-            r"\b(?:when|whenever|before|after|instead of|rather than|if)\b[^.]{0,40}\b(?:using|calling|call|use|invoking|running)?\s*`?"
-            + re.escape(name)
-            + r"\b"
-        )
-        if re.search(pattern, description, re.IGNORECASE):
+        if mentions(description, name, orders_needed=True):
             return f"gives orders about the tool {name!r}"
     return None

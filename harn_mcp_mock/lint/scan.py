@@ -11,7 +11,7 @@ import dataclasses
 import datetime as dt
 import functools
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from harn_mcp_mock.errors import HarnError, UsageError
 from harn_mcp_mock.findings.locate import CassetteLocator
 from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.lint.config import LintConfig
-from harn_mcp_mock.lint.rules import POISONING, RULES, shadowing
+from harn_mcp_mock.lint.rules import RULES, distinctive, mentions, poisoning, shadowing
 from harn_mcp_mock.store.pointer import escape
 
 __all__ = ["SKIP_DIRS", "LintResult", "find_cassettes", "lint_paths"]
@@ -94,6 +94,13 @@ class _Linter:
         self.now = now
         self.out: list[Finding] = []
         self.file = ""
+        self.servers: dict[str, set[str]] = {}
+        """Server name -> the tools it offers, over every cassette of the run (P6 across servers)."""
+        self.learned: dict[str, tuple[str, str]] = {}
+        """Value memory: each secret value a detector found -> (file, pointer) where first."""
+        self.flagged: set[tuple[str, str]] = set()
+        self.descriptions: list[tuple[str, str, str, str, str]] = []
+        """(file, server, tool, pointer, description) of every tool description seen."""
 
     def add(self, rule: str, pointer: str, message: str) -> None:
         self.out.append(
@@ -197,6 +204,48 @@ class _Linter:
                 leaf,
                 f"a secret ({', '.join(rules)}) left in the cassette{where}; the value is not shown",
             )
+            self.flagged.add((self.file, leaf))
+            before, after = _at(value, pointer, leaf), _at(redacted, pointer, leaf)
+            if isinstance(before, str) and isinstance(after, str):
+                for secret in _replaced(before, after):
+                    self.learned.setdefault(secret, (self.file, leaf))
+
+    def remembered(self, paths: dict[str, Path]) -> None:
+        """Value memory: every other occurrence, in any cassette of the run, of a value a
+        detector found (before or after the spot it was found, in any message, the metadata or
+        a CAS blob; as it is, URL-encoded or inside base64) is a secret too."""
+        if not self.learned:
+            return
+        from harn_mcp_mock.cassette.model import load_cassette
+
+        forms = [(form, secret) for secret in self.learned for form in _forms(secret)]
+        for shown, path in paths.items():
+            try:
+                cassette = load_cassette(path)
+            except (HarnError, OSError):
+                continue
+            self.file = shown
+            values: list[tuple[str, Any]] = [(f"/{escape(k)}", v) for k, v in sorted(cassette.meta.items())]
+            for i, msg in enumerate(cassette.messages):
+                if msg.invalid is not None:
+                    values.append((f"/messages/{i}/raw", msg.raw))
+                else:
+                    values.append((f"/messages/{i}/message", msg.message))
+            for base, value in values:
+                for pointer, text in _strings(value, base):
+                    if (shown, pointer) in self.flagged:
+                        continue
+                    for form, secret in forms:
+                        if form in text:
+                            file, first = self.learned[secret]
+                            self.flagged.add((shown, pointer))
+                            self.add(
+                                "S1",
+                                pointer,
+                                f"the value of the secret found at {file}:{first} left in the cassette "
+                                "(value memory); the value is not shown",
+                            )
+                            break
 
     def _poisoning(self, cassette: Any) -> None:
         methods = {m.seq: m.method for m in cassette.messages if m.method}
@@ -207,6 +256,9 @@ class _Linter:
                 for tool in (result or {}).get("tools") or ():
                     if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                         tools.append(tool["name"])
+        server = _server_name(cassette, self.file)
+        offered = self.servers.setdefault(server, set())
+        offered.update(tools)
         for i, msg in enumerate(cassette.messages):
             if msg.direction != "server" or not isinstance(msg.message, dict):
                 continue
@@ -214,31 +266,145 @@ class _Linter:
             result = msg.message.get("result")
             where = f"/messages/{i}/message/result"
             if answered in _SURFACE_METHODS and isinstance(result, dict):
-                self._texts(_strings(result, where), surface=True)
+                key = _LISTED.get(answered)
+                items = result.get(key) if key else None
+                if isinstance(items, list):
+                    for j, item in enumerate(items):
+                        self._group(item, f"{where}/{key}/{j}", surface=True)
+                    rest = {k: v for k, v in result.items() if k != key}
+                    self._group(rest, where, surface=True)
+                else:
+                    self._group(result, where, surface=True)
                 if answered == "tools/list":
                     for j, tool in enumerate(result.get("tools") or ()):
                         if isinstance(tool, dict) and isinstance(tool.get("description"), str):
+                            pointer = f"{where}/tools/{j}/description"
                             found = shadowing(tool["description"], str(tool.get("name")), tools)
                             if found:
-                                self.add(
-                                    "P6",
-                                    f"{where}/tools/{j}/description",
-                                    f"tool {tool.get('name')!r} {found}",
-                                )
+                                self.add("P6", pointer, f"tool {tool.get('name')!r} {found}")
+                            self.descriptions.append(
+                                (self.file, server, str(tool.get("name")), pointer, tool["description"])
+                            )
             elif answered in _RESULT_METHODS and result is not None:
-                self._texts(_strings(result, where), surface=False)
+                self._group(result, where, surface=False)
             elif msg.method is not None and "params" in msg.message:  # a server request or notification
-                self._texts(_strings(msg.message["params"], f"/messages/{i}/message/params"), surface=False)
+                self._group(msg.message["params"], f"/messages/{i}/message/params", surface=False)
 
-    def _texts(self, texts: Iterable[tuple[str, str]], *, surface: bool) -> None:
+    def _group(self, value: Any, pointer: str, *, surface: bool) -> None:
+        """Every text of one tool, prompt, resource or result, alone and then joined (an
+        instruction split across a description and its parameters' docs)."""
         where = "in a tool surface" if surface else "in a result (prompt injection, MCP06)"
-        for pointer, text in texts:
-            if len(text) < 4:
-                continue
-            for check in POISONING:
-                found = check.check(text)
-                if found:
-                    self.add(check.rule, pointer, f"{found} {where}")
+        texts = [(p, t) for p, t in _strings(value, pointer) if len(t) >= 4]
+        seen: set[str] = set()
+        for text_pointer, text in texts:
+            for rule, found in poisoning(text, surface=surface):
+                seen.add(rule)
+                self.add(rule, text_pointer, f"{found} {where}")
+        prose = [t for p, t in _values(value, pointer) if len(t) >= 4 and not p.endswith(_NOT_PROSE)]
+        if len(prose) < 2:
+            return
+        for rule, found in poisoning("\n".join(prose), surface=surface):
+            if rule not in seen and rule != "P2":
+                self.add(rule, pointer, f"{found} {where}, split across {len(prose)} fields of it")
+
+    def cross_server(self) -> None:
+        """P6 across servers: a tool description of one server that names a tool of another
+        server recorded in the same lint run."""
+        if len(self.servers) < 2:
+            return
+        for file, server, tool, pointer, description in self.descriptions:
+            for other, names in sorted(self.servers.items()):
+                if other == server:
+                    continue
+                for name in sorted(names):
+                    if name == tool or len(name) < 3:
+                        continue
+                    if mentions(description, name, orders_needed=not distinctive(name)):
+                        self.file = file
+                        self.add(
+                            "P6",
+                            pointer,
+                            f"tool {tool!r} of server {server!r} names the tool {name!r} of server "
+                            f"{other!r} (cross-server shadowing)",
+                        )
+                        break
+
+
+_LISTED = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
+           "resources/templates/list": "resourceTemplates"}  # fmt: skip
+_NOT_PROSE = ("/type", "/$schema", "/format", "/pattern", "/uri", "/uriTemplate", "/mimeType", "/$ref",
+              "/name", "/required", "/protocolVersion", "/version", "/additionalProperties")  # fmt: skip
+
+
+_MEMORY_MIN = 8
+"""Values shorter than this are not chased through the rest of the run (ordinary words)."""
+
+
+def _at(value: Any, base: str, pointer: str) -> Any:
+    """The value at ``pointer`` (which starts with ``base``, the pointer of ``value``)."""
+    from harn_mcp_mock.store.pointer import split
+
+    node = value
+    for part in split(pointer)[len(split(base)) :]:
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _replaced(before: str, after: str) -> list[str]:
+    """The parts of ``before`` the redactor replaced with placeholders in ``after``."""
+    import difflib
+
+    out = []
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op in ("replace", "delete") and "[REDACTED" in after[max(0, b1 - 10) : b2 + 10]:
+            secret = before[a1:a2].strip()
+            if len(secret) >= _MEMORY_MIN:
+                out.append(secret)
+    return out
+
+
+def _forms(secret: str) -> list[str]:
+    """A secret as it is, URL-encoded, and as the part of its base64 that depends on it alone
+    (at each of three alignments, standard and URL-safe alphabets)."""
+    import base64
+    from urllib.parse import quote
+
+    raw = secret.encode()
+    forms = {secret, quote(secret, safe="")}
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw).decode()
+        core = encoded[4 if shift else 0 : -4]
+        if len(core) >= _MEMORY_MIN:
+            forms.add(core)
+            forms.add(core.replace("+", "-").replace("/", "_"))
+    return sorted(forms, key=len, reverse=True)
+
+
+def _values(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """Every string value (not the keys) of a JSON value, with its pointer, in document order."""
+    if isinstance(value, str):
+        yield pointer, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _values(item, f"{pointer}/{escape(str(key))}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _values(item, f"{pointer}/{i}")
+
+
+def _server_name(cassette: Any, file: str) -> str:
+    info = cassette.server.get("serverInfo") if isinstance(cassette.server, dict) else None
+    name = info.get("name") if isinstance(info, dict) else None
+    if isinstance(name, str) and name:
+        return name
+    command = cassette.meta.get("command")
+    return " ".join(map(str, command)) if isinstance(command, list) and command else file
 
 
 def _changed(before: Any, after: Any, pointer: str) -> Iterator[str]:
@@ -281,6 +447,8 @@ def lint_paths(
         result.files.append(shown)
         locators[shown] = CassetteLocator(path, shown)
         linter.lint(path, shown)
+    linter.cross_server()
+    linter.remembered({shown: locator.path for shown, locator in locators.items()})
     for finding in linter.out:
         if not config.enabled(finding.rule):
             continue

@@ -4,6 +4,8 @@
   installed by ``make peers`` (``npm ci --prefix tests/e2e``), run with the ``node`` on PATH.
 * ``mcp-server-time``: PyPI, pinned in the ``peers`` extra of ``pyproject.toml``, installed into
   the venv by ``make install`` (``pip install -e '.[dev,peers]'``).
+* ``@modelcontextprotocol/server-filesystem``: npm, pinned beside server-everything.
+* ``mcp-server-git``: PyPI, pinned in the ``peers`` extra beside mcp-server-time.
 * ``@modelcontextprotocol/inspector`` (a real MCP *client*: its ``--cli`` mode): npm, pinned in
   ``tests/e2e/package.json`` beside server-everything, installed by ``make peers``.
 
@@ -30,6 +32,8 @@ __all__ = [
     "everything_package_dir",
     "everything_server_command",
     "fastmcp_client_class",
+    "filesystem_server_command",
+    "git_server_command",
     "in_ci",
     "inspector_cli_command",
     "npm_package_dir",
@@ -170,3 +174,22 @@ def inspector_cli_command() -> list[str]:
     if not script.is_file():
         raise PeerUnavailableError(f"{INSPECTOR_PACKAGE} bin {script} is missing: {_NPM_HINT}")
     return [node, str(script), "--cli"]
+
+
+def git_server_command(repository: Path) -> list[str]:
+    """``[<venv>/bin/mcp-server-git, "--repository", repository]``."""
+    script = Path(sysconfig.get_path("scripts")) / "mcp-server-git"
+    if not script.is_file():
+        raise PeerUnavailableError(f"mcp-server-git is not installed in {script.parent}: {_PIP_HINT}")
+    return [str(script), "--repository", str(repository)]
+
+
+def filesystem_server_command(root: Path) -> list[str]:
+    """``[node, <server-filesystem's dist/index.js>, root]`` (root: the one allowed directory)."""
+    node = shutil.which("node")
+    if node is None:
+        raise PeerUnavailableError("`node` is not on PATH: install Node.js 20+")
+    script = npm_package_dir("@modelcontextprotocol/server-filesystem") / "dist" / "index.js"
+    if not script.is_file():
+        raise PeerUnavailableError(f"{script} is missing: {_NPM_HINT}")
+    return [node, str(script), str(root)]
