@@ -253,8 +253,10 @@ def _groups(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str
             "world": g["world"],
             "profile": g.get("faults") or "none",
             "pass_rate": g["pass_rate"]["value"],
-            "pass_k": [[p["k"], p["value"]] for p in g.get("pass_power_k") or ()],
+            "pass_rate_interval": g["pass_rate"].get("interval"),  # eval results of version 2 on
+            "pass_k": [[p["k"], p["value"], p.get("interval")] for p in g.get("pass_power_k") or ()],
             "tasks": g.get("tasks") or [],
+            "usage": g.get("usage"),
         }
         for g in result.get("groups") or ()
     ]

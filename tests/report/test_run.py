@@ -58,6 +58,10 @@ def test_the_report_data_holds_every_trial_its_faults_calls_and_diff(run_dir: Pa
     assert detail["calls"] and all({"t_ms", "tool", "args"} <= set(c) for c in detail["calls"])
     assert any("result" in c for c in detail["calls"])  # from the tape: what the world answered
     assert data["baseline"]["summary"]["regressed"] >= 1
+    for group in data["groups"]:  # the intervals the chart draws as error bars
+        low, high = group["pass_rate_interval"]
+        assert low <= group["pass_rate"] <= high
+        assert all(p[2][0] <= p[1] <= p[2][1] for p in group["pass_k"])
     eval_data = eval_report_data(
         ["bank"], sorted(str(p) for p in (run_dir / "flaky").glob("trials/*/*/*/*/report.json"))
     )
@@ -95,6 +99,8 @@ def test_in_chromium_the_grid_click_and_filters_work_with_no_console_errors(
     assert page.locator("#shown").inner_text() == "32 of 32 trials shown"
     assert page.locator(".cell.faulted").count() == sum(1 for t in data["trials"] if t["faults"])
     assert page.locator("#passk svg polyline").count() == 2  # one line per fault profile
+    assert page.locator("#passk svg g.error-bar").count() == sum(len(g["pass_k"]) for g in data["groups"])
+    assert "[" in page.locator("#passk table").first.inner_text()  # pass_rate [low, high]
     assert "regressed" in page.locator("#baseline").inner_text()
     # a failing trial under faults: its timeline and its diff
     i = next(i for i, t in enumerate(data["trials"]) if t["outcome"] != "pass" and t["faults"])

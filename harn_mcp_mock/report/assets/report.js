@@ -204,13 +204,28 @@
       charts.appendChild(el("div", { cls: "chart" }, [el("h3", { text: world }), lineChart(groups)]));
     });
     section.appendChild(charts);
+    function interval(v) { return v ? " [" + fmt(v[0]) + ", " + fmt(v[1]) + "]" : ""; }
     var rows = DATA.groups.map(function (g) {
       return el("tr", null, [el("td", { text: g.world }), el("td", { text: profileLabel(g.profile) }),
-        el("td", { text: fmt(g.pass_rate) }), el("td", { cls: "mono", text: g.pass_k.map(function (p) {
-          return "pass^" + p[0] + " " + fmt(p[1]);
+        el("td", { text: fmt(g.pass_rate) + interval(g.pass_rate_interval) }), el("td", { cls: "mono", text: g.pass_k.map(function (p) {
+          return "pass^" + p[0] + " " + fmt(p[1]) + interval(p[2]);
         }).join("  ") })]);
     });
-    section.appendChild(table(["world", "profile", "pass_rate", "pass^k"], rows));
+    section.appendChild(table(["world", "profile", "pass_rate (95% interval)", "pass^k (95% interval)"], rows));
+    var spent = [];
+    DATA.groups.forEach(function (g) {
+      (g.tasks || []).forEach(function (t) {
+        if (!t.usage) return;
+        spent.push(el("tr", null, [el("td", { text: g.world + "/" + t.task }), el("td", { text: profileLabel(g.profile) }),
+          el("td", { text: t.c + "/" + t.n }), el("td", { text: String(t.usage.input_tokens + t.usage.output_tokens) }),
+          el("td", { text: "$" + t.usage.cost_usd.toFixed(4) }),
+          el("td", { text: t.usage.pass_per_dollar === null ? "-" : t.usage.pass_per_dollar.toFixed(1) })]));
+      });
+    });
+    if (spent.length) {
+      section.appendChild(el("h3", { text: "Spend per task" }));
+      section.appendChild(table(["task", "profile", "passed", "tokens", "cost", "passes per $"], spent));
+    }
     if (DATA.robustness.length) {
       section.appendChild(el("h3", { text: "Robustness: with the faults minus without" }));
       section.appendChild(table(["world", "profile", "k", "none", "faults", "delta"], [].concat.apply([],
@@ -253,8 +268,17 @@
       svg.appendChild(s("polyline", { fill: "none", stroke: color, "stroke-width": 2,
         points: points.map(function (p) { return x(p[0]) + "," + y(p[1]); }).join(" ") }));
       points.forEach(function (p) {
+        if (p[2]) {  // the 95% interval as an error bar (nudged sideways so profiles do not overlap)
+          var bx = x(p[0]) + (i - (groups.length - 1) / 2) * 4;
+          var bar = s("g", { "class": "error-bar", stroke: color, "stroke-width": 1, opacity: 0.55 });
+          bar.appendChild(s("line", { x1: bx, x2: bx, y1: y(p[2][0]), y2: y(p[2][1]) }));
+          bar.appendChild(s("line", { x1: bx - 3, x2: bx + 3, y1: y(p[2][0]), y2: y(p[2][0]) }));
+          bar.appendChild(s("line", { x1: bx - 3, x2: bx + 3, y1: y(p[2][1]), y2: y(p[2][1]) }));
+          svg.appendChild(bar);
+        }
         var dot = s("circle", { cx: x(p[0]), cy: y(p[1]), r: 3, fill: color });
-        dot.appendChild(s("title", {}, profileLabel(g.profile) + ": pass^" + p[0] + " = " + fmt(p[1])));
+        dot.appendChild(s("title", {}, profileLabel(g.profile) + ": pass^" + p[0] + " = " + fmt(p[1]) +
+          (p[2] ? " (95% interval " + fmt(p[2][0]) + " to " + fmt(p[2][1]) + ")" : "")));
         svg.appendChild(dot);
       });
       svg.appendChild(s("text", { x: W - R + 8, y: T + 12 + i * 16, style: "fill:" + color }, profileLabel(g.profile)));
