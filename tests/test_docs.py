@@ -118,3 +118,26 @@ def test_the_runner_docs_python_example_prints_what_it_shows(tmp_path: Path) -> 
     )
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == printed.group(1)
+
+
+@pytest.mark.slow
+def test_the_eval_docs_worked_example_prints_what_it_shows(tmp_path: Path) -> None:
+    """docs/eval.md's worked example: the two runs and the eval --power command, as written."""
+    doc = (ROOT / "docs" / "eval.md").read_text()
+    example = doc.split("## Worked example: is this drop real?", 1)[1].split("### Tried", 1)[0]
+    blocks = re.findall(r"```text\n(.*?)```", example, flags=re.S)
+    runs, table, against, power_command, power_line = blocks[:5]
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env["PYTHONPATH"] = str(ROOT)
+    shown = ""
+    for command in [*runs.strip().splitlines(), power_command.strip()]:
+        command = command.replace("harn mcp mock", f"{sys.executable} -m harn_mcp_mock", 1)
+        ran = subprocess.run(
+            ["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert ran.returncode == 0, ran.stderr
+        shown = ran.stdout
+        if "--baseline" in command:
+            assert table in ran.stdout and against in ran.stdout
+    assert power_line in shown

@@ -194,8 +194,8 @@ def compare(baseline: dict[str, Any], now: dict[str, Any], *, alpha: float = DEF
         was, is_ = before.get(key), after.get(key)
         p_value = None
         if is_ is None or is_[1] == 0:
-            if was is None:
-                continue
+            if was is None or was[1] == 0:
+                continue  # scored in neither run: nothing to compare
             status = "gone"
         elif was is None or was[1] == 0:
             status = "new"
