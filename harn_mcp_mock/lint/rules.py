@@ -135,6 +135,12 @@ def _excerpt(text: str) -> str:
     return "" if mixed else f": {text[:_EXCERPT]!r}"
 
 
+def _plain(text: str) -> str:
+    """``text`` with accents dropped and case folded, nothing else: what a reader sees."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return " ".join("".join(c for c in decomposed if unicodedata.category(c) != "Mn").casefold().split())
+
+
 def poisoning(text: str, *, surface: bool) -> list[tuple[str, str]]:
     """(rule, what was found) for each poisoning rule ``text`` breaks (one finding per rule)."""
     found: dict[str, str] = {}
@@ -155,7 +161,10 @@ def poisoning(text: str, *, surface: bool) -> list[tuple[str, str]]:
                 continue
             lang, excerpt = hit
             language = f" ({LANGUAGES[lang]})" if lang in LANGUAGES and lang != "en" else ""
-            found[rule] = f"{what}{language}{where}{_excerpt(excerpt)}"
+            folded = where
+            if not label and not text.isascii() and excerpt.isascii() and excerpt not in _plain(text):
+                folded = " (after folding look-alike, compatibility and hidden characters)"
+            found[rule] = f"{what}{language}{folded}{_excerpt(excerpt)}"
     return sorted(found.items())
 
 

@@ -356,16 +356,23 @@ def _at(value: Any, base: str, pointer: str) -> Any:
 
 
 def _replaced(before: str, after: str) -> list[str]:
-    """The parts of ``before`` the redactor replaced with placeholders in ``after``."""
-    import difflib
+    """The parts of ``before`` the redactor replaced with placeholders in ``after`` (linear: the
+    text between placeholders is found again in ``before``, in order)."""
+    from harn_mcp_mock.redact import PLACEHOLDER_RE
 
+    kept = PLACEHOLDER_RE.split(after)
+    if len(kept) < 2 or not before.startswith(kept[0]):
+        return []
     out = []
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op in ("replace", "delete") and "[REDACTED" in after[max(0, b1 - 10) : b2 + 10]:
-            secret = before[a1:a2].strip()
-            if len(secret) >= _MEMORY_MIN:
-                out.append(secret)
+    at = len(kept[0])
+    for i, segment in enumerate(kept[1:], 2):
+        end = before.find(segment, at) if segment else (len(before) if i == len(kept) else -1)
+        if end < 0:
+            break
+        secret = before[at:end].strip()
+        if len(secret) >= _MEMORY_MIN:
+            out.append(secret)
+        at = end + len(segment)
     return out
 
 
