@@ -261,7 +261,10 @@ def run_http_session(
             raise UsageError("--faults fires on a replay, not on a session that records", where="--faults")
         server_args = (host, port, allow_remote, sse, on_event, on_ready, on_server, stop, guard)
         if plan.kind is SessionKind.EPISODES:
-            report = _serve_episodes(Path(cassette), list(command), url, opts, *server_args)
+            from harn_mcp_mock.upstream.http import parse_header_option
+
+            parsed = dict(parse_header_option(h) for h in headers)
+            report = _serve_episodes(Path(cassette), list(command), url, parsed, opts, *server_args)
             if report_path is not None:
                 from harn_mcp_mock.store.cas import atomic_write
 
@@ -326,6 +329,7 @@ def _serve_episodes(
     cassette: Path,
     command: list[str],
     url: str | None,
+    headers: dict[str, str],
     options: ReplayOptions,
     *server_args: Any,
 ) -> ReplayReport:
@@ -340,7 +344,7 @@ def _serve_episodes(
     retired: set[int] = set()
 
     def factory() -> Engine:
-        session = NewEpisodes(cassette, command, options=options, on_event=on_event, url=url)
+        session = NewEpisodes(cassette, command, options=options, on_event=on_event, url=url, headers=headers)
         count[0] += 1
         if count[0] > 1:  # sessions record side by side: one scratch recording each
             session.scratch = session.scratch.with_name(f"{count[0]}.{session.scratch.name}")

@@ -65,10 +65,13 @@ class NewEpisodes:
         cwd: str | None = None,
         stderr: int | IO[Any] | None = None,
         url: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.path = Path(cassette)
         self.url = url
         """The live server is this Streamable HTTP endpoint rather than ``command`` (then ``[]``)."""
+        self.headers = dict(headers or {})
+        """Added to every request to ``url`` (``--header``); their values are secrets to redaction."""
         self.command = list(command) if url is None else ["--url", url]
         self.on_event = on_event
         self.grace = grace
@@ -86,7 +89,8 @@ class NewEpisodes:
         )
         # The recording's env secrets, known by their fingerprints, are redacted from new episodes too.
         known = (self.engine.cassette.meta.get("redaction") or {}).get("fingerprints")
-        self.redactor = self.policy.redactor(argv=self.command, env=self.env, fingerprints=known)
+        secrets = [*(f"{k}:{v}" for k, v in self.headers.items()), *self.headers.values()]
+        self.redactor = self.policy.redactor(argv=[*self.command, *secrets], env=self.env, fingerprints=known)
         self.recorder: Recorder | None = None
         self.live: StdioUpstream | LineUpstream | None = None
         self.handshake: dict[str, Any] | None = None
@@ -166,7 +170,8 @@ class NewEpisodes:
         self.recorder = recorder
         live: StdioUpstream | LineUpstream
         if self.url is not None:  # a Streamable HTTP server, read as lines like a child's stdout
-            live = LineUpstream(open_upstream(self.url, timeout=30.0, on_event=self.on_event))
+            upstream = open_upstream(self.url, headers=self.headers, timeout=30.0, on_event=self.on_event)
+            live = LineUpstream(upstream)
         else:
             live = StdioUpstream.spawn(
                 self.command,

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import orjson
@@ -27,7 +28,7 @@ WAIT = 60.0
 
 @contextmanager
 def recording(
-    cassette: Path, command: list[str], mode: str = "all"
+    cassette: Path, command: list[str], mode: str = "all", **live: Any
 ) -> Iterator[tuple[str, list[ReplayOutcome | HarnError]]]:
     """``run_http_session(mode=...)`` in a thread; (URL, its outcome or error once stopped)."""
     ready = threading.Event()
@@ -43,15 +44,17 @@ def recording(
         try:
             outcomes.append(
                 run_http_session(
-                    cassette, mode=mode, command=command, on_ready=on_ready, on_server=servers.append
+                    cassette, mode=mode, command=command, on_ready=on_ready, on_server=servers.append, **live
                 )
             )
         except HarnError as exc:  # the test looks at it
             outcomes.append(exc)
+        finally:
+            ready.set()
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    assert ready.wait(WAIT), "the server never listened"
+    assert ready.wait(WAIT) and urls, f"the server never listened: {outcomes}"
     try:
         yield urls[0], outcomes
     finally:
@@ -144,3 +147,43 @@ def test_a_stdio_server_that_cannot_start_tells_the_session_and_leaves_no_journa
         answer = client.post(url, json=INIT, headers=ACCEPT).json()
         assert "the live server could not be started" in answer["error"]["message"]
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no cassette, no journal, no claim
+
+
+def test_new_episodes_at_a_url_sends_the_headers_and_never_writes_their_values(tmp_path: Path) -> None:
+    """``replay --http --mode new_episodes --url U --header "Authorization:Bearer T"``: the
+    upstream refuses requests without the header; its value is redacted from what is appended."""
+    from tests.http.test_record_proxy import TOKEN, serve_upstream
+
+    cassette = tmp_path / "auth.cassette.json"
+    auth = [f"Authorization:Bearer {TOKEN}"]
+    add = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 2, "b": 3}},
+    }
+    with serve_upstream() as upstream:
+        with (
+            recording(cassette, [], "once", url=upstream, headers=auth) as (url, _),
+            httpx2.Client(timeout=WAIT) as client,
+        ):
+            first = client.post(url, json=INIT, headers=ACCEPT)
+            assert first.status_code == 200, first.text
+            session = {**ACCEPT, "mcp-session-id": first.headers["mcp-session-id"]}
+            client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+            client.delete(url, headers=session)
+        with (
+            recording(cassette, [], "new_episodes", url=upstream, headers=auth) as (url, outcomes),
+            httpx2.Client(timeout=WAIT) as client,
+        ):
+            first = client.post(url, json=INIT, headers=ACCEPT)
+            session = {**ACCEPT, "mcp-session-id": first.headers["mcp-session-id"]}
+            client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+            answer = client.post(url, json=add, headers=session)
+            assert "5" in answer.text, answer.text  # forwarded: the upstream took the header
+            client.delete(url, headers=session)
+    (outcome,) = outcomes
+    assert isinstance(outcome, ReplayOutcome) and outcome.report is not None and outcome.report.recorded == 1
+    assert [m.method for m in load_cassette(cassette).messages if m.direction == "client"][-1] == "tools/call"
+    on_disk = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
+    assert TOKEN not in on_disk
