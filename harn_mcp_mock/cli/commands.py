@@ -460,6 +460,7 @@ def run_main(
     max_tokens: int | None = None,
     max_cost: float | None = None,
     run_max_cost: float | None = None,
+    plan: bool = False,
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
@@ -469,6 +470,10 @@ def run_main(
     from harn_mcp_mock.shutdown import StopSignals
 
     prog = "harn mcp mock run"
+    if plan:
+        with handle_errors(prog):
+            sys.stdout.write(_run_plan(specs, tasks, k, seed, faults, baseline, alpha))
+        return 0
     control = Control(grace)
 
     def on_signal(signum: int) -> None:
@@ -559,6 +564,60 @@ def run_main(
     if outcome.exit_code == 75:
         return 75
     return 1 if outcome.exit_code or (fail_on_regression and regressed) else 0
+
+
+def _run_plan(
+    specs: list[Path],
+    tasks: list[str],
+    k: int,
+    seed: int,
+    faults: list[str],
+    baseline: Path | None,
+    alpha: float,
+) -> str:
+    """`run --plan`: the trials the run would start, and the smallest drop in a task's pass rate
+    that k trials per task (here and in the run it is compared with) detect at 80% power."""
+    from harn_mcp_mock.errors import UsageError
+    from harn_mcp_mock.runner.matrix import build_matrix
+    from harn_mcp_mock.scoring.stats import detectable_drop
+    from harn_mcp_mock.shipped import resolve_spec
+    from harn_mcp_mock.world.spec import read_spec_json
+
+    if not 0 < alpha < 1:
+        raise UsageError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
+    loaded = [(resolve_spec(spec).resolve(), read_spec_json(resolve_spec(spec))) for spec in specs]
+    if not loaded:
+        raise UsageError("give at least one --spec", where="--spec")
+    matrix = build_matrix(loaded, tasks=list(tasks) or None, k=k, seed=seed, faults=list(faults))
+    worlds = sorted({t.world for t in matrix})
+    cells = sorted({(t.world, t.task, t.profile) for t in matrix})
+    lines = [
+        f"plan: {len(matrix)} trials: {len(cells)} task x fault profile pairs of {', '.join(worlds)}, "
+        f"k={k} each (nothing runs with --plan)",
+        f"with {k} trials per task in this run and in the one it is compared with, two-sided Fisher at "
+        f"alpha {alpha:g} detects, 80% of the time, a fall in a task's pass rate of at least:",
+    ]
+
+    def drop(rate: float) -> str:
+        found = detectable_drop(rate, k, alpha=alpha)
+        return f"{found:.3f}" if found is not None else "none (even a fall to 0 needs more trials)"
+
+    lines += [f"  from {rate:.2f}: {drop(rate)}" for rate in (1.0, 0.9, 0.75, 0.5)]
+    if baseline is not None:
+        from harn_mcp_mock.runner.baseline import load_baseline
+
+        doc = load_baseline(baseline)
+        lines.append(f"from the pass rates of {doc['_path']}:")
+        for group in doc.get("groups", []):
+            for task in group.get("tasks", []):
+                if task.get("n"):
+                    rate = task["c"] / task["n"]
+                    profile = group.get("faults") or "none"
+                    lines.append(
+                        f"  {group['world']}/{task['task']} (faults {profile}) at {rate:.2f}: {drop(rate)}"
+                    )
+    lines.append("(harn mcp mock eval --power DROP: the trials a given drop needs)")
+    return "\n".join(lines) + "\n"
 
 
 def report_main(

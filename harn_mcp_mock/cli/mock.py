@@ -758,6 +758,9 @@ def run(
     run_max_cost: Annotated[
         float | None, typer.Option("--run-max-cost", help="Start no trial once the run has spent this (USD).")
     ] = None,
+    plan: Annotated[
+        bool, typer.Option("--plan", help="Print the trials and the drop k trials can detect; run nothing.")
+    ] = False,
 ) -> None:
     """Run an agent command k times per task against fresh seeded worlds and score the runs.
 
@@ -795,6 +798,7 @@ def run(
             max_tokens=max_tokens,
             max_cost=max_cost,
             run_max_cost=run_max_cost,
+            plan=plan,
         )
     )
 

@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_CONFIDENCE",
     "DEFAULT_RESAMPLES",
     "bootstrap_pass_k",
+    "detectable_drop",
     "fisher_exact",
     "flip_rate",
     "group_rate_interval",
@@ -289,3 +290,25 @@ def trials_for_drop(rate: float, drop: float, *, alpha: float = 0.05, power: flo
     ) ** 2 / delta**2
     corrected = base / 4 * (1 + math.sqrt(1 + 4 / (base * delta))) ** 2
     return max(2, math.ceil(corrected - 1e-9))
+
+
+def detectable_drop(rate: float, trials: int, *, alpha: float = 0.05, power: float = 0.8) -> float | None:
+    """The smallest fall from ``rate`` that ``trials`` trials per run detect with the given
+    power (the inverse of :func:`trials_for_drop`, to 0.001); None when even a fall to 0 needs
+    more trials. Example: with 4 trials, from 1.0 only a fall of 0.989 or more; with 28, 0.294."""
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    if rate <= 0:
+        return None
+    needed = trials_for_drop(rate, rate, alpha=alpha, power=power)
+    if needed is None or needed > trials:
+        return None
+    low, high = 0.0, float(rate)  # trials_for_drop(rate, high) <= trials < trials_for_drop(rate, low)
+    while high - low > 0.0005:
+        middle = (low + high) / 2
+        found = trials_for_drop(rate, middle, alpha=alpha, power=power)
+        if found is not None and found <= trials:
+            high = middle
+        else:
+            low = middle
+    return math.ceil(high * 1000) / 1000

@@ -11,6 +11,7 @@ import pytest
 from harn_mcp_mock.scoring.passk import aggregate
 from harn_mcp_mock.scoring.stats import (
     bootstrap_pass_k,
+    detectable_drop,
     fisher_exact,
     flip_rate,
     group_rate_interval,
@@ -184,3 +185,16 @@ def test_the_trials_for_a_drop_reach_80_percent_power_in_simulation(rate: float,
     assert 0.76 <= power <= 0.95, (trials, power)
     # and half as many trials fall clearly short
     assert _simulated_power(rate, drop, max(2, trials // 2), 600, seed=2) < 0.7
+
+
+def test_the_detectable_drop_inverts_the_trials_for_a_drop() -> None:
+    for rate in (1.0, 0.9, 0.75):
+        for trials in (8, 16, 28, 50):
+            drop = detectable_drop(rate, trials)
+            assert drop is not None and 0 < drop <= rate
+            needed = trials_for_drop(rate, drop)
+            assert needed is not None and needed <= trials  # that drop is detected...
+            smaller = trials_for_drop(rate, drop - 0.002)
+            assert smaller is None or smaller > trials  # ...and a visibly smaller one is not
+    assert detectable_drop(1.0, 4) == pytest.approx(0.989)  # only a collapse, at 4 trials
+    assert detectable_drop(0.5, 8) is None and detectable_drop(0.0, 100) is None
