@@ -449,8 +449,9 @@ def _compiled(
     return tuple(out)
 
 
-def match(rule: str, seen: str, *, surface: bool = True) -> tuple[str, str] | None:
-    """(language code, matched excerpt) of the first phrase of ``rule`` in ``seen`` (a skeleton);
+def match(rule: str, seen: str, *, surface: bool = True) -> tuple[str, str, int] | None:
+    """(language code, matched excerpt, where it starts) of the first phrase of ``rule`` in
+    ``seen`` (a skeleton);
     the code is ``all`` or ``surface`` for a pattern that is not one language's. A phrase is
     tried only when ``seen`` holds one of its keywords (most text is in one language: the other
     twelve languages' phrases are skipped by a substring test)."""
@@ -459,5 +460,5 @@ def match(rule: str, seen: str, *, surface: bool = True) -> tuple[str, str] | No
             continue
         span = find(seen)
         if span is not None:
-            return lang, " ".join(seen[span[0] : span[1]].split())
+            return lang, " ".join(seen[span[0] : span[1]].split()), span[0]
     return None

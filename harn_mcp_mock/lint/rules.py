@@ -15,9 +15,18 @@ import unicodedata
 
 from harn_mcp_mock.findings.model import Rule, Severity
 from harn_mcp_mock.lint.phrases import LANGUAGES, match
-from harn_mcp_mock.lint.text import skeleton, skeleton_pattern, views
+from harn_mcp_mock.lint.text import skeleton, skeleton_offsets, skeleton_pattern, views
 
-__all__ = ["RULES", "Rule", "distinctive", "hidden_characters", "mentions", "poisoning", "shadowing"]
+__all__ = [
+    "RULES",
+    "Rule",
+    "distinctive",
+    "hidden_characters",
+    "mentions",
+    "poisoning",
+    "poisoning_at",
+    "shadowing",
+]
 
 
 RULES: dict[str, Rule] = {
@@ -143,29 +152,47 @@ def _plain(text: str) -> str:
 
 def poisoning(text: str, *, surface: bool) -> list[tuple[str, str]]:
     """(rule, what was found) for each poisoning rule ``text`` breaks (one finding per rule)."""
+    return [(rule, what) for rule, what, _at in poisoning_at(text, surface=surface)]
+
+
+def poisoning_at(text: str, *, surface: bool) -> list[tuple[str, str, int | None]]:
+    """:func:`poisoning`, with the index in ``text`` where each finding's phrase starts (None
+    when it was found in a decoded reading, or is about the whole text)."""
     found: dict[str, str] = {}
+    starts: dict[str, int] = {}
     hidden = hidden_characters(text)
     if hidden:
         found["P2"] = hidden
+        first = next((i for i, c in enumerate(text) if ord(c) in _HIDDEN), None)
+        if first is not None:
+            starts["P2"] = first
     for label, seen in views(text):
         where = f" (in {label})" if label else ""
         if "P3" not in found:
             markup = _MARKUP.search(seen) or (_COMMENT.search(seen) if surface else None)
             if markup:
                 found["P3"] = f"hidden-instruction markup{where}{_excerpt(' '.join(markup.group(0).split()))}"
+                if not label:
+                    offsets = skeleton_offsets(text)
+                    if markup.start() < len(offsets):
+                        starts["P3"] = offsets[markup.start()]
         for rule, what in _WHAT.items():
             if rule in found:
                 continue
             hit = match(rule, seen, surface=surface)
             if hit is None:
                 continue
-            lang, excerpt = hit
+            lang, excerpt, start = hit
+            if not label:
+                offsets = skeleton_offsets(text)
+                if start < len(offsets):
+                    starts[rule] = offsets[start]
             language = f" ({LANGUAGES[lang]})" if lang in LANGUAGES and lang != "en" else ""
             folded = where
             if not label and not text.isascii() and excerpt.isascii() and excerpt not in _plain(text):
                 folded = " (after folding look-alike, compatibility and hidden characters)"
             found[rule] = f"{what}{language}{folded}{_excerpt(excerpt)}"
-    return sorted(found.items())
+    return [(rule, what, starts.get(rule)) for rule, what in sorted(found.items())]
 
 
 _TRIGGERS = re.compile(

@@ -20,7 +20,7 @@ from harn_mcp_mock.errors import HarnError, UsageError
 from harn_mcp_mock.findings.locate import CassetteLocator
 from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.lint.config import LintConfig
-from harn_mcp_mock.lint.rules import RULES, distinctive, mentions, poisoning, shadowing
+from harn_mcp_mock.lint.rules import RULES, distinctive, mentions, poisoning, poisoning_at, shadowing
 from harn_mcp_mock.store.pointer import escape
 
 __all__ = ["SKIP_DIRS", "LintResult", "find_cassettes", "lint_paths"]
@@ -96,13 +96,17 @@ class _Linter:
         self.file = ""
         self.servers: dict[str, set[str]] = {}
         """Server name -> the tools it offers, over every cassette of the run (P6 across servers)."""
+        self.offsets: dict[tuple[str, str, str], int] = {}
+        """(file, pointer, rule) -> where in that string the finding's phrase starts."""
         self.learned: dict[str, tuple[str, str]] = {}
         """Value memory: each secret value a detector found -> (file, pointer) where first."""
         self.flagged: set[tuple[str, str]] = set()
         self.descriptions: list[tuple[str, str, str, str, str]] = []
         """(file, server, tool, pointer, description) of every tool description seen."""
 
-    def add(self, rule: str, pointer: str, message: str) -> None:
+    def add(self, rule: str, pointer: str, message: str, index: int | None = None) -> None:
+        if index:
+            self.offsets[(self.file, pointer, rule)] = index
         self.out.append(
             Finding(rule, RULES[rule].severity, None, pointer, message, kind="cassette", file=self.file)
         )
@@ -297,9 +301,9 @@ class _Linter:
         texts = [(p, t) for p, t in _strings(value, pointer) if len(t) >= 4]
         seen: set[str] = set()
         for text_pointer, text in texts:
-            for rule, found in poisoning(text, surface=surface):
+            for rule, found, index in poisoning_at(text, surface=surface):
                 seen.add(rule)
-                self.add(rule, text_pointer, f"{found} {where}")
+                self.add(rule, text_pointer, f"{found} {where}", index)
         prose = [t for p, t in _values(value, pointer) if len(t) >= 4 and not p.endswith(_NOT_PROSE)]
         if len(prose) < 2:
             return
@@ -462,7 +466,8 @@ def lint_paths(
         finding = dataclasses.replace(finding, severity=config.severity(finding.rule, finding.severity))
         shown = finding.file or ""
         reason = config.allowed(finding.rule, shown, finding.pointer)
-        where = locators[shown].position(finding.pointer) if shown in locators else None
+        index = linter.offsets.get((shown, finding.pointer, finding.rule))
+        where = locators[shown].position(finding.pointer, index) if shown in locators else None
         if where is not None:
             finding.file, finding.line, finding.column = where.file, where.line, where.column
         if reason is not None:

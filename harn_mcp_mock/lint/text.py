@@ -23,7 +23,7 @@ import re
 import unicodedata
 from urllib.parse import unquote_plus
 
-__all__ = ["HIDDEN_CATEGORIES", "skeleton", "skeleton_pattern", "tag_text", "views"]
+__all__ = ["HIDDEN_CATEGORIES", "skeleton", "skeleton_offsets", "skeleton_pattern", "tag_text", "views"]
 
 HIDDEN_CATEGORIES = frozenset({"Cf"})
 """Unicode categories that are dropped: format characters (zero-width, bidi, tags...)."""
@@ -82,6 +82,26 @@ def skeleton(text: str) -> str:
     if text.isascii():
         return _SPACES.sub(" ", text.lower())
     return _SPACES.sub(" ", text.translate(_FOLD))
+
+
+def skeleton_offsets(text: str) -> list[int]:
+    """For each character of ``skeleton(text)``, the index in ``text`` it comes from (so a
+    finding can point at the phrase inside the original string)."""
+    folded: list[tuple[str, int]] = []
+    for i, char in enumerate(text):
+        out = char.lower() if char.isascii() else char.translate(_FOLD)
+        folded.extend((c, i) for c in out)
+    offsets: list[int] = []
+    space = False
+    for char, i in folded:
+        if char.isspace():
+            if not space:
+                offsets.append(i)
+            space = True
+        else:
+            offsets.append(i)
+            space = False
+    return offsets
 
 
 def skeleton_pattern(source: str) -> str:
