@@ -80,10 +80,8 @@ def _dump(doc: Any) -> bytes:
 def agent_env(trial: Trial, where: Folder, world: TrialWorld, base: Mapping[str, str]) -> dict[str, str]:
     """The agent's environment (and its ``mcp.json``, written into ``where``)."""
     command = world.command
-    config: dict[str, Any] = {"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}}
-    if world.url is not None:  # beside the servers: a client reading mcpServers sees one server
-        config["harn"] = {"world_url": world.url}
-    where.write("mcp.json", _dump(config))
+    config = {"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}}
+    where.write("mcp.json", _dump(config))  # the plain form every host reads (the URL: the env)
     env = {
         **base,
         "HARN_MCP_CONFIG": str(where.path / "mcp.json"),

@@ -28,7 +28,7 @@ config = json.loads(Path(os.environ["HARN_MCP_CONFIG"]).read_text())
 if transport == "stdio":
     server = StdioServerParameters(command=entry["command"], args=entry["args"])
 else:
-    server = config["harn"]["world_url"]
+    server = os.environ["HARN_WORLD_URL"]
 spec = json.loads(Path(os.environ["HARN_SPEC"]).read_text())
 task = next(t for t in spec["tasks"] if t["id"] == os.environ["HARN_TASK_ID"])
 
