@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.runner.run import run_episodes, run_episodes_async
+from harn_mcp_mock.runner.trial import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     from harn_mcp_mock.options import ClientCallbacks
@@ -50,7 +51,7 @@ def run_eval(
     seed: int = 0,
     faults: Sequence[str] = (),
     workers: int | None = None,
-    timeout: float | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT_S,
     max_retries: int = 1,
     out: str | Path | None = None,
     force: bool = False,
@@ -63,7 +64,8 @@ def run_eval(
     """Run ``agent`` on every task of ``specs`` (paths or shipped world names), ``k`` times per
     task and fault profile, and return eval's result (pass_rate, pass^k per world and profile).
 
-    ``out`` keeps the trial files and makes the run resumable (default: a temporary folder,
+    ``timeout``: each trial's limit in seconds (default 600; None: no limit). ``out`` keeps the
+    trial files and makes the run resumable (default: a temporary folder,
     removed afterwards). ``callbacks``: the in-process agent's session callbacks
     (:class:`~harn_mcp_mock.options.ClientCallbacks`, or a function of the trial that makes them:
     a message handler for ``notifications/tools/list_changed``...). Raises
@@ -99,7 +101,7 @@ async def run_eval_async(
     seed: int = 0,
     faults: Sequence[str] = (),
     workers: int | None = None,
-    timeout: float | None = None,  # noqa: ASYNC109 (each trial's, not this call's)
+    timeout: float | None = DEFAULT_TIMEOUT_S,  # noqa: ASYNC109 (each trial's, not this call's)
     max_retries: int = 1,
     out: str | Path | None = None,
     force: bool = False,

@@ -519,7 +519,7 @@ async def run_episodes_async(
     seed: int = 0,
     faults: Sequence[str] = (),
     workers: int | None = None,
-    timeout: float | None = None,  # noqa: ASYNC109 (each trial's, not this call's)
+    timeout: float | None = DEFAULT_TIMEOUT_S,  # noqa: ASYNC109 (each trial's, not this call's)
     max_retries: int = 1,
     gates: Sequence[Gate] = (),
     force: bool = False,
