@@ -32,8 +32,9 @@ class Folder:
     def write(self, name: str, data: bytes, *, atomic: bool = False, sync: bool = False) -> None:
         """Write ``name`` (never through a symlink); ``atomic``: to a temp name renamed into place,
         so a reader sees the whole file or none (``trial.json``, ``run.json``)."""
+        self.remove(name)  # whatever an agent left there: a folder, a FIFO, a symlink
         if not atomic:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644, dir_fd=self.fd)
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=self.fd)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             return
@@ -52,8 +53,23 @@ class Folder:
             raise
 
     def unlink(self, name: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        self.remove(name)
+
+    def remove(self, name: str) -> None:
+        """Remove ``name`` if it exists, a folder (and what it holds) included, never following
+        a symlink."""
+        try:
             os.unlink(name, dir_fd=self.fd)
+        except FileNotFoundError:
+            return
+        except (IsADirectoryError, PermissionError):
+            import shutil
+            import stat
+
+            if stat.S_ISDIR(os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode):
+                shutil.rmtree(name, dir_fd=self.fd)
+            else:
+                raise
 
     def clear(self, names: Sequence[str]) -> None:
         """Remove those of ``names`` that exist (one listing, no unlink for the missing ones)."""

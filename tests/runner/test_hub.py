@@ -127,3 +127,23 @@ def test_every_bridge_of_a_trial_reaches_one_world_and_an_ended_trial_takes_no_m
         hub.close(world)
         assert _exchange(world.command, [init]) == []  # an ended trial: the bridge is turned away
         hub.close(other)
+
+
+def test_what_an_agent_leaves_under_the_runners_file_names_is_replaced_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text("untouched")
+    agent = agent_script(
+        tmp_path,
+        "squatter",
+        "d = os.environ['HARN_TRIAL_DIR']\n"
+        "os.mkdir(os.path.join(d, 'state.json')); os.mkdir(os.path.join(d, 'trial.json'))\n"
+        "os.mkfifo(os.path.join(d, 'agent.stdout'))\n"
+        f"os.symlink({str(outside)!r}, os.path.join(d, 'report.json'))\n",
+    )
+    outcome = run_episodes(["bank"], agent, out=tmp_path / "out", tasks=["pay-rent"])
+    assert [r["status"] for r in outcome.trials] == ["scored"]
+    folder = tmp_path / "out" / "trials" / "bank" / "pay-rent" / "none" / "1"
+    for name in ("state.json", "trial.json", "agent.stdout", "report.json"):
+        assert (folder / name).is_file() and not (folder / name).is_symlink()
+    assert outside.read_text() == "untouched"
+    assert json.loads((folder / "state.json").read_text())["run_id"] == "pay-rent.none.t1"
