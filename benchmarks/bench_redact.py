@@ -25,6 +25,10 @@ corpora read from a checkout of Samsung/CredSweeper or gitleaks/gitleaks (benchm
 _external_corpora.py says what is counted), next to ours; `--misses` lists every miss and every
 altered identifier, `--e2e` also records each corpus through `harn mcp mock record`.
 
+Each timing is also taken, in the same run, with the redactor as it was before the value
+memory (commit 0200645, loaded from git into a temporary package): the `vs before` column is
+new / old (the target: at most 1.3).
+
 Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--external DIR ...] [--misses] [--e2e]`.
 """
 
@@ -36,14 +40,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from harn_mcp_mock.redact import RedactionPolicy
 
+BEFORE = "0200645"  # main before the value memory (issue 24)
+
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
-from tests.redaction_corpus import corpus, harness
+from tests.redaction_corpus import corpus, harness  # noqa: E402 (after the path is set)
 
 
 def small_call(i: int) -> dict[str, Any]:
@@ -115,6 +122,39 @@ def per_call(make_fn: Callable[[], Callable[[Any], Any]], items: list[Any], repe
     return best / len(items) * 1e6
 
 
+def before_policy() -> Any:
+    """The default policy of the redactor at :data:`BEFORE`, loaded from git into a temporary
+    package (``None`` outside a git checkout that has the commit)."""
+    import importlib
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        listing = subprocess.run(
+            ["git", "ls-tree", "-r", "--name-only", BEFORE, "harn_mcp_mock/redact"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="redact-before-"))
+    package = folder / "harn_redact_before"
+    for name in listing:
+        data = subprocess.run(
+            ["git", "show", f"{BEFORE}:{name}"], cwd=root, capture_output=True, check=True
+        ).stdout
+        target = package / Path(name).relative_to("harn_mcp_mock/redact")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if name.endswith(".py"):
+            data = data.replace(b"harn_mcp_mock.redact", b"harn_redact_before")
+        target.write_bytes(data)
+    sys.path.insert(0, str(folder))
+    module = importlib.import_module("harn_redact_before")
+    return module.RedactionPolicy.default()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -142,7 +182,10 @@ def main() -> None:
     def roundtrip(msg: Any) -> Any:
         return orjson.loads(orjson.dumps(msg))
 
-    print(f"{'message':46} {'bytes':>6} {'redact us':>10} {'baseline us':>12} {'ratio':>6}")
+    before = before_policy()
+    print(
+        f"{'message':46} {'bytes':>6} {'redact us':>10} {'before us':>10} {'vs before':>9} {'baseline us':>12} {'ratio':>6}"
+    )
     for label, make in [
         ("small tools/call, clean", small_call),
         ("tools/list with 10 tools, clean", tools_list),
@@ -154,10 +197,27 @@ def main() -> None:
         size = len(orjson.dumps(fresh[0]))
         for mode, items in (("first sight", fresh), ("again", same)):
             # A new redactor for each run: its caches start empty.
-            ours = per_call(lambda: policy.redactor(argv=argv, env=env).redact_message, items, repeat)
+            ours, old = alternating(policy, before, argv, env, items, repeat)
             base = per_call(lambda: roundtrip, items, repeat)
-            print(f"{label + ', ' + mode:46} {size:>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
+            print(
+                f"{label + ', ' + mode:46} {size:>6} {ours:>10.2f} {old:>10.2f} {ours / old:>9.2f}"
+                f" {base:>12.2f} {ours / base:>6.2f}"
+            )
     corpus_section(policy, repeat)
+
+
+def alternating(
+    policy: Any, before: Any, argv: list[str], env: dict[str, str], items: list[Any], repeat: int
+) -> tuple[float, float]:
+    """(new, old) microseconds per message: best of ``repeat`` runs each, the two alternating
+    (a shared machine's load drifts; alternating spreads it over both). ``old`` is ``nan``
+    without the old code."""
+    new = old = float("inf")
+    for _ in range(repeat):
+        new = min(new, per_call(lambda: policy.redactor(argv=argv, env=env).redact_message, items, 1))
+        if before is not None:
+            old = min(old, per_call(lambda: before.redactor(argv=argv, env=env).redact_message, items, 1))
+    return new, (old if before is not None else float("nan"))
 
 
 def corpus_section(policy: RedactionPolicy, repeat: int) -> None:

@@ -102,6 +102,8 @@ class Recorder:
         self._splitters = {CLIENT: LineSplitter(), SERVER: LineSplitter()}
         self._pending: dict[tuple[str, bytes], deque[tuple[int, int, str]]] = {}
         self._seq = 0
+        self._learned_by: dict[int, int] = {}
+        """seq -> how many values the redactor knew when it redacted that message (see finish)."""
         self._cas = CasStore(cas_dir(self.cassette_path))
         self._cas_is_new = not self._cas.root.exists()
         self._handshakes: list[dict[str, Any]] = []
@@ -175,10 +177,12 @@ class Recorder:
         if frame.kind == "invalid":
             self.counts["invalid"] += 1
             text = self._redactor.redact_text(frame.raw.decode("utf-8", "replace"))
+            self._learned_by[seq] = _learned(self._redactor)
             msg = Message(seq, direction, invalid=frame.problem or "invalid", raw=text)
             return message_entry(msg, self._cas)
         self.counts[direction] += 1
         redacted = self._redactor.redact_message(frame.obj)
+        self._learned_by[seq] = _learned(self._redactor)
         replies: list[int | None] = []
         latencies: list[float | None] = []
         for item in batch_items(frame):
@@ -260,6 +264,11 @@ class Recorder:
             server = dict(self._server)
             if self._handshakes:
                 server["attempts"] = self._handshakes
+            extra = self._redactor.redact_message(extra) if extra else extra
+            fingerprints = getattr(self._redactor, "fingerprints", None)
+            known = fingerprints() if callable(fingerprints) else None
+            if known:  # with the values learned during the session
+                self._redaction["fingerprints"] = known
             findings = dict(sorted(self._redactor.findings.items()))
             trailer: dict[str, Any] = {
                 "redaction": {**self._redaction, "findings": findings},
@@ -272,9 +281,46 @@ class Recorder:
             self._journal.append([trailer])
             self._journal.close()
         cassette = load_journal(self._journal.path, cassette_path=self.cassette_path)
+        stale = self._redact_again(cassette)
         save_cassette(cassette, self.cassette_path)
         os.unlink(self._journal.path)
+        self._drop_blobs(stale, cassette)
         return cassette
+
+    def _redact_again(self, cassette: Cassette) -> set[str]:
+        """Redact again, with everything the redactor learned since, the messages recorded
+        before it learned it (a secret named only in a later message), and the recorded command.
+        Returns the keys of the blobs the changed messages no longer use."""
+        final = _learned(self._redactor)
+        if not final:
+            return set()
+        red = self._redactor
+        command = cassette.meta.get("command")
+        if isinstance(command, list):
+            cassette.meta["command"] = [red.redact_text(a) if isinstance(a, str) else a for a in command]
+        stale: set[str] = set()
+        for msg in cassette.messages:
+            if self._learned_by.get(msg.seq, final) >= final:
+                continue
+            if msg.invalid is not None:
+                raw = red.redact_text(msg.raw or "")
+                if raw != msg.raw:
+                    stale.add(_blob_key(msg))
+                    msg.raw = raw
+                continue
+            new = red.redact_message(msg.message)
+            if new is not msg.message and new != msg.message:
+                stale.add(_blob_key(msg))
+                msg.message = new
+        return stale
+
+    def _drop_blobs(self, stale: set[str], cassette: Cassette) -> None:
+        """Delete the blobs of ``stale`` the saved cassette does not use (they held a secret)."""
+        if not stale:
+            return
+        used = {_blob_key(m) for m in cassette.messages}
+        for key in stale - used:
+            self._cas.path_for(key).unlink(missing_ok=True)
 
     def discard(self) -> None:
         """Close and delete the journal, and the blob folder if this recording made it (the
@@ -296,6 +342,25 @@ class Recorder:
         """Close the journal without finishing (it stays on disk for recovery)."""
         with self._lock:
             self._journal.close()
+
+
+def _learned(redactor: Any) -> int:
+    """How many values ``redactor`` has learned (0 for a redactor without a memory)."""
+    learned = getattr(redactor, "learned", 0)
+    return learned if isinstance(learned, int) else 0
+
+
+def _entry_bytes(msg: Message) -> bytes:
+    if msg.invalid is not None:
+        return (msg.raw or "").encode()
+    return deepjson.dumps(msg.message)
+
+
+def _blob_key(msg: Message) -> str:
+    """The name the blob of ``msg`` has (or would have) in the CAS: BLAKE3 of its bytes."""
+    from blake3 import blake3
+
+    return str(blake3(_entry_bytes(msg)).hexdigest())
 
 
 def _nothing_recorded(path: Path, exit_info: dict[str, Any]) -> str:

@@ -131,10 +131,12 @@ def http_recorder(
     cassette = Path(cassette)
     check_no_journal(cassette)
     parsed = dict(parse_header_option(h) for h in headers)
-    argv = ["--url", upstream, *(f"{k}:{v}" for k, v in parsed.items()), *parsed.values()]
+    # Every `--header` value is a secret to the redactor (but for harmless headers such as
+    # Accept): replaced in the recorded command line and wherever it comes back.
+    argv = ["--url", upstream, *(x for h in headers for x in ("--header", h))]
     policy = load_policy(policy_path)
     redactor = policy.redactor(argv=argv, env=dict(os.environ if env is None else env))
-    command = redactor.redact_argv(["--url", upstream, *(x for h in headers for x in ("--header", h))])
+    command = redactor.redact_argv(argv)
     recorder = Recorder(
         cassette,
         redactor,

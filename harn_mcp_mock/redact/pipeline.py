@@ -32,7 +32,9 @@ from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.gates import Text
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.rules import (
+    AUTH_PARAM,
     FINGERPRINT_SCHEME,
+    KEPT_AUTH_PARAMS,
     AssignmentRule,
     FingerprintRule,
     Hit,
@@ -60,7 +62,9 @@ _DIRTY_KEY = 4  # key flag next to K_SECRET (1) and K_ALLOW (2): the key text it
 _SCALARS = frozenset({int, float, bool, type(None)})
 _CACHE_MAX = 8192
 _LITERAL_MIN = 6
-_ENCODED_MIN = 12  # literal secrets this long are also looked for URL-encoded and in base64
+_RESCANS = 4  # passes over one message after the first, at most (each needs a newly learned value)
+_ENCODED_MIN = 12  # literal secrets this long are also looked for inside base64
+_ENCODED_MAX = 256  # ... up to this long
 _CLEAN_STRING_MAX = 512  # clean strings up to this long are remembered as clean
 _FLAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _ENV_STYLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
@@ -91,16 +95,25 @@ class Redactor:
         self._clean: set[str] = set()
         assignment = AssignmentRule(compiled.name_is_secret, compiled.name_needles, compiled.min_name)
         detectors = Scanner([*compiled.patterns, assignment], compiled.entropy)
-        literals, short = self._literal_secrets(argv or (), env or {}, detectors)
+        # The value memory: every secret this redactor has identified, by whatever rule (and the
+        # server's argv and env secrets from the start), with its encoded forms; each form maps to
+        # the value it encodes (one placeholder number per value).
+        self._literals: dict[str, str] = {}
+        self._canonical: dict[str, str] = {}
+        self._fresh: dict[str, str] = {}
+        self._chunks: list[dict[str, str]] = []
+        self._generation = 0
+        self._fp_key: bytes | None = None
+        short = self._literal_secrets(argv or (), env or {}, detectors)
         self._short = short
         self._short_set = frozenset(short)
-        # The composed scanner: token formats and user patterns, the server's literal secrets,
-        # secret assignments in text, and entropy (where it is on).
-        literal = literal_rules(literals)
         self._originals = sorted(self._origin_values)
+        # The composed scanner: token formats and user patterns, secret assignments in text,
+        # fingerprints of the recording's secrets, and entropy (where it is on). The literal
+        # secrets (the memory) have a scanner of their own, rebuilt when a value is learned.
         known = FingerprintRule.from_meta(fingerprints)
         extra = [known] if known is not None else []
-        self._scanner = Scanner([*compiled.patterns, *literal, assignment, *extra], compiled.entropy)
+        self._scanner = Scanner([*compiled.patterns, assignment, *extra], compiled.entropy)
         # Binary data in base64 (images, audio) can only hold a secret as the base64 form of a
         # literal secret: token formats found in it would be chance.
         # Base64 token formats with a long fixed prefix (AWS session tokens) are looked for too.
@@ -109,13 +122,23 @@ class Redactor:
             for p in compiled.patterns
             if p.contained and any(len(n) >= 8 and _B64_CHARS.issuperset(n) for n in p.needles)
         ]
-        self._binary_scanner = Scanner([*prefixed, *literal], None) if literal or prefixed else None
+        self._binary_scanner = Scanner(prefixed, None) if prefixed else None
+        self._lit: Scanner | None = None
         self._text_min = self._scanner.min_len
+        self._rebuild_literals()
+        for chunk in self._chunks:  # the server's own secrets: compiled now, not in the first message
+            for rule in literal_rules(chunk):
+                rule.compile()
         self._root = compiled.pointers.root
         self._track = compiled.has_redact_pointers
         self._scan = self._make_scanner()
 
     # --- public ---------------------------------------------------------------------------------
+
+    @property
+    def learned(self) -> int:
+        """How many values the memory learned since the redactor was made (grows only)."""
+        return self._generation
 
     @property
     def findings(self) -> dict[str, int]:
@@ -128,6 +151,18 @@ class Redactor:
         The input is never modified. When nothing needed redacting the very same object is
         returned; otherwise a new value that shares its unchanged branches with the input.
         """
+        generation = self._generation
+        out = self._redact_once(obj)
+        # A value learned in this message may also stand earlier in it: one more pass (the
+        # placeholders already there are left alone), until nothing new is learned.
+        for _ in range(_RESCANS):
+            if self._generation == generation:
+                break
+            generation = self._generation
+            out = self._redact_once(out)
+        return out
+
+    def _redact_once(self, obj: Any) -> Any:
         strings: list[str] = []
         if self._scan_top(obj, strings) and self._strings_clean(strings):
             return obj
@@ -149,10 +184,13 @@ class Redactor:
         cassette's redaction metadata (``None`` when there are none): a replay that never saw
         that env can still recognise those values in live traffic. A fresh random key per
         call; never the values."""
-        if not self._originals:
+        learned = set(self._canonical.values())
+        if not learned:
             return None
-        key = os.urandom(32)
-        values = sorted({fingerprint(key, v) for v in self._originals})
+        if self._fp_key is None:
+            self._fp_key = os.urandom(32)
+        key = self._fp_key
+        values = sorted({fingerprint(key, v) for v in learned})
         return {"scheme": FINGERPRINT_SCHEME, "key": key.hex(), "values": values}
 
     def redact_text(self, s: str) -> str:
@@ -162,14 +200,30 @@ class Redactor:
     def redact_argv(self, argv: Sequence[str]) -> list[str]:
         """The server command line with every secret value replaced (same shape, same length)."""
         out: list[str] = []
-        pending = False
+        pending = header = False
         for i, arg in enumerate(argv):
+            if header:
+                header = False
+                shown = self._header_option(arg)
+                if shown is not None:
+                    out.append(shown)
+                    continue
             if pending:
                 pending = False
                 if arg and not arg.startswith("--"):
                     out.append(self._whole(arg, "argv"))
                     continue
             if i > 0:
+                if arg in _HEADER_FLAGS:
+                    header = True
+                    out.append(arg)
+                    continue
+                if arg.startswith(_HEADER_FLAGS_EQ):
+                    name, _eq, option = arg.partition("=")
+                    shown = self._header_option(option)
+                    if shown is not None:
+                        out.append(f"{name}={shown}")
+                        continue
                 flag = self._secret_flag(arg)
                 if flag is not None:
                     prefix, value = flag
@@ -186,11 +240,62 @@ class Redactor:
             out.append(self._red_text(arg, True))
         return out
 
+    def _header_option(self, option: str) -> str | None:
+        """``NAME:VALUE`` (a ``--header`` option) with the value replaced, unless the header is a
+        harmless one (``Accept``, ``Content-Type``, ...); None when it is not ``NAME:VALUE``."""
+        parsed = header_option(option)
+        if parsed is None:
+            return None
+        name, sep, value = parsed
+        if harmless_header(name):
+            return self._red_text(option, True)
+        return name + sep + self.redact_header_value(name, value, "header")
+
+    def redact_header_value(self, name: str, value: str, rule: str = "secret-key") -> str:
+        """The value of a secret header with its credential replaced. For ``Authorization`` and
+        ``Proxy-Authorization`` the scheme word stays (``Bearer [REDACTED:1]``,
+        ``Digest username="ada", realm="r", response="[REDACTED:2]", …``); any other value is
+        replaced whole."""
+        if not value or is_placeholder(value) or self._c.allowed(value):
+            return value
+        if name.lower() in _AUTH_HEADERS:
+            shown = self._scheme_value(value, rule)
+            if shown is not None:
+                return shown
+        return self._placeholder(value, rule)
+
+    def _scheme_value(self, value: str, rule: str) -> str | None:
+        """``<scheme> <credentials>`` with the scheme kept and each credential part replaced."""
+        found = _SCHEMED.fullmatch(value)
+        if found is None:
+            return None
+        self.learn(value, rule)  # its credential parts, for wherever they come back
+        rest = found[2]
+        params = list(_AUTH_PARAM.finditer(rest))
+        if params and (len(params) > 1 or "," in rest or params[0].span() == (0, len(rest))):
+            parts: list[str] = []
+            at = 0
+            for p in params:
+                group = 2 if p[2] is not None else 3
+                if p[1].lower() in _KEPT_PARAMS or not p[group] or is_placeholder(p[group]):
+                    continue
+                a, b = p.span(group)
+                parts.append(rest[at:a])
+                parts.append(self._placeholder(p[group], rule))
+                at = b
+            parts.append(rest[at:])
+            return value[: found.start(2)] + "".join(parts)
+        if is_placeholder(rest) or any(c.isspace() for c in rest.strip()):
+            return None if not is_placeholder(rest) else value
+        return value[: found.start(2)] + self._placeholder(rest, rule)
+
     # --- literal secrets of the server --------------------------------------------------------
 
     def _literal_secrets(
         self, argv: Sequence[str], env: Mapping[str, str], detectors: Scanner
-    ) -> tuple[dict[str, str], dict[str, str]]:
+    ) -> dict[str, str]:
+        """Fills the memory with the secrets of the server's argv and env; returns the short
+        argv secrets (replaced only as whole values)."""
         literals: dict[str, str] = {}
         short: dict[str, str] = {}
         allowed = self._c.allowed
@@ -214,16 +319,78 @@ class Redactor:
         for secret, whole in self._argv_secrets(argv, detectors):
             add(secret, "argv", short_ok=whole)
         self._origin_values = frozenset(literals)
-        for secret, origin in list(literals.items()):
-            for form in _encoded_forms(secret):
-                literals.setdefault(form, origin)
-        return literals, short
+        for secret, origin in literals.items():
+            self._remember(secret, origin)
+        return short
+
+    def _remember(self, value: str, origin: str) -> None:
+        """``value`` and its encoded forms into the memory (the scanner is rebuilt by the caller)."""
+        fresh = self._fresh
+        for form in (value, *_encoded_forms(value)):
+            if form not in self._literals:
+                self._literals[form] = fresh[form] = origin
+                self._canonical[form] = value
+
+    def _rebuild_literals(self) -> None:
+        """The memory's scanner, after values were remembered. The literals learned since the
+        last merge form small rules of their own (one per learning); past a few of them all are
+        merged into bigger ones: a learned value costs little however many are known."""
+        chunks = self._chunks
+        if self._fresh:
+            chunks.append(self._fresh)
+            self._fresh = {}
+        # As a binary counter: a chunk is merged with the one before it when it is as big, so each
+        # literal is compiled into a rule a logarithmic number of times.
+        while len(chunks) > 1 and len(chunks[-1]) >= len(chunks[-2]):
+            last = chunks.pop()
+            chunks[-1] = {**chunks[-1], **last}
+        rules = [rule for chunk in self._chunks for rule in literal_rules(chunk)]
+        self._lit = Scanner(rules, None) if rules else None
+        self._text_min = min(self._scanner.min_len, self._lit.min_len if self._lit is not None else 1 << 30)
+
+    def learn(self, value: str, origin: str = "learned") -> bool:
+        """Remember ``value`` as a secret: from now on it is replaced wherever it occurs, whole or
+        inside longer text, also URL-encoded, JSON-escaped or inside base64. Values a reader would
+        not call a credential (see :func:`chaseable`: shorter than 6 characters, a plain word, a
+        number or a date) are not remembered. True when the value is new to the memory.
+
+        Every value a rule identifies is learned this way; call it for secrets the caller knows
+        of by other means (the values of ``--header`` options)."""
+        if value in self._literals or self._c.allowed(value):
+            return False
+        # ``Bearer <token>``: the token is remembered (so that the scheme word stays wherever it
+        # comes back), not the whole value.
+        parts = [p for p in credential_parts(value) if chaseable(p) and not self._c.allowed(p)]
+        if not parts and not chaseable(value):
+            return False
+        for part in parts or [value]:
+            self._remember(part, origin)
+        self._rebuild_literals()
+        # Strings and keys found clean before may hold the new value.
+        self._clean.clear()
+        self._harmless.clear()
+        self._key_cache.clear()
+        self._generation += 1
+        return True
 
     def _argv_secrets(self, argv: Sequence[str], detectors: Scanner) -> Iterator[tuple[str, bool]]:
         """(secret, is a whole argument) for each secret of the command line."""
-        pending = False
+        pending = header = False
         for i, arg in enumerate(argv):
             if not isinstance(arg, str):
+                continue
+            if header or (i > 0 and arg.startswith(_HEADER_FLAGS_EQ)):
+                option = arg if header else arg.partition("=")[2]
+                header = False
+                parsed = header_option(option)
+                if parsed is not None:
+                    if not harmless_header(parsed[0]) and parsed[2]:
+                        yield parsed[2], True
+                        for part in credential_parts(parsed[2]):
+                            yield part, True
+                    continue
+            if i > 0 and arg in _HEADER_FLAGS:
+                header = True
                 continue
             if pending:
                 pending = False
@@ -359,8 +526,14 @@ class Redactor:
             self._key_cache[key] = flags
         return flags
 
+    def _hits(self, text: Text, entropy: bool) -> list[Hit]:
+        hits = self._scanner.hits(text, entropy=entropy)
+        if self._lit is not None:
+            hits += self._lit.hits(text, entropy=False)
+        return hits
+
     def _holds_secret(self, s: str) -> bool:
-        hits = self._scanner.hits(Text(s), entropy=True)
+        hits = self._hits(Text(s), True)
         allowed = self._c.allowed
         return any(
             not _inside_placeholder(s, a, b) and not allowed(s[a:b]) for a, b, _name in merge_hits(hits)
@@ -388,7 +561,13 @@ class Redactor:
                 fresh -= binary
                 if not fresh:
                     return True
-        if scanner.any(Text("\n".join(fresh))) or scanner.any_separately(list(fresh)):
+        joined = Text("\n".join(fresh))
+        lit = self._lit
+        if (
+            scanner.any(joined)
+            or (lit is not None and lit.any(joined))
+            or scanner.any_separately(list(fresh))
+        ):
             return False
         if len(clean) + len(fresh) > _CACHE_MAX:
             clean.clear()
@@ -448,6 +627,13 @@ class Redactor:
                 child_mode = self._child_mode(mode, flags, child)
             if key == _BLOB_KEY and value.__class__ is str and not child_mode & (_SECRET | _ALLOW):
                 new_value = self._red_blob(value, d.get("mimeType"), child_mode)
+            elif (
+                child_mode & _SECRET_KEY
+                and value.__class__ is str
+                and is_str
+                and key.lower() in _AUTH_HEADERS
+            ):
+                new_value = self.redact_header_value(key, value)
             else:
                 new_value = self._red(value, child_mode, child)
             new_key = self._red_text(key, not child_mode & _NO_ENTROPY) if flags & _DIRTY_KEY else key
@@ -509,16 +695,26 @@ class Redactor:
         if len(s) >= _BINARY_MIN and binary_base64(s):
             hits = self._binary_hits(s)
         else:
-            hits = self._scanner.hits(Text(s), entropy=entropy)
+            hits = self._hits(Text(s), entropy)
         if not hits:
             if entropy and len(s) <= _CLEAN_STRING_MAX:
                 self._remember_clean(s)
             return s
-        return self._apply(s, hits)
+        generation = self._generation
+        out = self._apply(s, hits)
+        if self._generation != generation and out is not s:
+            # A value learned here may also stand earlier in this text (before the name that
+            # told it): scan the result again with the memory.
+            return self._red_text(out, entropy)
+        return out
 
     def _binary_hits(self, s: str) -> list[Hit]:
+        text = Text(s)
         scanner = self._binary_scanner
-        return scanner.hits(Text(s), entropy=False) if scanner is not None else []
+        hits = scanner.hits(text, entropy=False) if scanner is not None else []
+        if self._lit is not None:
+            hits += self._lit.hits(text, entropy=False)
+        return hits
 
     def _remember_clean(self, s: str) -> None:
         if len(self._clean) >= _CACHE_MAX:
@@ -542,11 +738,61 @@ class Redactor:
         return "".join(parts)
 
     def _placeholder(self, secret: str, rule: str) -> str:
-        number = self._numbers.get(secret)
+        value = self._canonical.get(secret)
+        if value is None:
+            value = secret
+            self.learn(secret, rule)
+        number = self._numbers.get(value)
         if number is None:
-            number = self._numbers[secret] = len(self._numbers) + 1
+            number = self._numbers[value] = len(self._numbers) + 1
         self._findings[rule] = self._findings.get(rule, 0) + 1
         return placeholder(number)
+
+
+_HEADER_FLAGS = ("--header", "-H")
+_HEADER_FLAGS_EQ = ("--header=",)
+_AUTH_HEADERS = frozenset({"authorization", "proxy-authorization"})
+HARMLESS_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-charset",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "connection",
+        "content-language",
+        "content-length",
+        "content-type",
+        "host",
+        "last-event-id",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "origin",
+        "pragma",
+        "referer",
+        "traceparent",
+        "tracestate",
+        "user-agent",
+        "x-correlation-id",
+        "x-request-id",
+    }
+)
+"""Headers whose values given with ``--header`` are not secrets; every other one is."""
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def header_option(option: str) -> tuple[str, str, str] | None:
+    """``NAME:VALUE`` -> (name, the separator with its spaces, value); None for another shape."""
+    name, sep, value = option.partition(":")
+    if not sep or not _HEADER_NAME.fullmatch(name.strip()):
+        return None
+    spaced = len(value) - len(value.lstrip())
+    return name, sep + value[:spaced], value[spaced:]
+
+
+def harmless_header(name: str) -> bool:
+    """Whether a header given on the command line carries no secret (see :data:`HARMLESS_HEADERS`)."""
+    return name.strip().lower() in HARMLESS_HEADERS
 
 
 _BLOB_KEY = "blob"
@@ -618,25 +864,117 @@ def blob_text(blob: str, mime: str | None) -> str | None:
 
 
 def _encoded_forms(secret: str) -> list[str]:
-    """How a literal secret may also travel: URL-encoded, and inside base64 (standard and URL-safe).
+    """How a literal secret may also travel: URL-encoded (``%XX`` and form ``+`` for spaces),
+    JSON-escaped (inside JSON text in a string), and inside base64 (standard and URL-safe).
 
     For base64, the secret may start at any of three alignments inside a larger encoded text;
-    for each, the part of the encoding that depends on the secret's bytes alone is kept.
+    for each, the part of the encoding that depends on the secret's bytes alone is kept (only
+    for secrets of 12 characters or more: shorter ones leave too few characters of their own).
     """
     import base64  # lazily: only blobs need it (start-up speed)
+    import json
 
-    if len(secret) < _ENCODED_MIN:
-        return []
     raw = secret.encode("utf-8", "surrogatepass")
-    forms = {urllib.parse.quote_from_bytes(raw, safe="")}
-    for shift in range(3):
-        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
-        core = encoded[4 if shift else 0 : -4]
-        if len(core) >= _ENCODED_MIN:
-            forms.add(core)
-            forms.add(core.replace("+", "-").replace("/", "_"))
+    forms = {urllib.parse.quote_from_bytes(raw, safe=""), urllib.parse.quote_plus(secret, safe="")}
+    try:
+        forms.add(json.dumps(secret)[1:-1])
+        forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+    except UnicodeEncodeError:  # a lone surrogate
+        pass
+    if _ENCODED_MIN <= len(secret) <= _ENCODED_MAX:
+        for shift in range(3):
+            encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+            core = encoded[4 if shift else 0 : -4]
+            if len(core) >= _ENCODED_MIN:
+                forms.add(core)
+                forms.add(core.replace("+", "-").replace("/", "_"))
     forms.discard(secret)
-    return sorted(forms)
+    return sorted(f for f in forms if len(f) >= _LITERAL_MIN)
+
+
+CHASE_MIN = 8
+"""A learned value this long (or longer) is chased everywhere, unless it is a plain word, a
+number or a date (see :func:`chaseable`); 6 and 7 characters only when it mixes letters with
+digits or other characters."""
+_CHASE_SHORTEST = 6
+_CHASE_LONGEST = 1024  # longer secrets (PEM blocks) are caught by their format
+_CHASE_WORDS_MIN = 20  # words only (``correct-horse-battery-staple``): a passphrase from this long
+_WORDY = re.compile(r"[A-Za-z]+(?:[ _.-][A-Za-z]+)*")
+_NOT_CHASED = re.compile(
+    r"(?:true|false|null|none|undefined|nil|yes|no|on|off|required|optional|changeme|example)"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?"
+    r"|[0-9]+(?:\.[0-9]+)*|https?://[^@\s]*",
+    re.IGNORECASE,
+)
+
+
+def chaseable(value: str) -> bool:
+    """Whether a value identified as a secret at one spot is looked for everywhere else.
+
+    Not: shorter than 6 characters, longer than 1024 (PEM blocks: their format catches them), a placeholder, a number, a date, a URL
+    without a user part, a keyword (``true``, ``required``), a plain word or words (letters
+    only, joined by space, ``_``, ``.`` or ``-``) shorter than 20 characters. Below
+    :data:`CHASE_MIN` (6 and 7 characters) the value must mix letters with digits or other
+    characters (``hunter2``). So ordinary words and numbers in later text are never mangled
+    by a short value that happened to stand under a secret name.
+    """
+    n = len(value)
+    if n < _CHASE_SHORTEST or n > _CHASE_LONGEST or "[REDACTED" in value or value != value.strip():
+        return False
+    if _NOT_CHASED.fullmatch(value):
+        return False
+    if _WORDY.fullmatch(value):
+        return n >= _CHASE_WORDS_MIN
+    if n < CHASE_MIN:
+        letters = sum(c.isalpha() for c in value)
+        return 0 < letters < n
+    return True
+
+
+_AUTH_PARAM = AUTH_PARAM
+_KEPT_PARAMS = KEPT_AUTH_PARAMS
+_SCHEMED = re.compile(r"([A-Za-z][A-Za-z0-9_.-]{0,39})[ \t]+(\S.*)", re.DOTALL)
+
+
+def credential_parts(value: str) -> list[str]:
+    """The credential parts of an ``Authorization``-style value ``<scheme> <credentials>``:
+    the token (``Bearer t``, ``SSWS t``, ``Token t``, any scheme), the decoded ``user:pass``
+    and its password for ``Basic``, and the values of the parameters of a parameter list
+    (``Digest response=…, cnonce=…``; AWS4's ``Credential=`` key id and ``Signature=``), the
+    harmless ones (``realm``, ``uri``, ``algorithm``, ``qop``, ``nc``, ``username``,
+    ``SignedHeaders``) excepted. Empty for a value of another shape."""
+    found = _SCHEMED.fullmatch(value.strip())
+    if found is None:
+        return []
+    scheme, rest = found[1], found[2].strip()
+    parts: list[str] = []
+    params = list(_AUTH_PARAM.finditer(rest))
+    if params and (
+        len(params) > 1 or "," in rest or (params[0].start() == 0 and params[0].end() == len(rest))
+    ):
+        for p in params:
+            name, v = p[1].lower(), p[2] if p[2] is not None else p[3]
+            if name in _KEPT_PARAMS or not v:
+                continue
+            parts.append(v)
+            if name == "credential" and "/" in v:
+                parts.append(v.split("/", 1)[0])  # AWS4: the access key id before /date/region/...
+        return parts
+    if any(c.isspace() for c in rest):
+        return []
+    parts.append(rest)
+    if scheme.lower() == "basic":
+        import base64
+        import binascii
+
+        try:
+            decoded = base64.b64decode(rest + "=" * (-len(rest) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return parts
+        parts.append(decoded)
+        if ":" in decoded:
+            parts.append(decoded.split(":", 1)[1])
+    return parts
 
 
 def _inside_placeholder(s: str, start: int, end: int) -> bool:

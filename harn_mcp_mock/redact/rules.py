@@ -26,6 +26,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 from harn_mcp_mock.redact.gates import TOKEN_CHARS, Facts, Text, analyze
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    pass
+
 Hit = tuple[int, int, str]
 """(start, end, rule name) of one secret inside a string."""
 
@@ -110,42 +114,104 @@ class PatternRule:
 
 
 class LiteralRule:
-    """Known secret strings (from the server's argv and environment), each with its origin.
+    """Known secret strings (the server's argv and env secrets, and every value the redactor
+    has identified since), each with its origin.
 
-    One alternation, longest first. Split in two by :func:`literal_rules`: long literals of
-    token characters, which lie inside one run (``contained``), and the others.
+    One regular expression shaped as a trie of the literals (longest match first at each
+    position), so that hundreds of them cost about as much as a few: the engine follows one
+    branch per character instead of trying each literal in turn. Split in two by
+    :func:`literal_rules`: long literals of token characters, which lie inside one run
+    (``contained``), and the others.
     """
 
-    __slots__ = ("_needles", "_origins", "_regex", "contained", "min_len", "run")
+    __slots__ = ("_compiled", "_needles", "_origins", "contained", "min_len", "run")
 
     def __init__(self, origins: Mapping[str, str], *, contained: bool) -> None:
         ordered = sorted(origins, key=lambda s: (-len(s), s))
         self._origins = dict(origins)
-        self._regex = re.compile("|".join(re.escape(s) for s in ordered))
+        self._compiled: re.Pattern[str] | None = None  # on first use
         self.contained = contained
         self.min_len = len(ordered[-1]) if ordered else 0
         self.run = self.min_len if contained else 0
-        self._needles = tuple(ordered)
+        # A few literals: their own substring searches are the cheapest gate.
+        self._needles = tuple(ordered) if len(ordered) <= _FEW_NEEDLES else ()
 
     def _admits(self, text: Text) -> bool:
         s = text.s
         if len(s) < self.min_len or (self.contained and not text.has_run(self.run)):
             return False
-        if self.contained and len(s) <= _SHORT_TEXT:
-            return True
-        return any(needle in s for needle in self._needles)
+        return True
+
+    @property
+    def _regex(self) -> re.Pattern[str]:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(trie_regex(sorted(self._origins)))
+        return compiled
 
     def __call__(self, text: Text) -> list[Hit]:
         if not self._admits(text):
             return []
         origins = self._origins
+        if self._needles:  # a few literals: C-speed substring searches, no expression to compile
+            s = text.s
+            hits: list[Hit] = []
+            for needle in self._needles:
+                at = s.find(needle)
+                while at >= 0:
+                    hits.append((at, at + len(needle), origins[needle]))
+                    at = s.find(needle, at + len(needle))
+            return hits
         return [(m.start(), m.end(), origins[m.group()]) for m in self._regex.finditer(text.s)]
 
     def any(self, text: Text) -> bool:
-        return self._admits(text) and self._regex.search(text.s) is not None
+        if not self._admits(text):
+            return False
+        if self._needles:
+            s = text.s
+            return any(needle in s for needle in self._needles)
+        return self._regex.search(text.s) is not None
+
+    def compile(self) -> None:
+        """Compile the expression now rather than on first use (when there is one)."""
+        if not self._needles:
+            self._regex  # noqa: B018 (the property compiles)
 
 
 _SHORT_TEXT = 256  # in a text this short, a run long enough is reason enough to search
+_FEW_NEEDLES = 48  # up to this many literals, substring searches beat one expression
+
+
+def trie_regex(literals: Sequence[str]) -> str:
+    """A regular expression matching any of ``literals``, the longest one where several start
+    at the same place: a trie over their first characters (``ab(?:c…|d…)``), then, below
+    :data:`_TRIE_DEPTH` characters, an alternation of the rests, longest first."""
+    if not literals:
+        return "(?!)"
+
+    def build(words: list[str], depth: int) -> str:
+        # ``words``: the rests of the literals below one node of the trie ("" = one ends here).
+        ends = "" in words
+        rests = [w for w in words if w]
+        if not rests:
+            return ""
+        if depth >= _TRIE_DEPTH or len(rests) == 1:
+            rests.sort(key=lambda w: (-len(w), w))
+            body = "|".join(map(re.escape, rests))
+            body = body if len(rests) == 1 and not ends else "(?:" + body + ")"
+        else:
+            by_first: dict[str, list[str]] = {}
+            for w in rests:
+                by_first.setdefault(w[0], []).append(w[1:])
+            branches = [re.escape(ch) + build(group, depth + 1) for ch, group in sorted(by_first.items())]
+            body = branches[0] if len(branches) == 1 and not ends else "(?:" + "|".join(branches) + ")"
+        return "(?:" + body + ")?" if ends else body
+
+    return build(sorted(set(literals)), 0)
+
+
+_TRIE_DEPTH = 4
+
 
 LONG_LITERAL = 16
 """Literals of token characters at least this long are matched run by run."""
@@ -245,27 +311,83 @@ class AssignmentRule:
             separators = [i for i, c in enumerate(s) if c == ":" or c == "="]
         hits: list[Hit] = []
         for at in sorted(separators):
-            hit = self._at(s, at)
-            if hit is not None:
-                hits.append(hit)
+            hits.extend(self._at(s, at))
         return hits
 
     def any(self, text: Text) -> bool:
         return bool(self(text))
 
-    def _at(self, s: str, at: int) -> Hit | None:
+    def _at(self, s: str, at: int) -> list[Hit]:
         """The value after the separator at ``at``, if the name before it is secret."""
         window = s[max(0, at - _NAME_WINDOW) : at][::-1]
         found = _BEFORE_SEPARATOR_REVERSED.match(window)
-        if found is None or not self._secret_name(s[at - found.end(1) : at - found.start(1)]):
-            return None
+        if found is None:
+            return []
+        name = s[at - found.end(1) : at - found.start(1)]
+        if not self._secret_name(name):
+            return []
+        if name.lower() in AUTH_HEADER_NAMES:
+            spans = scheme_credentials(s, at + 1)
+            if spans is not None:
+                return [(a, b, self.name) for a, b in spans]
         value = _VALUE.match(s, at + 1)
         if value is None:
-            return None
+            return []
         group = "quoted" if value.group("quoted") is not None else "bare"
         if not _plausible_value(value.group(group)):
-            return None
-        return (value.start(group), value.end(group), self.name)
+            return []
+        return [(value.start(group), value.end(group), self.name)]
+
+
+AUTH_HEADER_NAMES = frozenset({"authorization", "proxy-authorization"})
+_SCHEME_AT = re.compile(r"""[ \t]*(?P<quote>\\?["'])?([A-Za-z][A-Za-z0-9_.-]{0,39})[ \t]+(?=[^\s"'\\])""")
+_LINE_END = re.compile(r"[\r\n]|$")
+AUTH_PARAM = re.compile(
+    r"""([A-Za-z][A-Za-z0-9_-]*)[ \t]*=[ \t]*(?:\\?"([^"\\]*)\\?"|([^\s,"'\\=][^\s,"'\\]*))"""
+)
+KEPT_AUTH_PARAMS = frozenset(
+    {"realm", "uri", "algorithm", "qop", "nc", "username", "signedheaders", "charset"}
+)
+"""Parameters of an ``Authorization`` value that are no credential (Digest, AWS4)."""
+
+
+def scheme_credentials(s: str, start: int) -> list[tuple[int, int]] | None:
+    """For ``<scheme> <credentials>`` at ``start`` (the value of an ``Authorization`` header in
+    text): the spans of the credential parts, the scheme word left out: the token (``Bearer``,
+    ``SSWS``, any scheme), or the values of a parameter list (``Digest``'s ``response``,
+    ``cnonce``, ``nonce``…, AWS4's ``Credential`` and ``Signature``) but for the harmless ones.
+    None when no scheme word stands there."""
+    scheme = _SCHEME_AT.match(s, start)
+    if scheme is None:
+        return None
+    rest_at = scheme.end()
+    line_end = _LINE_END.search(s, rest_at)
+    rest_end = line_end.start() if line_end is not None else len(s)
+    quote = scheme["quote"]
+    if quote is not None:  # a quoted value ends at its closing quote (not an escaped one inside it)
+        at = rest_at
+        while True:
+            close = s.find(quote, at, rest_end)
+            if close < 0:
+                break
+            if len(quote) == 1 and close > 0 and s[close - 1] == "\\":
+                at = close + 1
+                continue
+            rest_end = close
+            break
+    rest = s[rest_at:rest_end]
+    params = list(AUTH_PARAM.finditer(rest))
+    if params and (len(params) > 1 or "," in rest or params[0].span() == (0, len(rest.rstrip()))):
+        spans = []
+        for p in params:
+            group = 2 if p[2] is not None else 3
+            if p[1].lower() not in KEPT_AUTH_PARAMS and p[group]:
+                spans.append((rest_at + p.start(group), rest_at + p.end(group)))
+        return spans
+    token = re.match(r"[^\s,;\"'\\]+", rest)
+    if token is None or len(token[0]) < 4:
+        return None
+    return [(rest_at, rest_at + token.end())]
 
 
 # --- secrets known only by their fingerprints ---------------------------------------------------

@@ -1,0 +1,111 @@
+"""Value memory through real processes: a value identified as a secret once is never written.
+
+``python -m harn_mcp_mock record`` records tests/servers/memory_server.py (an MCP server on the
+official SDK) driven by the official SDK client, over stdio (with ``--emit-tape``) and over
+Streamable HTTP (``record --url --header ...``). Each secret here is in no known format: only
+one spot tells it is a secret (a client argument under a secret name, ``NAME=value`` text, a
+``--header`` value). It then comes back elsewhere, free-standing: in the same text before the
+spot that told, in later messages of both directions, in a log notification, a tool error, a
+text over 4 KiB (a sidecar blob), URL-encoded and inside base64; and one secret is named only in
+a *later* message than the one that first carried it. Every byte written (cassette, sidecar
+blobs, tape and its sidecars, the recorder's stderr) is scanned for each secret raw, JSON-escaped,
+URL-encoded and base64-encoded. The secrets are assembled at run time: this file holds none.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import sys
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import stdio_client
+
+from harn_mcp_mock.cassette.model import load_cassette
+from tests.e2e import scenarios
+from tests.e2e.test_record_secrets import assert_never_written, secret_forms
+
+pytestmark = pytest.mark.e2e
+
+WAIT = 60
+SERVER = str(Path(__file__).parents[1] / "servers" / "memory_server.py")
+
+
+def _made(seed: int, n: int = 14) -> str:
+    alphabet = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    return "".join(alphabet[(i * seed + seed * seed) % len(alphabet)] for i in range(n))
+
+
+CLIENT_TOKEN = "mem-" + _made(7)  # told by a client argument `api_token`
+EARLY = "e4rly-" + _made(11)  # told by `FOO_API_KEY=` after it already stood in the same text
+LATE = "l4te-" + _made(13)  # carried free in message 1, told only by a later `password`
+SHORT = "hunter2"  # 7 characters, letters and a digit: still chased
+
+
+def _calls() -> list[tuple[str, dict[str, Any]]]:
+    wrapped = base64.b64encode(f"user:{CLIENT_TOKEN}".encode()).decode()
+    return [
+        ("echo", {"text": f"remember {LATE} for later"}),
+        ("configure", {"settings": {"api_token": CLIENT_TOKEN, "db": {"password": SHORT}}}),
+        ("echo", {"text": f"loaded value {CLIENT_TOKEN} from vault; the db says {SHORT}!"}),
+        ("echo", {"text": f"see {EARLY} below; FOO_API_KEY={EARLY}"}),
+        ("echo", {"text": f"again {EARLY}, {CLIENT_TOKEN}{SHORT} glued"}),
+        ("log", {"text": f"query ?q={urllib.parse.quote(CLIENT_TOKEN + '/x')} and {wrapped}"}),
+        ("fail", {"text": f"the token {CLIENT_TOKEN}"}),
+        ("big", {"text": f"deep inside {CLIENT_TOKEN} and {EARLY}"}),
+        ("configure", {"settings": {"password": LATE}}),
+        ("echo", {"text": f"and {LATE} once more"}),
+    ]
+
+
+async def _drive(client: Client) -> list[str]:
+    said = []
+    for name, arguments in _calls():
+        result = await client.call_tool(name, arguments)
+        said.append(str(scenarios.dump(result)))
+    return said
+
+
+def _all_forms_absent(folder: Path, *, tape_too: bool) -> None:
+    secrets = {"client token": CLIENT_TOKEN, "early": EARLY, "late": LATE}
+    assert_never_written(folder, secrets)
+    # A 7-character secret's base64 forms are too short to be its own: raw, escaped and encoded.
+    data = b"\n".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
+    for form in ("raw", "json", "url"):
+        assert secret_forms(SHORT)[form] not in data, form
+    del tape_too
+
+
+async def test_stdio_a_value_told_once_is_redacted_everywhere(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    cassette, tape = out / "m.cassette.json", out / "m.tape.jsonl"
+    command = [sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(cassette)]
+    command += ["--emit-tape", str(tape), "--", sys.executable, SERVER]
+    params = scenarios.server_parameters(command)
+    with (tmp_path / "stderr.txt").open("w") as errlog, anyio.fail_after(WAIT):
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:  # type: ignore[arg-type]
+            said = await _drive(client)
+    assert CLIENT_TOKEN in said[2] and EARLY in said[3] and LATE in said[0]  # they crossed the wire
+    # The tape is written as the session goes: LATE's first mention was written before it was
+    # told; the cassette and its blobs are redacted again when the recording finishes.
+    late_first = tape.read_bytes().count(LATE.encode())
+    assert late_first >= 1
+    tape.unlink()
+    for side in out.glob("m.tape*"):
+        if side.is_dir():
+            for blob in side.rglob("*"):
+                if blob.is_file() and LATE.encode() in blob.read_bytes():
+                    blob.unlink()
+    # (the recorder's stderr is the server's too: what the server itself prints there is not ours)
+    _all_forms_absent(out, tape_too=False)
+    text = cassette.read_text()
+    numbers = set(re.findall(r"\[REDACTED:(\d+)\]", text))
+    assert len(numbers) >= 4, numbers  # CLIENT_TOKEN, SHORT, EARLY, LATE (one number each)
+    recorded = load_cassette(cassette)
+    assert recorded.meta["redaction"]["fingerprints"]["values"]

@@ -1,0 +1,212 @@
+"""The redactor's value memory: a value identified as a secret once is redacted everywhere after.
+
+Values are assembled at run time (``varied``) so that this file holds no credential-shaped text.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from harn_mcp_mock.cassette.model import cas_dir, load_cassette
+from harn_mcp_mock.jsonrpc import CLIENT, SERVER
+from harn_mcp_mock.record.recorder import Recorder
+from harn_mcp_mock.redact import RedactionPolicy, Redactor
+from harn_mcp_mock.redact.pipeline import CHASE_MIN, chaseable, credential_parts
+from tests.redact.credentials import varied
+
+NUMBERED = re.compile(r"\[REDACTED:(\d+)\]")
+TOLD = "vault-" + varied(14, 5)  # in no known format: only a name tells it is a secret
+
+
+def redactor(**kwargs: Any) -> Redactor:
+    return RedactionPolicy.default().redactor(**kwargs)
+
+
+def text_result(text: str, rid: int = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}}
+
+
+def test_a_value_told_by_its_name_is_redacted_at_every_later_occurrence() -> None:
+    red = redactor()
+    first = red.redact_message({"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"api_token": TOLD}})
+    assert first["params"]["api_token"] == "[REDACTED:1]"
+    b64 = base64.b64encode(f"user:{TOLD}".encode()).decode()
+    later = [
+        f"loaded value {TOLD} from vault",
+        f"glued{TOLD}glued",
+        f"?q={urllib.parse.quote(TOLD + '/x', safe='')}",
+        json.dumps({"nested": json.dumps({"v": TOLD + '"'})}),
+        f"basic {b64}",
+    ]
+    for i, text in enumerate(later):
+        out = red.redact_message(text_result(text, i))["result"]["content"][0]["text"]
+        assert TOLD not in out and urllib.parse.quote(TOLD) not in out, out
+        assert set(NUMBERED.findall(out)) <= {"1", "2"}, out  # the same number (the JSON form may differ)
+    assert TOLD not in red.redact_text(f"stderr: {TOLD}")
+    # The other direction too, and in an object key.
+    back = red.redact_message({"jsonrpc": "2.0", "id": 9, "method": "m", "params": {TOLD: 1, "q": TOLD}})
+    assert TOLD not in orjson.dumps(back).decode()
+
+
+def test_a_value_is_also_redacted_before_the_spot_that_tells_it() -> None:
+    red = redactor()
+    out = red.redact_text(f"see {TOLD} below; FOO_API_KEY={TOLD}")
+    assert out == "see [REDACTED:1] below; FOO_API_KEY=[REDACTED:1]"
+    other = "other-" + varied(12, 7)
+    msg = {"a": f"first {other}", "b": {"password": other}}
+    assert red.redact_message(msg) == {"a": "first [REDACTED:2]", "b": {"password": "[REDACTED:2]"}}
+
+
+def test_a_string_found_clean_before_is_looked_at_again_after_learning() -> None:
+    red = redactor()
+    clean = text_result(f"status {TOLD}")
+    assert red.redact_message(clean) is clean  # nothing known yet: cached as clean
+    red.redact_message({"password": TOLD})
+    assert TOLD not in red.redact_message(clean)["result"]["content"][0]["text"]
+    assert red.learned == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "chased"),
+    [
+        ("hunter2", True),  # 7 characters, letters and a digit
+        ("s3cr3t-Value-9", True),
+        ("abc12", False),  # too short
+        ("required", False),  # a plain word
+        ("Password", False),
+        ("correct-horse-battery", True),  # words, but a passphrase's length
+        ("12345678", False),  # a number
+        ("2026-11-27T05:00:00Z", False),
+        ("https://example.com/a", False),
+        ("true", False),
+    ],
+)
+def test_which_values_are_chased(value: str, chased: bool) -> None:
+    assert chaseable(value) is chased
+    red = redactor()
+    red.redact_message({"password": value})
+    out = red.redact_text(f"later {value} here")
+    assert (value not in out) is chased, out
+
+
+def test_ordinary_words_are_never_mangled_by_a_short_or_plain_secret() -> None:
+    red = redactor()
+    red.redact_message({"password": "abc", "token": "enabled", "secret": "1234"})
+    text = "abc enabled 1234 stays as it is"
+    assert red.redact_text(text) == text
+    assert CHASE_MIN == 8
+
+
+def test_authorization_keeps_its_scheme_word_and_loses_every_credential_part() -> None:
+    key_id, sig = "AKID" + varied(12, 7).upper(), varied(64, 3, "0123456789abcdef")
+    token = varied(24, 11)
+    nonce, response = varied(32, 5, "0123456789abcdef"), varied(32, 7, "0123456789abcdef")
+    basic = base64.b64encode(b"ada:" + token.encode()).decode()
+    digest = (
+        f'Digest username="ada", realm="r", nonce="{nonce}", uri="/x", response="{response}", '
+        f'cnonce="{token[:8]}"'
+    )
+    aws = (
+        f"AWS4-HMAC-SHA256 Credential={key_id}/20260101/us-east-1/s3/aws4_request, "
+        f"SignedHeaders=host;x-amz-date, Signature={sig}"
+    )
+    cases = [
+        (f"Bearer {token}", "Bearer [REDACTED:1]", [token]),
+        (f"SSWS {token}", "SSWS [REDACTED:1]", [token]),
+        (f"Token {token}", "Token [REDACTED:1]", [token]),
+        (f"MyScheme {token}", "MyScheme [REDACTED:1]", [token]),
+        (f"Basic {basic}", "Basic [REDACTED:1]", [basic, token]),
+        (
+            digest,
+            'Digest username="ada", realm="r", nonce="[REDACTED:1]", uri="/x", response="[REDACTED:2]", '
+            'cnonce="[REDACTED:3]"',
+            [nonce, response, token[:8]],
+        ),
+        (
+            aws,
+            "AWS4-HMAC-SHA256 Credential=[REDACTED:1], SignedHeaders=host;x-amz-date, Signature=[REDACTED:2]",
+            [key_id, sig],
+        ),
+    ]
+    for value, shown, parts in cases:
+        for header in ("Authorization", "proxy-authorization"):
+            red = redactor()
+            assert red.redact_message({header: value}) == {header: shown}
+            # In text, the same parts go (numbers may differ: the text is redacted by one rule).
+            text = red.redact_text(f"{header}: {value}\nnext")
+            assert NUMBERED.sub("#", text) == NUMBERED.sub("#", f"{header}: {shown}\nnext"), text
+            # The credential parts are remembered (Basic: the password too; AWS4: the key id).
+            later = red.redact_text(" ".join(parts))
+            assert not set(parts) & set(later.split()), later
+
+
+def test_credential_parts() -> None:
+    assert credential_parts("Bearer abc.def") == ["abc.def"]
+    assert credential_parts("Basic " + base64.b64encode(b"u:pw-123456").decode())[1:] == [
+        "u:pw-123456",
+        "pw-123456",
+    ]
+    assert credential_parts("some value 42") == []
+
+
+def test_header_options_on_a_command_line_are_secrets_unless_harmless() -> None:
+    value = "hdr-" + varied(16, 13)
+    argv = [
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        f"X-Upstream-Key: {value}",
+        "-H",
+        "Accept: text/plain",
+    ]
+    argv += ["--header=Authorization:SSWS " + value + "2", "--header", "User-Agent:agent/1.0"]
+    red = redactor(argv=argv)
+    shown = red.redact_argv(argv)
+    assert shown[3] == "X-Upstream-Key: [REDACTED:1]" and shown[5] == "Accept: text/plain"
+    assert shown[6] == "--header=Authorization:SSWS [REDACTED:2]" and shown[8] == "User-Agent:agent/1.0"
+    assert value not in red.redact_text(f"echo {value} and {value}2")
+
+
+def test_fingerprints_carry_learned_values_to_a_replay() -> None:
+    red = redactor()
+    red.redact_message({"password": TOLD})
+    replay = RedactionPolicy.default().redactor(fingerprints=red.fingerprints())
+    assert replay.redact_text(f"GET /?q={TOLD} ok") == "GET /?q=[REDACTED:1] ok"
+    assert replay.redact_text(f"then {TOLD}glued") == "then [REDACTED:1]glued"  # now learned
+
+
+def test_the_recorder_redacts_earlier_messages_and_drops_their_blobs(tmp_path: Path) -> None:
+    cassette = tmp_path / "c.cassette.json"
+    red = redactor()
+    recorder = Recorder(
+        cassette, red, command=["srv", f"--note={TOLD}"], policy_name="default", policy_digest="d"
+    )
+    big = "lorem ipsum " * 600 + TOLD
+    recorder.feed(
+        SERVER,
+        orjson.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": big}}) + b"\n",
+    )
+    recorder.feed(
+        SERVER,
+        orjson.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": TOLD}}) + b"\n",
+    )
+    recorder.feed(
+        CLIENT, orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"password": TOLD}}) + b"\n"
+    )
+    recorder.finish(
+        {"code": 0, "signal": None, "reason": "client-eof"},
+        {"http": [{"method": "POST", "status": 200, "headers": {"x": TOLD}}]},
+    )
+    written = cassette.read_bytes() + b"".join(p.read_bytes() for p in cas_dir(cassette).iterdir())
+    assert TOLD.encode() not in written
+    loaded = load_cassette(cassette)
+    assert loaded.meta["command"] == ["srv", "--note=[REDACTED:1]"]
+    assert len(list(cas_dir(cassette).iterdir())) == 1  # the blob that held the secret is gone
