@@ -272,7 +272,11 @@ class Redactor:
         self.learn(value, rule)  # its credential parts, for wherever they come back
         rest = found[2]
         params = list(_AUTH_PARAM.finditer(rest))
-        if params and (len(params) > 1 or "," in rest or params[0].span() == (0, len(rest))):
+        if (
+            params
+            and params[0].start() == 0
+            and (len(params) > 1 or "," in rest or params[0].end() == len(rest))
+        ):
             parts: list[str] = []
             at = 0
             for p in params:
@@ -949,9 +953,7 @@ def credential_parts(value: str) -> list[str]:
     scheme, rest = found[1], found[2].strip()
     parts: list[str] = []
     params = list(_AUTH_PARAM.finditer(rest))
-    if params and (
-        len(params) > 1 or "," in rest or (params[0].start() == 0 and params[0].end() == len(rest))
-    ):
+    if params and params[0].start() == 0 and (len(params) > 1 or "," in rest or params[0].end() == len(rest)):
         for p in params:
             name, v = p[1].lower(), p[2] if p[2] is not None else p[3]
             if name in _KEPT_PARAMS or not v:

@@ -377,7 +377,11 @@ def scheme_credentials(s: str, start: int) -> list[tuple[int, int]] | None:
             break
     rest = s[rest_at:rest_end]
     params = list(AUTH_PARAM.finditer(rest))
-    if params and (len(params) > 1 or "," in rest or params[0].span() == (0, len(rest.rstrip()))):
+    if (
+        params
+        and params[0].start() == 0
+        and (len(params) > 1 or "," in rest or params[0].end() == len(rest.rstrip()))
+    ):
         spans = []
         for p in params:
             group = 2 if p[2] is not None else 3

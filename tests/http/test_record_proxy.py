@@ -145,7 +145,9 @@ async def test_record_an_sdk_http_server_then_replay_over_stdio_and_http(tmp_pat
     statuses = [(e["method"], e.get("status")) for e in proxy.exchanges]
     assert ("DELETE", 200) in statuses and ("POST", 202) in statuses
     assert all(TOKEN not in str(e) for e in proxy.exchanges)
-    assert any(e["request_headers"].get("authorization", "") == "Bearer [REDACTED:1]" for e in proxy.exchanges)
+    assert any(
+        e["request_headers"].get("authorization", "") == "Bearer [REDACTED:1]" for e in proxy.exchanges
+    )
 
     # Over stdio: the CLI's replay of the HTTP cassette.
     params = StdioServerParameters(
