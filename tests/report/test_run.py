@@ -42,6 +42,8 @@ def test_each_trial_gets_the_outcome_of_its_worst_failure() -> None:
     assert outcome_of("scored", {"goal_match": False, "forbidden_hit": [1]})[0] == "forbidden"
     assert outcome_of("timeout", {"goal_match": False})[0] == "timeout"
     assert outcome_of("infra_error", None) == ("infra", ["infra"])
+    over = {"goal_match": True, "over_budget": "3586 tokens > --max-tokens 3000"}
+    assert outcome_of("scored", over) == ("over_budget", ["over_budget"])  # solved, but never a pass
 
 
 def test_the_report_data_holds_every_trial_its_faults_calls_and_diff(run_dir: Path) -> None:
