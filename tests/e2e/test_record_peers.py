@@ -59,7 +59,12 @@ CASES = [("everything", "auto"), ("everything", "legacy"), ("time", "auto"), ("t
 
 
 def record_argv(cassette: Path, command: list[str]) -> list[str]:
-    return [sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(cassette), "--", *command]
+    # The server exits on its stdin's EOF; the shutdown timeout is only the hang guard (an SDK
+    # server tearing down on a loaded machine can take longer than the 5 s default).
+    return [
+        *[sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(cassette)],
+        *["--shutdown-timeout", str(WAIT), "--", *command],
+    ]
 
 
 @dataclass(frozen=True)
