@@ -15,7 +15,10 @@ URL-encoded and base64-encoded. The secrets are assembled at run time: this file
 from __future__ import annotations
 
 import base64
+import os
 import re
+import signal
+import subprocess
 import sys
 import urllib.parse
 from pathlib import Path
@@ -109,3 +112,77 @@ async def test_stdio_a_value_told_once_is_redacted_everywhere(tmp_path: Path) ->
     assert len(numbers) >= 4, numbers  # CLIENT_TOKEN, SHORT, EARLY, LATE (one number each)
     recorded = load_cassette(cassette)
     assert recorded.meta["redaction"]["fingerprints"]["values"]
+
+
+UPSTREAM_KEY = "upk-" + _made(17)  # a --header value in no known format
+SSWS_TOKEN = "00" + _made(19, 38)  # an Okta-style SSWS token, told only by its header
+
+
+def _first_line(proc: subprocess.Popen[bytes]) -> str:
+    """The URL a child prints as its first line (it exits, closing stdout, if it cannot start)."""
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode().strip()
+    assert line.startswith("http://127.0.0.1:"), line
+    return line
+
+
+async def _drive_http(url: str) -> list[str]:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("echo", {"text": f"the key is {UPSTREAM_KEY} and the token {SSWS_TOKEN}"}),
+        ("configure", {"settings": {"api_token": CLIENT_TOKEN}}),
+        ("log", {"text": f"later {CLIENT_TOKEN} and {urllib.parse.quote(UPSTREAM_KEY)}"}),
+        ("big", {"text": f"deep {SSWS_TOKEN}"}),
+    ]
+    with anyio.fail_after(WAIT):
+        async with Client(url, mode="legacy") as client:
+            return [str(scenarios.dump(await client.call_tool(name, args))) for name, args in calls]
+
+
+def test_http_header_values_and_what_they_told_are_never_written(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    cassette = out / "h.cassette.json"
+    env = {**os.environ, "UPSTREAM_KEY": UPSTREAM_KEY}
+    upstream = subprocess.Popen(
+        [sys.executable, SERVER, "--http"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    try:
+        upstream_url = _first_line(upstream)
+        recorder = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "harn_mcp_mock",
+                "record",
+                "--cassette",
+                str(cassette),
+                "--url",
+                upstream_url,
+                "--header",
+                f"X-Upstream-Key:{UPSTREAM_KEY}",
+                "--header",
+                f"Authorization: SSWS {SSWS_TOKEN}",
+                "--header",
+                "User-Agent: memory-test/1",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            url = _first_line(recorder)
+            said = anyio.run(_drive_http, url)
+        finally:
+            recorder.send_signal(signal.SIGINT)
+            _, stderr = recorder.communicate(timeout=WAIT)
+    finally:
+        upstream.terminate()
+        upstream.communicate(timeout=WAIT)
+    assert UPSTREAM_KEY in said[0] and CLIENT_TOKEN in said[1]  # they crossed the wire
+    assert recorder.returncode == 0, stderr.decode()[-2000:]
+    (out / "recorder.stderr").write_bytes(stderr)
+    assert_never_written(out, {"header": UPSTREAM_KEY, "ssws": SSWS_TOKEN, "client token": CLIENT_TOKEN})
+    recorded = load_cassette(cassette)
+    command = recorded.meta["command"]
+    assert "X-Upstream-Key:[REDACTED:1]" in command and "Authorization: SSWS [REDACTED:2]" in command
+    assert "User-Agent: memory-test/1" in command  # a harmless header stays readable
+    assert recorded.meta["http"], "the HTTP exchanges were kept"
