@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from harn_mcp_mock.runner.api import run_eval, run_eval_async
 from harn_mcp_mock.runner.baseline import Comparison, compare, load_baseline
+from harn_mcp_mock.runner.budget import Budget, report_usage
 from harn_mcp_mock.runner.inprocess import AgentFunction, run_trial_inprocess
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix, derive_seed
 from harn_mcp_mock.runner.run import (
@@ -26,6 +27,7 @@ __all__ = [
     "EX_TEMPFAIL",
     "NO_FAULTS",
     "AgentFunction",
+    "Budget",
     "Comparison",
     "Gate",
     "RunOutcome",
@@ -35,6 +37,7 @@ __all__ = [
     "derive_seed",
     "load_baseline",
     "parse_gates",
+    "report_usage",
     "run_episodes",
     "run_episodes_async",
     "run_eval",

@@ -12,18 +12,54 @@ with a larger cap resumes. ``docs/eval.md`` has the worked example.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from harn_mcp_mock.errors import UsageError
 
-__all__ = ["USAGE_FILE", "Budget", "Usage", "read_usage", "stamp_trial", "watch_spending"]
+__all__ = [
+    "USAGE_FILE",
+    "Budget",
+    "Usage",
+    "read_usage",
+    "report_usage",
+    "stamp_trial",
+    "usage_file",
+    "watch_spending",
+]
 
 USAGE_FILE: Final = "usage.ndjson"
+_CURRENT: ContextVar[Path | None] = ContextVar("harn_usage_file", default=None)
+
+
+@contextlib.contextmanager
+def usage_file(path: Path) -> Iterator[None]:
+    """Within this block (and the tasks it starts), :func:`report_usage` appends to ``path``:
+    how an in-process agent's trial gets its own usage file."""
+    token = _CURRENT.set(path)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def report_usage(input_tokens: int = 0, output_tokens: int = 0, cost_usd: float = 0.0) -> bool:
+    """Report one model call's usage for the current trial: to the in-process trial's usage
+    file, else to ``HARN_USAGE_FILE`` (a command agent's). False outside a run (nowhere to write)."""
+    target = _CURRENT.get() or os.environ.get("HARN_USAGE_FILE")
+    if not target:
+        return False
+    line = json.dumps({"input_tokens": input_tokens, "output_tokens": output_tokens, "cost_usd": cost_usd})
+    with open(target, "a", encoding="utf-8") as out:
+        out.write(line + "\n")
+    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.runner._files import Folder, open_folder
+from harn_mcp_mock.runner.budget import USAGE_FILE, usage_file
 from harn_mcp_mock.runner.matrix import Trial
 from harn_mcp_mock.runner.trial import TRIAL_FILES, trial_record, write_world_files
 
@@ -83,7 +84,8 @@ async def run_trial_inprocess(
         try:
             given = callbacks(trial) if callable(callbacks) else callbacks
             async with session_over(transport, given) as opened:
-                await agent(opened.session, trial)
+                with usage_file(folder / USAGE_FILE):  # report_usage() lands in this trial's folder
+                    await agent(opened.session, trial)
         except Exception as exc:  # the agent failed: scored as it stands, like a non-zero exit
             error = "".join(traceback.format_exception_only(exc)).strip()
             where.write("agent.stderr", "".join(traceback.format_exception(exc)).encode())

@@ -427,6 +427,7 @@ def run_episodes(
                     stop=event,
                     callbacks=callbacks,
                     alpha=alpha,
+                    budget=budget,
                 )
             )
 
@@ -528,6 +529,7 @@ async def run_episodes_async(
     stop: threading.Event | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
     alpha: float = 0.05,
+    budget: Budget | None = None,
 ) -> RunOutcome:
     """:func:`run_episodes` from inside an event loop. An in-process agent's trials run in this
     loop, ``workers`` at a time (default 8: they wait on each other, not on cores); a command
@@ -540,7 +542,7 @@ async def run_episodes_async(
             lambda: run_episodes(
                 specs, command, out=out, tasks=tasks, k=k, seed=seed, faults=faults, workers=workers,
                 timeout=timeout, max_retries=max_retries, gates=gates, force=force, baseline=baseline,
-                on_trial=on_trial, stop=stop, alpha=alpha,
+                on_trial=on_trial, stop=stop, alpha=alpha, budget=budget,
             )
         )  # fmt: skip
     from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
@@ -565,7 +567,7 @@ async def run_episodes_async(
     async with anyio.create_task_group() as tg:
         for trial in plan.todo:
             tg.start_soon(one, trial)
-    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha)
+    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
 
 
 def _score(loaded: list[tuple[Path, dict[str, Any]]], trials: list[Trial], out: Path) -> Any:

@@ -122,3 +122,27 @@ def test_run_max_cost_stops_scheduling_and_a_larger_cap_resumes(tmp_path: Path) 
     assert resumed.returncode == 0, resumed.stderr
     group = json.loads((tmp_path / "paid" / "results.json").read_text())["groups"][0]
     assert group["tasks"][0]["n"] == 3 and group["usage"]["cost_usd"] == pytest.approx(0.006)
+
+
+def test_an_in_process_agent_reports_usage_and_max_tokens_10_scores_every_trial_over_budget(
+    tmp_path: Path,
+) -> None:
+    sys.path.insert(0, str(ROOT / "examples" / "agent"))
+    from scripted_agent import in_process
+
+    from harn_mcp_mock.runner import Budget, Trial, report_usage, run_episodes
+
+    good = in_process("good")
+
+    async def agent(session: object, trial: Trial) -> None:
+        assert report_usage(input_tokens=40, output_tokens=12, cost_usd=0.002)  # one model call
+        await good(session, trial)
+
+    outcome = run_episodes(["bank"], agent, out=tmp_path / "run", k=2, budget=Budget(max_tokens=10))
+    runs = outcome.result.runs
+    assert len(runs) == 8 and all(r.score.over_budget == "52 tokens > --max-tokens 10" for r in runs)
+    assert all(r.score.goal_match and not r.score.passed for r in runs)
+    assert outcome.result.groups[0].usage is not None and outcome.result.groups[
+        0
+    ].usage.cost_usd == pytest.approx(0.016)
+    assert not report_usage(1, 1)  # outside a trial (and without HARN_USAGE_FILE): nowhere to write
