@@ -2,8 +2,9 @@
 this process and serves it to the trial's agent two ways:
 
 - over **stdio**, through the bridge (:mod:`harn_mcp_mock.runner.bridge`): a tiny stdlib process
-  the agent starts from ``HARN_MCP_CONFIG``, which relays to the hub's Unix socket and names its
-  trial with a per-trial token;
+  the agent starts from ``HARN_MCP_CONFIG``, which names its trial with a per-trial token on the
+  hub's Unix socket and hands the hub its stdin and stdout (the hub then serves the client's
+  pipes directly);
 - over **Streamable HTTP**, at ``http://127.0.0.1:PORT/t/<token>/mcp`` (one loopback server for
   the hub, an unguessable path per trial).
 
@@ -276,12 +277,22 @@ class WorldHub:
                     return  # an unknown or ended trial: the bridge sees the connection close
                 world.threads.append(threading.current_thread())
                 stop_r = world.stop_r
+            try:  # the bridge hands over the client's own pipes: no relay in between
+                _, fds, _, _ = socket.recv_fds(conn, 16, 2)
+            except OSError:
+                return
+            if len(fds) != 2:
+                for fd in fds:
+                    os.close(fd)
+                return
             conn.setblocking(True)
-            serve_stdio(
-                world.shared.session(), stdin_fd=conn.fileno(), stdout_fd=conn.fileno(), stop_fd=stop_r
-            )
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+            try:
+                serve_stdio(world.shared.session(), stdin_fd=fds[0], stdout_fd=fds[1], stop_fd=stop_r)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
 
     # -- the end -----------------------------------------------------------------------------
 
