@@ -157,14 +157,7 @@ class _Linter:
             )
 
     def _secrets(self, cassette: Any) -> None:
-        from harn_mcp_mock.redact import RedactionPolicy
-
-        policy = (
-            RedactionPolicy.load(self.config.redact_policy)
-            if self.config.redact_policy
-            else RedactionPolicy.default()
-        )
-        redactor = policy.redactor()
+        redactor = self._policy().redactor()
         for key, value in sorted(cassette.meta.items()):
             self._compare(redactor, value, f"/{escape(key)}", lambda: "")
         blobs: set[int] | None = None  # read from the file only when a message holds a secret
@@ -214,15 +207,28 @@ class _Linter:
                 for secret in _replaced(before, after):
                     self.learned.setdefault(secret, (self.file, leaf))
 
+    def _policy(self) -> Any:
+        from harn_mcp_mock.redact import RedactionPolicy
+
+        if self.config.redact_policy:
+            return RedactionPolicy.load(self.config.redact_policy)
+        return RedactionPolicy.default()
+
     def remembered(self, paths: dict[str, Path]) -> None:
-        """Value memory: every other occurrence, in any cassette of the run, of a value a
-        detector found (before or after the spot it was found, in any message, the metadata or
-        a CAS blob; as it is, URL-encoded or inside base64) is a secret too."""
+        """Value memory, run-wide: the redaction pipeline's own memory (``Redactor.learn``: the
+        same values chased, the same encoded forms) is taught every secret value the detectors
+        found in any cassette of the run, and every cassette is read again with it; a string it
+        changes that no detector flagged holds such a value (before or after the spot it was
+        found, in any message, the metadata or a CAS blob; whole, glued, URL-encoded,
+        JSON-escaped or inside base64)."""
         if not self.learned:
             return
         from harn_mcp_mock.cassette.model import load_cassette
 
-        forms = [(form, secret) for secret in self.learned for form in _forms(secret)]
+        memory = self._policy().redactor()
+        taught = [memory.learn(secret, "lint") for secret in self.learned]
+        if not any(taught):
+            return
         for shown, path in paths.items():
             try:
                 cassette = load_cassette(path)
@@ -236,20 +242,31 @@ class _Linter:
                 else:
                     values.append((f"/messages/{i}/message", msg.message))
             for base, value in values:
-                for pointer, text in _strings(value, base):
-                    if (shown, pointer) in self.flagged:
+                redacted = (
+                    memory.redact_message(value) if not isinstance(value, str) else memory.redact_text(value)
+                )
+                if redacted is value or redacted == value:
+                    continue
+                for leaf in _changed(value, redacted, base):
+                    if (shown, leaf) in self.flagged:
                         continue
-                    for form, secret in forms:
-                        if form in text:
-                            file, first = self.learned[secret]
-                            self.flagged.add((shown, pointer))
-                            self.add(
-                                "S1",
-                                pointer,
-                                f"the value of the secret found at {file}:{first} left in the cassette "
-                                "(value memory); the value is not shown",
-                            )
-                            break
+                    self.flagged.add((shown, leaf))
+                    text = _at(value, base, leaf)
+                    first = next(
+                        (
+                            f"{f}:{p}"
+                            for secret, (f, p) in self.learned.items()
+                            if isinstance(text, str) and secret in text
+                        ),
+                        "elsewhere in this run",
+                    )
+                    where = first if first.startswith("elsewhere") else f"at {first}"
+                    self.add(
+                        "S1",
+                        leaf,
+                        f"the value of a secret found {where} left in the cassette (value memory); "
+                        "the value is not shown",
+                    )
 
     def _poisoning(self, cassette: Any) -> None:
         methods = {m.seq: m.method for m in cassette.messages if m.method}
@@ -378,23 +395,6 @@ def _replaced(before: str, after: str) -> list[str]:
             out.append(secret)
         at = end + len(segment)
     return out
-
-
-def _forms(secret: str) -> list[str]:
-    """A secret as it is, URL-encoded, and as the part of its base64 that depends on it alone
-    (at each of three alignments, standard and URL-safe alphabets)."""
-    import base64
-    from urllib.parse import quote
-
-    raw = secret.encode()
-    forms = {secret, quote(secret, safe="")}
-    for shift in range(3):
-        encoded = base64.b64encode(b"\0" * shift + raw).decode()
-        core = encoded[4 if shift else 0 : -4]
-        if len(core) >= _MEMORY_MIN:
-            forms.add(core)
-            forms.add(core.replace("+", "-").replace("/", "_"))
-    return sorted(forms, key=len, reverse=True)
 
 
 def _values(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
