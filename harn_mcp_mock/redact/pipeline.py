@@ -511,6 +511,10 @@ class Redactor:
                 continue
             if key.__class__ is not str or key == _BLOB_KEY:
                 return False  # a resource blob is decoded and looked into by pass 2
+            if key in _PAIR_VALUES:  # never cached: a name beside it may make it a secret
+                if self._secret_pair(d):
+                    return False
+                continue
             flags = self._key_flags(key)
             if flags & _DIRTY_KEY or flags & (K_SECRET | K_ALLOW) == K_SECRET:
                 return False
@@ -518,6 +522,16 @@ class Redactor:
                 harmless.clear()
             harmless.add(key)
         return True
+
+    def _secret_pair(self, d: dict[Any, Any]) -> bool:
+        """Whether ``d`` is a name/value pair whose name is secret: ``{"name": "DB_PASSWORD",
+        "value": ...}`` (Kubernetes ``env``), ``{"Name": ..., "Value": ...}`` (SSM parameters),
+        ``{"key": ..., "value": ...}``."""
+        for name_key in _PAIR_NAMES:
+            name = d.get(name_key)
+            if name.__class__ is str and 0 < len(name) <= _NAME_WINDOW_MAX:
+                return self._c.name_is_secret(name) or self._c.env_is_secret(name)
+        return False
 
     def _key_flags(self, key: str) -> int:
         flags = self._key_cache.get(key)
@@ -620,9 +634,15 @@ class Redactor:
     def _red_dict(self, d: dict[Any, Any], mode: int, state: ptr.PointerState) -> dict[Any, Any]:
         out: dict[Any, Any] | None = None
         dead = state is ptr.DEAD
+        pair = None
         for i, (key, value) in enumerate(d.items()):
             is_str = type(key) is str
             flags = self._key_flags(key) if is_str else 0
+            if is_str and key in _PAIR_VALUES and not flags & K_ALLOW:
+                if pair is None:
+                    pair = self._secret_pair(d)
+                if pair:
+                    flags |= K_SECRET
             if dead:
                 child = state
                 child_mode = self._child_mode(mode, flags, state) if flags else mode
@@ -753,6 +773,9 @@ class Redactor:
         return placeholder(number)
 
 
+_PAIR_NAMES = ("name", "Name", "key", "Key", "ParameterName")
+_PAIR_VALUES = frozenset({"value", "Value"})
+_NAME_WINDOW_MAX = 128
 _HEADER_FLAGS = ("--header", "-H")
 _HEADER_FLAGS_EQ = ("--header=",)
 _AUTH_HEADERS = frozenset({"authorization", "proxy-authorization"})
@@ -907,7 +930,7 @@ _WORDY = re.compile(r"[A-Za-z]+(?:[ _.-][A-Za-z]+)*")
 _NOT_CHASED = re.compile(
     r"(?:true|false|null|none|undefined|nil|yes|no|on|off|required|optional|changeme|example)"
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?"
-    r"|[0-9]+(?:\.[0-9]+)*|https?://[^@\s]*",
+    r"|[0-9]+(?:\.[0-9]+)*|https?://[^@\s]*|(?:~|\.{1,2})?/[A-Za-z0-9_./-]*",
     re.IGNORECASE,
 )
 
@@ -916,7 +939,7 @@ def chaseable(value: str) -> bool:
     """Whether a value identified as a secret at one spot is looked for everywhere else.
 
     Not: shorter than 6 characters, longer than 1024 (PEM blocks: their format catches them), a placeholder, a number, a date, a URL
-    without a user part, a keyword (``true``, ``required``), a plain word or words (letters
+    without a user part, a keyword (``true``, ``required``), a file path (``/home/ada/x``), a plain word or words (letters
     only, joined by space, ``_``, ``.`` or ``-``) shorter than 20 characters. Below
     :data:`CHASE_MIN` (6 and 7 characters) the value must mix letters with digits or other
     characters (``hunter2``). So ordinary words and numbers in later text are never mangled

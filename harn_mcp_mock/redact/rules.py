@@ -330,6 +330,8 @@ class AssignmentRule:
             spans = scheme_credentials(s, at + 1)
             if spans is not None:
                 return [(a, b, self.name) for a, b in spans]
+        if s.startswith(":=", at):
+            return []  # Go's and Make's := is left to the code patterns (they know its quoting)
         value = _VALUE.match(s, at + 1)
         if value is None:
             return []

@@ -210,3 +210,102 @@ def test_the_recorder_redacts_earlier_messages_and_drops_their_blobs(tmp_path: P
     loaded = load_cassette(cassette)
     assert loaded.meta["command"] == ["srv", "--note=[REDACTED:1]"]
     assert len(list(cas_dir(cassette).iterdir())) == 1  # the blob that held the secret is gone
+
+
+# --- names: one classifier for keys, flags, env vars, query parameters and cookies ----------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "db-pass",
+        "DB_PASS",
+        "MYSQL_PWD",
+        "PGPASS",
+        "GH_PAT",
+        "pwd",
+        "pw",
+        "psswd",
+        "userPw",
+        "dbPass",
+        "fcm-server-key",
+        "private-token-header",
+        "okta-ssws",
+        "PHPSESSID",
+        "connect.sid",
+        "JSESSIONID",
+        "X-Amz-Signature",
+        "X-Goog-Signature",
+        "sig",
+    ],
+)
+def test_short_and_odd_secret_names_are_secret_as_keys_flags_and_text(name: str) -> None:
+    value = "v4l-" + varied(14, 9)
+    red = redactor(argv=["srv", f"--{name}={value}"])
+    assert red.redact_argv(["srv", f"--{name}={value}"])[1] == f"--{name}=[REDACTED:1]"
+    assert red.redact_message({name: "another-" + varied(10, 3)}) == {name: "[REDACTED:2]"}
+    assert "[REDACTED:" in red.redact_text(f"{name}={varied(12, 5)}x9&next=1")
+
+
+@pytest.mark.parametrize("name", ["MYSQL_PWD", "PGPASS", "GH_PAT", "DB_PASS", "OKTA_SSWS"])
+def test_short_secret_env_names_make_literal_secrets(name: str) -> None:
+    value = "env-" + varied(13, 11)
+    red = redactor(env={name: value, "PWD": "/home/ada/project", "OLDPWD": "/home/ada"})
+    assert red.redact_text(f"using {value} in /home/ada/project") == "using [REDACTED:1] in /home/ada/project"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "passenger",
+        "keyboard",
+        "compass",
+        "bypass",
+        "tokenizer",
+        "max_tokens",
+        "sidebar",
+        "signal",
+        "session_count",
+        "author",
+        "primary_key",
+        "path",
+        "pattern",
+        "patch",
+        "sidecar",
+        "signature",
+        "passes",
+        "pass_count",
+        "OLDPWD",
+        "NODE_PATH",
+    ],
+)
+def test_harmless_look_alike_names_keep_their_values(name: str) -> None:
+    value = "kept-" + varied(12, 7)
+    red = redactor(env={"PWD": value, "OLDPWD": value, "NODE_PATH": value, "PASSENGER_APP_ENV": value})
+    message = {name: value, "note": f"{name}={value}"}
+    assert red.redact_message(message) is message
+    assert red.redact_argv(["srv", f"--{name}", value]) == ["srv", f"--{name}", value]
+
+
+def test_name_value_pairs_with_a_secret_name_have_their_value_redacted() -> None:
+    red = redactor()
+    k8s = {
+        "env": [
+            {"name": "DB_PASSWORD", "value": "pw-" + varied(10, 3)},
+            {"name": "LOG_LEVEL", "value": "debug"},
+        ]
+    }
+    assert red.redact_message(k8s) == {
+        "env": [{"name": "DB_PASSWORD", "value": "[REDACTED:1]"}, {"name": "LOG_LEVEL", "value": "debug"}]
+    }
+    ssm = {
+        "Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": "ssm-" + varied(11, 5)}
+    }
+    assert red.redact_message(ssm)["Parameter"]["Value"] == "[REDACTED:2]"
+    plain = {"name": "temperature", "value": "21.5"}
+    assert red.redact_message(plain) is plain
+    assert red.redact_message({"name": "PWD", "value": "/home/ada"}) == {
+        "name": "PWD",
+        "value": "[REDACTED:3]",
+    }
+    assert red.redact_text("cd /home/ada") == "cd /home/ada"  # a path is not chased
