@@ -36,6 +36,7 @@ from harn_mcp_mock.redact.rules import (
     FINGERPRINT_SCHEME,
     KEPT_AUTH_PARAMS,
     AssignmentRule,
+    Base64TextRule,
     FingerprintRule,
     Hit,
     fingerprint,
@@ -113,7 +114,9 @@ class Redactor:
         # secrets (the memory) have a scanner of their own, rebuilt when a value is learned.
         known = FingerprintRule.from_meta(fingerprints)
         extra = [known] if known is not None else []
-        self._scanner = Scanner([*compiled.patterns, assignment, *extra], compiled.entropy)
+        self._detectors = detectors
+        wrapped = Base64TextRule(detectors)  # a .env or a Kubernetes Secret value in base64
+        self._scanner = Scanner([*compiled.patterns, assignment, wrapped, *extra], compiled.entropy)
         # Binary data in base64 (images, audio) can only hold a secret as the base64 form of a
         # literal secret: token formats found in it would be chance.
         # Base64 token formats with a long fixed prefix (AWS session tokens) are looked for too.
@@ -688,7 +691,8 @@ class Redactor:
 
         text = blob_text(blob, mime if isinstance(mime, str) else None)
         if text is None:  # binary: still searched as it is (token formats, base64 forms of literals)
-            return self._red_str(blob, mode)
+            hits = self._binary_hits(blob)
+            return self._apply(blob, hits) if hits else blob
         redacted = self._red_text(text, False)
         if redacted is text:
             return blob
@@ -766,6 +770,12 @@ class Redactor:
         if value is None:
             value = secret
             self.learn(secret, rule)
+            if rule == Base64TextRule.name:  # the secrets of the decoded text, wherever they come back
+                import base64
+
+                decoded = base64.b64decode(secret).decode("utf-8", "replace")
+                for inner in _detected(decoded, self._detectors, entropy=False):
+                    self.learn(inner, rule)
         number = self._numbers.get(value)
         if number is None:
             number = self._numbers[value] = len(self._numbers) + 1

@@ -28,7 +28,7 @@ from harn_mcp_mock.redact.gates import TOKEN_CHARS, Facts, Text, analyze
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
-    pass
+    from typing import Any
 
 Hit = tuple[int, int, str]
 """(start, end, rule name) of one secret inside a string."""
@@ -394,6 +394,65 @@ def scheme_credentials(s: str, start: int) -> list[tuple[int, int]] | None:
     if token is None or len(token[0]) < 4:
         return None
     return [(rest_at, rest_at + token.end())]
+
+
+# --- text wrapped in base64 ---------------------------------------------------------------------
+
+_B64_TEXT_MIN = 24
+_B64_TEXT_MAX = 64 * 1024
+_B64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+_B64_TEXT_VERDICTS = 2048
+
+
+class Base64TextRule:
+    """A run of base64 that decodes to text in which ``inner`` (the token formats and
+    ``name=value`` rules) finds a secret: a ``.env`` file or a Kubernetes Secret's ``data:`` value
+    in base64. The whole run is the hit. Runs that are not valid base64 of printable UTF-8 text
+    are turned away after one C-speed decode; verdicts are cached per run."""
+
+    __slots__ = ("_inner", "_verdicts")
+
+    name = "base64-text"
+    contained = True
+    run = _B64_TEXT_MIN
+    min_len = _B64_TEXT_MIN
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._verdicts: dict[str, bool] = {}
+
+    def _secret_inside(self, run: str) -> bool:
+        verdict = self._verdicts.get(run)
+        if verdict is None:
+            verdict = self._judge(run)
+            if len(self._verdicts) >= _B64_TEXT_VERDICTS:
+                self._verdicts.clear()
+            self._verdicts[run] = verdict
+        return verdict
+
+    def _judge(self, run: str) -> bool:
+        import base64
+        import binascii
+
+        if len(run) % 4 or len(run) > _B64_TEXT_MAX or not _B64_ALPHABET.issuperset(run):
+            return False
+        try:
+            text = base64.b64decode(run, validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return False
+        if not text.isprintable() and not all(c.isprintable() or c in "\n\r\t" for c in text):
+            return False
+        if "=" not in text and ":" not in text:
+            return False
+        return bool(self._inner.hits(Text(text), entropy=False))
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        return [(a, b, self.name) for a, b in text.runs(_B64_TEXT_MIN) if self._secret_inside(s[a:b])]
+
+    def any(self, text: Text) -> bool:
+        s = text.s
+        return any(self._secret_inside(s[a:b]) for a, b in text.runs(_B64_TEXT_MIN))
 
 
 # --- secrets known only by their fingerprints ---------------------------------------------------

@@ -226,8 +226,6 @@ def test_the_recorder_redacts_earlier_messages_and_drops_their_blobs(tmp_path: P
         "pwd",
         "pw",
         "psswd",
-        "userPw",
-        "dbPass",
         "fcm-server-key",
         "private-token-header",
         "okta-ssws",
@@ -309,3 +307,20 @@ def test_name_value_pairs_with_a_secret_name_have_their_value_redacted() -> None
         "value": "[REDACTED:3]",
     }
     assert red.redact_text("cd /home/ada") == "cd /home/ada"  # a path is not chased
+
+
+def test_base64_wrapped_env_text_and_kubernetes_secret_data_are_decoded_and_scanned() -> None:
+    password = "k8s-" + varied(13, 5)
+    env_text = base64.b64encode(f"DB_HOST=db\nDB_PASSWORD={password}\n".encode()).decode()
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "data": {"app.env": env_text, "host": base64.b64encode(b"db.internal:5432").decode()},
+    }
+    red = redactor()
+    out = red.redact_message(secret)
+    assert out["data"] == {"app.env": "[REDACTED:1]", "host": secret["data"]["host"]}
+    assert red.redact_text(f"data:\n  app.env: {env_text}\n") == "data:\n  app.env: [REDACTED:1]\n"
+    assert red.redact_text(f"the password {password} again") == "the password [REDACTED:2] again"
+    harmless = base64.b64encode(b"greeting=hello world, see you=later\n").decode()
+    assert red.redact_text(f"payload {harmless}") == f"payload {harmless}"
