@@ -29,7 +29,8 @@ with its host, a value with its quotes), so a second recall counts the value's *
 its longest run of token characters (the last of equals).
 
 *Non-credential identifiers* are the runs of ``[A-Za-z0-9_.+/~-]`` (4 or more characters, trimmed
-of leading and trailing ``./+-~``) that overlap no labelled and no ambiguous value. A run counts
+of leading and trailing ``./+-~``) that overlap no labelled and no ambiguous value, and no other
+occurrence of a labelled value (the same secret repeated: redacting it is right). A run counts
 as *altered* when a redacted span overlaps it. Runs that look like documented example or
 placeholder keys (``EXAMPLE`` in any case, or 8 identical characters in a row), and the lines
 of private key blocks the corpus does not label (encrypted keys, keys marked fake: a
@@ -772,6 +773,11 @@ def measure(corpus: Corpus, policy: RedactionPolicy | None = None) -> Result:
             res.negative_samples += 1
             res.negative_altered += bool(spans)
         known = [(lb.start, lb.end) for lb in s.labels]
+        # Other occurrences of a labelled value are the same secret (value memory redacts them on
+        # purpose), not non-credential identifiers.
+        for value in {s.text[lb.start : lb.end] for lb in s.labels}:
+            if len(value) >= 4:
+                known += [(m.start(), m.end()) for m in re.finditer(re.escape(value), s.text)]
         blocks = [m.span() for m in _KEY_BLOCK.finditer(s.text)]
         for m in _RUN.finditer(s.text):
             word = m.group().strip("./+-~")

@@ -184,6 +184,7 @@ IN_CODE: list[tuple[str, str, str]] = [
     ("--passphrase", "Lx4pW9zQ2m", "gpg --decrypt --passphrase {s} --output a.txt a.gpg"),
     ("--token=", pick(ALNUM, 24), "cli deploy --token={s} --yes"),
     ("-secret", "Jz8kQ3mV7x", "app -secret {s}"),
+    ("-secret at the start of a line", "Jz8kQ3mV7y", "options:\n-secret {s}"),
     ("--oauth2-bearer", pick(ALNUM, 24) + "==", '    --oauth2-bearer "{s}" \\'),
     ("--api-key", pick(ALNUM, 24), "tool --api-key {s} list"),
     ("openssl -passin", "Nq3#zW7pL", 'openssl x509 -req -passin "pass:{s}" -in a.csr'),
