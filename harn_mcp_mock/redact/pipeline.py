@@ -39,6 +39,7 @@ from harn_mcp_mock.redact.rules import (
     Base64TextRule,
     FingerprintRule,
     Hit,
+    PgpassRule,
     fingerprint,
     literal_rules,
     merge_hits,
@@ -116,7 +117,9 @@ class Redactor:
         extra = [known] if known is not None else []
         self._detectors = detectors
         wrapped = Base64TextRule(detectors)  # a .env or a Kubernetes Secret value in base64
-        self._scanner = Scanner([*compiled.patterns, assignment, wrapped, *extra], compiled.entropy)
+        self._scanner = Scanner(
+            [*compiled.patterns, assignment, PgpassRule(), wrapped, *extra], compiled.entropy
+        )
         # Binary data in base64 (images, audio) can only hold a secret as the base64 form of a
         # literal secret: token formats found in it would be chance.
         # Base64 token formats with a long fixed prefix (AWS session tokens) are looked for too.

@@ -324,3 +324,39 @@ def test_base64_wrapped_env_text_and_kubernetes_secret_data_are_decoded_and_scan
     assert red.redact_text(f"the password {password} again") == "the password [REDACTED:2] again"
     harmless = base64.b64encode(b"greeting=hello world, see you=later\n").decode()
     assert red.redact_text(f"payload {harmless}") == f"payload {harmless}"
+
+
+@pytest.mark.parametrize(
+    ("template", "rule"),
+    [
+        ("machine api.example.com login ada password {v}", "netrc-password"),
+        ("default login ada password {v}", "netrc-password"),
+        ("db.internal:5432:app:ada:{v}", "pgpass-line"),
+        ("*:*:*:ada:{v}", "pgpass-line"),
+        ("docker login -u ada -p {v} registry.example.com", "docker-login-password"),
+        ("docker login --password={v}", "docker-login-password"),
+        ("mysql -uroot -p{v} app", "mysql-password-flag"),
+        ("mysql -u root -p {v} app", "mysql-password-flag"),
+    ],
+)
+def test_command_and_file_forms_lose_their_password(template: str, rule: str) -> None:
+    value = "Cf7-" + varied(10, 7)
+    red = redactor()
+    out = red.redact_text("x\n" + template.format(v=value) + "\ny")
+    assert value not in out and "[REDACTED:1]" in out
+    assert sum(red.findings.values()) == 1 and (rule in red.findings or "--password" in template)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "machine learning login flow password reset",
+        "12:30:45:67:89",
+        "run mysql -p to be prompted",
+        "docker login -p $TOKEN",
+        "mysql -h db -P 3306 -u root -p",
+        "mysql -u root -p mydb",
+    ],
+)
+def test_command_and_file_look_alikes_are_kept(text: str) -> None:
+    assert redactor().redact_text(text) == text
