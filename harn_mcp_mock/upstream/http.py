@@ -76,7 +76,8 @@ def parse_header_option(text: str) -> tuple[str, str]:
     """``"K:V"`` (as given to ``--header``) -> ``("K", "V")``."""
     name, sep, value = text.partition(":")
     if not sep or not name.strip():
-        raise UsageError(f"bad header {text!r}: use NAME:VALUE", where="--header")
+        # Never quoted: the text may be a secret with its ':' forgotten (`X-Key=value`).
+        raise UsageError("bad header (no 'NAME:' before the value): use NAME:VALUE", where="--header")
     return name.strip(), value.strip()
 
 
