@@ -133,8 +133,9 @@ def seen(trial: Path, kind: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RECIPES))
 def test_how_each_fault_kind_reaches_the_model(name: str, tmp_path: Path) -> None:
-    module, _, _ = RECIPES[name]
-    pytest.importorskip(module)
+    modules, _, _ = RECIPES[name]
+    for module in modules:
+        pytest.importorskip(module)
     agent = ROOT / "examples" / "frameworks" / name / "agent.py"
     faults = [arg for kind in KINDS for arg in ("--faults", kind)]
     done = subprocess.run(
