@@ -132,8 +132,9 @@ def run_on_ray(
             "log_to_driver": False,
             "configure_logging": False,
         }
-        if address:
-            init["address"] = address
+        # No --ray-address and no RAY_ADDRESS: a Ray of our own, even if another one runs on
+        # this machine (a bare ray.init() would join that one, and die with it).
+        init["address"] = address or os.environ.get("RAY_ADDRESS") or "local"
         try:
             ray.init(**init)
         except (ConnectionError, RuntimeError, ValueError) as exc:

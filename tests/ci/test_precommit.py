@@ -24,10 +24,16 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, timeout=60)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def hooks_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One pre-commit home for the module: the hooks' environment is built once."""
-    return tmp_path_factory.mktemp("pre-commit-home")
+    """One pre-commit home for the whole run, shared by the xdist workers (the root of their
+    temporary folders): the hooks' environment is built once; pre-commit locks its own store."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    home = root / "pre-commit-home"
+    home.mkdir(exist_ok=True)
+    return home
 
 
 def try_repo(repo: Path, home: Path, hook: str, *files: str) -> subprocess.CompletedProcess[str]:
@@ -41,13 +47,7 @@ def try_repo(repo: Path, home: Path, hook: str, *files: str) -> subprocess.Compl
     )  # fmt: skip
 
 
-# try-repo builds the hooks' environment (pip installs the project): once per module, on one
-# xdist worker (`--dist loadgroup`), so it is built once per run.
-one_hooks_env = pytest.mark.xdist_group("pre-commit")
-
-
-@pytest.mark.slow
-@one_hooks_env
+@pytest.mark.slow  # try-repo builds the hooks' environment (pip installs the project)
 def test_the_lint_hook_refuses_a_planted_secret_and_passes_a_clean_cassette(
     tmp_path: Path, hooks_home: Path
 ) -> None:
@@ -72,8 +72,7 @@ def test_the_lint_hook_refuses_a_planted_secret_and_passes_a_clean_cassette(
     assert FAKE_GITHUB_TOKEN not in done.stdout + done.stderr
 
 
-@pytest.mark.slow
-@one_hooks_env
+@pytest.mark.slow  # try-repo builds the hooks' environment (pip installs the project)
 def test_the_verify_hook_refuses_a_breaking_change_to_a_committed_cassette(
     tmp_path: Path, hooks_home: Path
 ) -> None:
