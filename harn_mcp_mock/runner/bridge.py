@@ -3,8 +3,8 @@ trial's world, which the runner keeps (:mod:`harn_mcp_mock.runner.hub`), over a 
 
     python -I .../harn_mcp_mock/runner/bridge.py SOCKET TOKEN
 
-It sends ``TOKEN`` and a newline (the trial's world is found by it), then hands its own stdin and
-stdout to the world (``SCM_RIGHTS``): the world reads the client's requests and writes its
+In one message it sends ``TOKEN`` and a newline (the trial's world is found by it) and hands its
+own stdin and stdout to the world (``SCM_RIGHTS``): the world reads the client's requests and writes its
 answers on the client's pipes itself, so the bridge relays nothing and adds no hop to a call. It
 then waits until the world ends the session and exits. Every bridge started in a trial reaches
 the same world, so a client that opens a session per call sees one state, as with a real
@@ -25,8 +25,9 @@ def bridge(path: str, token: str, stdin_fd: int = 0, stdout_fd: int = 1) -> int:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
-        sock.sendall(token.encode("ascii") + b"\n")
-        socket.send_fds(sock, [b"fds"], [stdin_fd, stdout_fd])
+        # One message: the token and the pipes together, so the world's side never turns the
+        # bridge away between the two (an ended trial closes the connection; no EPIPE race).
+        socket.send_fds(sock, [token.encode("ascii") + b"\n"], [stdin_fd, stdout_fd])
     except OSError as exc:
         sys.stderr.write(f"harn bridge: cannot reach the trial's world at {path}: {exc.strerror or exc}\n")
         return 1

@@ -270,18 +270,14 @@ class WorldHub:
         from harn_mcp_mock.jsonrpc.server import serve_stdio
 
         with conn:
-            token = _read_token(conn)
+            # The bridge hands over the client's own pipes with its token: no relay in between.
+            token, fds = _read_handshake(conn)
             with self._lock:
-                world = self._trials.get(token) if token else None
-                if world is None:
-                    return  # an unknown or ended trial: the bridge sees the connection close
-                world.threads.append(threading.current_thread())
-                stop_r = world.stop_r
-            try:  # the bridge hands over the client's own pipes: no relay in between
-                _, fds, _, _ = socket.recv_fds(conn, 16, 2)
-            except OSError:
-                return
-            if len(fds) != 2:
+                world = self._trials.get(token) if token and len(fds) == 2 else None
+                if world is not None:
+                    world.threads.append(threading.current_thread())
+                    stop_r = world.stop_r
+            if world is None:  # an unknown or ended trial: the bridge sees the connection close
                 for fd in fds:
                     os.close(fd)
                 return
@@ -323,21 +319,21 @@ class WorldHub:
         self.shutdown()
 
 
-def _read_token(conn: socket.socket) -> str | None:
-    """The first line of a bridge connection: its trial's token (bounded in size and time)."""
+def _read_handshake(conn: socket.socket) -> tuple[str | None, list[int]]:
+    """A bridge's one message: its trial's token (the first line, bounded in size and time) and
+    the client's pipes that came with it (``SCM_RIGHTS``)."""
     conn.settimeout(HANDSHAKE_TIMEOUT_S)
-    data = bytearray()
     try:
-        while len(data) < 128:
-            byte = conn.recv(1)
-            if not byte:
-                return None
-            if byte == b"\n":
-                return data.decode("ascii", "replace")
-            data += byte
+        data, fds, _, _ = socket.recv_fds(conn, 128, 2)
+        while data and b"\n" not in data and len(data) < 128:
+            more = conn.recv(128 - len(data))
+            if not more:
+                break
+            data += more
     except OSError:
-        return None
-    return None
+        return None, []
+    line, newline, _ = data.partition(b"\n")
+    return (line.decode("ascii", "replace") if newline else None), list(fds)
 
 
 _PROCESS_HUB: WorldHub | None = None
