@@ -105,7 +105,7 @@ $(FRAMEWORKS_STAMP): pyproject.toml $(INSTALL_STAMP)
 test-frameworks: $(FRAMEWORKS_STAMP)
 	$(BIN)/pytest -q -n $(JOBS) --dist loadgroup tests/llm tests/test_inspect.py tests/e2e/test_frameworks.py tests/e2e/test_frameworks_faults.py $(PYTEST_ARGS)
 
-# The inner loop: no third-party peers, browser, Ray, wheel or pre-commit builds (docs/ci.md#markers).
+# The inner loop: no third-party peers, browser, Ray, wheel or pre-commit builds (README: the markers).
 test-fast: $(INSTALL_STAMP)
 	$(BIN)/pytest -q -n $(JOBS) --dist loadgroup -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
