@@ -4,7 +4,7 @@ and ``record --url`` (:func:`~harn_mcp_mock.http.record_proxy.record_http`)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -165,15 +165,12 @@ def _serve_replay(
 
     first = factory()
     engines.clear()
-    guard = guard or GuardSettings.for_host(host)
-    app, endpoint = build_app(factory, sse=sse, on_event=on_event, also=redirect_paths(first), guard=guard)
-    endpoint.on_retire = retire
-    server = HttpServer(app, host=host, port=port, allow_remote=allow_remote, on_shutdown=endpoint.close)
-    if on_server is not None:
-        on_server(server)
-    server.run(on_ready, stop=stop)
-    for engine in engines if engines or merger.count else [first]:
-        merger.add(engine)
+    _serve_engines(
+        factory, retire, host, port, allow_remote, sse, on_event, on_ready, on_server, stop, guard,
+        also=redirect_paths(first),
+    )  # fmt: skip
+    if not merger.count:  # no session came: the report of the cassette as it stands
+        merger.add(first)
     return merger.result()
 
 
@@ -313,9 +310,10 @@ def _serve_engines(
     on_server: Callable[[HttpServer], None] | None,
     stop: StopSignals | None,
     guard: GuardSettings | None,
+    also: Iterable[str] = (),
 ) -> None:
     guard = guard or GuardSettings.for_host(host)
-    app, endpoint = build_app(factory, sse=sse, on_event=on_event, guard=guard)
+    app, endpoint = build_app(factory, sse=sse, on_event=on_event, also=also, guard=guard)
     endpoint.on_retire = retire
     server = HttpServer(app, host=host, port=port, allow_remote=allow_remote, on_shutdown=endpoint.close)
     if on_server is not None:
