@@ -153,11 +153,10 @@ class Facts:
         for needle in self.needles:
             if needle not in s:
                 return False
-        if self.fold_needles:
-            folded = text.ascii_fold if self.ascii_needles else text.fold
-            for needle in self.fold_needles:
-                if needle not in folded:
-                    return False
+        for needle in self.fold_needles:
+            # An ASCII needle is found in the cheap ASCII fold (see Text.ascii_fold).
+            if needle not in (text.ascii_fold if needle.isascii() else text.fold):
+                return False
         return True
 
     @property

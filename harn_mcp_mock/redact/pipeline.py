@@ -159,6 +159,8 @@ class Redactor:
         """
         generation = self._generation
         out = self._redact_once(obj)
+        if self._generation == generation:  # nothing learned (a clean message): done
+            return out
         # A value learned in this message may also stand earlier in it: one more pass (the
         # placeholders already there are left alone), until nothing new is learned.
         for _ in range(_RESCANS):
@@ -577,7 +579,8 @@ class Redactor:
             if not fresh:
                 return True
         scanner = self._scanner
-        if max(map(len, fresh)) >= _BINARY_MIN:
+        longest = max(map(len, fresh))
+        if longest >= _BINARY_MIN:
             binary = {b for b in fresh if len(b) >= _BINARY_MIN and binary_base64(b)}
             if binary:
                 if any(self._binary_hits(b) for b in binary):
@@ -585,17 +588,18 @@ class Redactor:
                 fresh -= binary
                 if not fresh:
                     return True
+                longest = max(map(len, fresh))
         joined = Text("\n".join(fresh))
         lit = self._lit
         if (
             scanner.any(joined)
             or (lit is not None and lit.any(joined))
-            or scanner.any_separately(list(fresh))
+            or (scanner.separate and scanner.any_separately(list(fresh)))
         ):
             return False
         if len(clean) + len(fresh) > _CACHE_MAX:
             clean.clear()
-        if max(map(len, fresh)) <= _CLEAN_STRING_MAX:
+        if longest <= _CLEAN_STRING_MAX:
             clean |= fresh
         else:
             clean.update(s for s in fresh if len(s) <= _CLEAN_STRING_MAX)

@@ -16,6 +16,7 @@ The entropy rule is the last contained rule; its hits can be left out (``allow``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from harn_mcp_mock.redact.gates import Text
@@ -24,6 +25,10 @@ from harn_mcp_mock.redact.rules import EntropyRule, Hit
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
     from typing import Any
+
+    Group = tuple[str | None, bool, str | None, tuple[tuple[Any, str | None, str | None], ...]]
+    """(needle, searched case-folded, a symbol of the needle searched first, (rule, its longest
+    needle, a symbol of that) for each rule)"""
 
 _CACHE_MAX = 4096
 _CACHED_RUN_MAX = 256  # longer runs are data (base64 payloads): scanned, never kept
@@ -46,18 +51,39 @@ class Scanner:
         self._text_groups = _groups(self._text_rules)
         self._joined = tuple(r for r in self._text_rules if getattr(r, "joinable", True))
         self._joined_groups = _groups(self._joined)
+        # The groups whose needle holds a symbol (``:``, ``-``, ``sig=``): one search for any of
+        # those symbols skips them all in a text that has none (a short clean string).
+        symbols = {_symbol(g[0]) for g in self._joined_groups if not g[1]} - {None}
+        self._symbols = (
+            re.compile("[" + "".join(map(re.escape, sorted(map(str, symbols)))) + "]") if symbols else None
+        )
+        self._no_symbol_groups = tuple(
+            g for g in self._joined_groups if g[1] or g[0] is None or _symbol(g[0]) is None
+        )
         self._separate = tuple(r for r in self._text_rules if not getattr(r, "joinable", True))
+        self.separate = bool(self._separate)
+        """Whether some rule cannot look at joined strings (see :meth:`any_separately`)."""
         self._cache: dict[str, tuple[Hit, ...]] = {}
         self.min_len = min((r.min_len for r in (*self._text_rules, *contained)), default=1 << 30)
 
     def any(self, text: Text) -> bool:
         """Whether some rule may hit ``text`` (entropy included; ``allow`` not considered)."""
         s = text.s
-        for needle, rules in self._joined_groups:
-            if needle is not None and needle not in s:
+        if len(s) < self.min_len:
+            return False
+        symbols = self._symbols
+        groups = (
+            self._no_symbol_groups
+            if symbols is not None and symbols.search(s) is None
+            else self._joined_groups
+        )
+        for needle, folded, pre, rules in groups:
+            if needle is not None and (
+                (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
+            ):
                 continue
-            for rule, long in rules:
-                if (long is None or long in s) and rule.any(text):
+            for rule, long, lpre in rules:
+                if (long is None or ((lpre is None or lpre in s) and long in s)) and rule.any(text):
                     return True
         return self._any_run(text)
 
@@ -74,11 +100,13 @@ class Scanner:
             return False
         s = text.s
         if text.count_runs(least) > _RUNS_ONE_BY_ONE:
-            for needle, rules in self._run_groups:
-                if needle is not None and needle not in s:
+            for needle, folded, pre, rules in self._run_groups:
+                if needle is not None and (
+                    (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
+                ):
                     continue
-                for rule, long in rules:
-                    if (long is None or long in s) and rule.any(text):
+                for rule, long, lpre in rules:
+                    if (long is None or ((lpre is None or lpre in s) and long in s)) and rule.any(text):
                         return True
             return False
         cache = self._cache
@@ -102,11 +130,15 @@ class Scanner:
             pass
         elif text.count_runs(self._run_min) > _RUNS_ONE_BY_ONE:
             s = text.s
-            for needle, rules in self._run_groups:
-                if needle is not None and needle not in s:
+            for needle, folded, pre, rules in self._run_groups:
+                if needle is not None and (
+                    (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
+                ):
                     continue
-                for rule, long in rules:
-                    if (long is None or long in s) and (entropy or rule is not self._entropy):
+                for rule, long, lpre in rules:
+                    if (long is None or ((lpre is None or lpre in s) and long in s)) and (
+                        entropy or rule is not self._entropy
+                    ):
                         found = rule(text)
                         if found:
                             hits.extend(found)
@@ -117,11 +149,13 @@ class Scanner:
                     if entropy or name != EntropyRule.name:
                         hits.append((start + a, start + b, name))
         s = text.s
-        for needle, rules in self._text_groups:
-            if needle is not None and needle not in s:
+        for needle, folded, pre, rules in self._text_groups:
+            if needle is not None and (
+                (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
+            ):
                 continue
-            for rule, long in rules:
-                if long is None or long in s:
+            for rule, long, lpre in rules:
+                if long is None or ((lpre is None or lpre in s) and long in s):
                     found = rule(text)
                     if found:
                         hits.extend(found)
@@ -133,11 +167,13 @@ class Scanner:
         if found is None:
             text = Text(run)
             collected: list[Hit] = []
-            for needle, rules in self._run_groups:
-                if needle is not None and needle not in run:
+            for needle, folded, pre, rules in self._run_groups:
+                if needle is not None and (
+                    (pre is not None and pre not in run) or needle not in (text.ascii_fold if folded else run)
+                ):
                     continue
-                for rule, long in rules:
-                    if long is None or long in run:
+                for rule, long, lpre in rules:
+                    if long is None or ((lpre is None or lpre in run) and long in run):
                         hits = rule(text)
                         if hits:
                             collected.extend(hits)
@@ -149,16 +185,47 @@ class Scanner:
         return found
 
 
-def _groups(rules: Sequence[Any]) -> tuple[tuple[str | None, tuple[tuple[Any, str | None], ...]], ...]:
+def _groups(rules: Sequence[Any]) -> tuple[Group, ...]:
     """``rules`` grouped by the first substring each needs (its cheapest gate, usually one rare
-    character such as ``_`` or ``-``): one search tells a whole group it cannot match. Each rule
-    comes with the longest substring it needs (or None), searched before the rule is called.
-    Rules with no such substring form groups of their own (``None``). Order is kept."""
-    by_needle: dict[str | None, list[tuple[Any, str | None]]] = {}
+    character such as ``_`` or ``-``): one search tells a whole group it cannot match. A rule
+    that needs no exact substring is grouped by the first ASCII substring it needs case-folded
+    (``password``, ``identified``: searched in :attr:`Text.ascii_fold`, the flag ``True``), so
+    that it costs one search too. Each rule comes with the longest exact substring it needs (or
+    None), searched before the rule is called. Rules with neither form groups of their own
+    (``None``). Order is kept.
+
+    Each substring of several characters comes with one symbol it holds (``=`` for ``sig=``),
+    searched first: a one-character search is a ``memchr``, several times cheaper than the
+    substring's own search in a long text that lacks the symbol."""
+    by_needle: dict[tuple[str | None, bool], list[tuple[Any, str | None, str | None]]] = {}
     for rule in rules:
         facts = getattr(rule, "_facts", None)
         needles = facts.needles if facts is not None else ()
+        folds = [n for n in facts.fold_needles if n.isascii()] if facts is not None else []
         first = needles[0] if needles else None
         longest = max(needles, key=len) if needles else None
-        by_needle.setdefault(first, []).append((rule, longest if longest != first else None))
-    return tuple((needle, tuple(group)) for needle, group in by_needle.items())
+        long = longest if longest != first else None
+        key = (first, False) if first is not None or not folds else (folds[0], True)
+        pre = (
+            None
+            if long is None
+            else _symbol(long, skip=first if first is not None and len(first) == 1 else "")
+        )
+        by_needle.setdefault(key, []).append((rule, long, pre))
+    return tuple(
+        (
+            needle,
+            folded,
+            None if folded or needle is None or len(needle) == 1 else _symbol(needle),
+            tuple(group),
+        )
+        for (needle, folded), group in by_needle.items()
+    )
+
+
+def _symbol(needle: str | None, skip: str = "") -> str | None:
+    """The first character of ``needle`` that is neither a letter, a digit nor a space (nor
+    ``skip``, a character already searched for)."""
+    if needle is None:
+        return None
+    return next((c for c in needle if not c.isalnum() and not c.isspace() and c != skip), None)
