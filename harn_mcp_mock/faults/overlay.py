@@ -1,8 +1,10 @@
 """Faults on a replayed cassette: :class:`FaultOverlay` wraps any engine (``replay --faults``).
 
 For each client request the overlay counts the calls of its target (a ``tools/call``'s tool, or
-the request's method) in this session, 1-based, and asks :func:`~.schedule.decide` whether a rule
-fires, keyed by the seed and run id as worlds are. A fired rule, by kind:
+the request's method) in this session, 1-based, and asks its :class:`~.schedule.Schedule` (the
+rules compiled once: what :func:`~.schedule.decide` answers, without testing every rule on every
+call) whether a rule fires, keyed by the seed and run id as worlds are. An answering rule's
+answer, readable message included, is made on its first firing and reused. A fired rule, by kind:
 
 * ``rate_limit``, ``unavailable``, ``timeout``, ``tool_error``: answered here with the world's
   error shape; the inner engine never sees the request, so a retry gets the recorded answer;
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.faults.kinds import KINDS, TIMEOUT_HINT, duration, violate
-from harn_mcp_mock.faults.schedule import decide
+from harn_mcp_mock.faults.schedule import Schedule, decide
 from harn_mcp_mock.jsonrpc.server import Out, receive_batch
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -117,6 +119,10 @@ class FaultOverlay:
         """Ids of ``tools/list`` requests, whose answers are rewritten after ``tools_changed``."""
         self._schemas: dict[str, Any] = {}
         self._replaced: dict[str, dict[str, Any]] = {}
+        self._schedule = Schedule(rules, seed=seed, run_id=run_id)
+        self._answers: dict[str, dict[str, Any] | None] = {}
+        """A rule's answer by rule id, made on its first firing: it depends on the rule alone
+        (its readable message too), so later firings reuse it under their own request id."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)  # the inner engine's cassette, matcher, redactor...
@@ -148,26 +154,36 @@ class FaultOverlay:
         if not (isinstance(message, dict) and isinstance(message.get("method"), str) and "id" in message):
             return self._after(self.inner.receive(message))
         self.requests += 1
-        tool, method, args = call_target(message)
-        target = f"method {method}" if method is not None else f"tool {tool}"
-        ordinal = self.ordinals[target] = self.ordinals.get(target, 0) + 1
+        method = message["method"]
+        params = message.get("params")
+        # call_target's reading of the request, the arguments only when a probability needs them
+        params = params if isinstance(params, dict) else {}
+        tools_call = method == "tools/call"
+        target = (
+            self._schedule.target(str(params.get("name")), None)
+            if tools_call
+            else self._schedule.target("", method)
+        )
         if method == "tools/list":
             self._lists.add(_key(message["id"]))
-        rule = decide(
-            self.rules,
-            tool=tool,
-            method=method,
-            ordinal=ordinal,
-            args=args,
-            seed=self.seed,
-            run_id=self.run_id,
-        )
+        label = target.label
+        ordinal = self.ordinals[label] = self.ordinals.get(label, 0) + 1
+        if not target.checks:
+            return self._after(self.inner.receive(message))
+        args = None
+        if target.keyed:
+            if tools_call:
+                args = params.get("arguments")
+                args = args if isinstance(args, dict) else {}
+            else:
+                args = {k: v for k, v in params.items() if k != "_meta"}
+        rule = self._schedule.decide(target, ordinal, args)
         if rule is None:
             return self._after(self.inner.receive(message))
         fired = {
             "request": self.requests,
             "id": message["id"],
-            "target": target,
+            "target": label,
             "ordinal": ordinal,
             "fault": rule.id,
             "kind": rule.kind,
@@ -179,9 +195,12 @@ class FaultOverlay:
 
     def _fire(self, rule: FaultRule, message: dict[str, Any]) -> list[Out]:
         msg_id = message["id"]
-        kind = KINDS[rule.kind]
-        if kind.answer is not None:
-            return [Out({"jsonrpc": "2.0", "id": msg_id, **kind.answer(rule).response})]
+        response = self._answers.get(rule.id)
+        if response is None and rule.id not in self._answers:
+            answer = KINDS[rule.kind].answer
+            response = self._answers[rule.id] = answer(rule).response if answer is not None else None
+        if response is not None:
+            return [Out({"jsonrpc": "2.0", "id": msg_id, **response})]
         if rule.kind == "hang":
             return []
         if rule.kind == "disconnect":

@@ -15,7 +15,10 @@ if TYPE_CHECKING:
 
     from harn_mcp_mock.faults.rules import FaultRule
 
-__all__ = ["decide", "fires", "keyed_unit"]
+    Check = tuple[FaultRule, frozenset[int] | None, int | None, int, float | None]
+    """A compiled rule: itself, its ``on_calls``, ``every``, ``length``, ``probability``."""
+
+__all__ = ["Schedule", "Target", "decide", "fires", "keyed_unit"]
 
 
 def keyed_unit(seed: int, run_id: str, tool: str, ordinal: int, args: Any) -> float:
@@ -65,3 +68,82 @@ def decide(rules: list[FaultRule], **call: Any) -> FaultRule | None:
         if fires(rule, **call):
             return rule
     return None
+
+
+class Target:
+    """The rules of a :class:`Schedule` that can fire on one target (a tool or a method),
+    checked in their order; ``label`` is what the ordinals count (``tool NAME``,
+    ``method NAME``), ``keyed`` whether any of them needs the call's arguments (a probability)."""
+
+    __slots__ = ("checks", "keyed", "label", "prefix")
+
+    def __init__(self, label: str, checks: list[Check], prefix: bytes | None) -> None:
+        self.label = label
+        self.checks = checks
+        self.keyed = prefix is not None
+        self.prefix = prefix or b""
+        """The canonical bytes of ``[seed, run_id, key,`` that :func:`keyed_unit` hashes first."""
+
+
+class Schedule:
+    """``rules`` compiled for a session of calls that have no state to test (a replay): what
+    :func:`decide` answers, with the rules that can fire on each target picked once, and the
+    keyed hash's fixed prefix serialized once, instead of every rule tested on every call.
+    A rule with a ``when`` never fires here (``fires`` without ``holds``)."""
+
+    def __init__(self, rules: list[FaultRule], *, seed: int, run_id: str) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.run_id = run_id
+        self._targets: dict[tuple[str, str | None], Target] = {}
+        self._blake3: Any = None
+
+    def target(self, tool: str, method: str | None) -> Target:
+        """The compiled rules for calls of ``tool`` (``method`` None) or of ``method``."""
+        found = self._targets.get((tool, method))
+        if found is None:
+            found = self._targets[(tool, method)] = self._compile(tool, method)
+        return found
+
+    def _compile(self, tool: str, method: str | None) -> Target:
+        checks: list[Check] = []
+        for rule in self.rules:
+            if rule.when is not None:
+                continue
+            if rule.method is not None:
+                if rule.method != method:
+                    continue
+            elif method is not None or rule.tool not in ("*", tool):
+                continue
+            on_calls = frozenset(rule.on_calls) if rule.on_calls is not None else None
+            checks.append((rule, on_calls, rule.every, rule.length, rule.probability))
+        key = method if method is not None else tool
+        prefix = None
+        if any(check[4] is not None for check in checks):
+            if self._blake3 is None:
+                from blake3 import blake3  # only probability schedules need it
+
+                self._blake3 = blake3
+            whole = canonical_bytes([self.seed, self.run_id, key])
+            prefix = whole[:-1] + b","  # the list's closing bracket off: the ordinal and args follow
+        label = f"method {method}" if method is not None else f"tool {tool}"
+        return Target(label, checks, prefix)
+
+    def decide(self, target: Target, ordinal: int, args: Any = None) -> FaultRule | None:
+        """The first rule of ``target`` that fires on call ``ordinal`` (1-based) with ``args``
+        (read only when ``target.keyed``), as :func:`decide` says."""
+        unit = None
+        for rule, on_calls, every, length, probability in target.checks:
+            if on_calls is not None and ordinal not in on_calls:
+                continue
+            if every is not None and (ordinal - 1) % every >= length:
+                continue
+            if probability is not None:
+                if unit is None:
+                    data = b"%b%d,%b]" % (target.prefix, ordinal, canonical_bytes(args))
+                    digest = self._blake3(data).digest(length=8)
+                    unit = int.from_bytes(digest, "big") / 2**64
+                if unit >= probability:
+                    continue
+            return rule
+        return None

@@ -79,6 +79,18 @@ def test_an_answering_kind_answers_in_place_of_the_recording_which_a_retry_then_
     assert report.to_dict()["faults_fired"] == report.faults_fired
 
 
+def test_a_rule_that_fires_again_answers_each_request_under_its_own_id() -> None:
+    eng = engine(
+        [{"id": "rl", "tool": "convert_time", "kind": "rate_limit", "every": 2, "retry_after_ms": 1500}]
+    )
+    (first,), (recorded,), (again,) = answers(eng, [call(1), call(2), call(3)])
+    assert (first.message["id"], again.message["id"]) == (1, 3)
+    assert first.message["error"] == again.message["error"]
+    assert first.message["error"]["message"] == "rate limited: retry after 1.5 s"
+    assert "result" in recorded.message
+    assert [(f["id"], f["ordinal"]) for f in eng.finish().faults_fired] == [(1, 1), (3, 3)]
+
+
 @pytest.mark.parametrize(
     ("rule", "expected"),
     [
