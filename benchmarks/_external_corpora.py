@@ -91,6 +91,7 @@ class Corpus:
     commit: str
     samples: list[Sample]
     skipped: Counter[str] = field(default_factory=Counter)  # what could not be read, and why
+    trimmed: Counter[str] = field(default_factory=Counter)  # rule -> labels trimmed (see _reported)
 
 
 def detect(root: Path) -> str:
@@ -542,11 +543,13 @@ def _gitleaks_rules(root: Path) -> dict[str, _Rule]:
     return rules
 
 
-def _secret_span(text: str, secret: str | None, rule: _Rule | None) -> tuple[int, int] | None:
+def _secret_span(
+    text: str, secret: str | None, rule: _Rule | None, trimmed: Counter[str]
+) -> tuple[int, int] | None:
     if secret:
         at = text.find(secret)
         if at >= 0:
-            return at, at + len(secret)
+            return _reported(text, (at, at + len(secret)), rule, trimmed)
     if rule is None or rule.regex is None or not rule.regex.pattern:
         return None
     m = rule.regex.search(text)
@@ -556,12 +559,29 @@ def _secret_span(text: str, secret: str | None, rule: _Rule | None) -> tuple[int
     return m.span(group)
 
 
+def _reported(text: str, span: tuple[int, int], rule: _Rule | None, trimmed: Counter[str]) -> tuple[int, int]:
+    """The part of the generated secret at ``span`` that gitleaks' own rule reports: its secret
+    group, when the rule matches there and the group lies strictly inside the generated secret
+    (``pplx-<48>'``: the sample's stray quote is no part of the key, and gitleaks' rule leaves it
+    out). Otherwise the generated secret whole."""
+    if rule is None or rule.regex is None or not rule.regex.pattern:
+        return span
+    for m in rule.regex.finditer(text):
+        group = rule.group or next((g for g in range(1, (m.re.groups or 0) + 1) if m.group(g)), 0)
+        a, b = m.span(group)
+        if span[0] <= a < b <= span[1] and (a, b) != span:
+            trimmed[rule.id] += 1
+            return a, b
+    return span
+
+
 def load_gitleaks(root: Path) -> Corpus:
     """gitleaks' rule samples: every ``tps`` a credential text, every ``fps`` a non-credential one."""
     templates = _sample_templates(root)
     rules = _gitleaks_rules(root)
     samples: list[Sample] = []
     skipped: Counter[str] = Counter()
+    trimmed: Counter[str] = Counter()
     for path in sorted((root / "cmd" / "generate" / "config" / "rules").glob("*.go")):
         if path.name.endswith("_test.go"):
             continue
@@ -593,12 +613,12 @@ def load_gitleaks(root: Path) -> Corpus:
                         spans = [(at, at + len(secret))] if secret and at >= 0 else []
                         samples.append(Sample(name, str(value), ambiguous=spans, negative=True))
                         continue
-                    span = _secret_span(value, getattr(value, "secret", None), rule)
+                    span = _secret_span(value, getattr(value, "secret", None), rule, trimmed)
                     if span is None:
                         skipped["true positives whose secret could not be located"] += 1
                         continue
                     samples.append(Sample(name, str(value), [Label(span[0], span[1], ids[0])]))
-    return Corpus("gitleaks", root, commit_of(root), samples, skipped)
+    return Corpus("gitleaks", root, commit_of(root), samples, skipped, trimmed)
 
 
 # --- measuring ----------------------------------------------------------------------------------------
@@ -808,6 +828,12 @@ def report(res: Result, *, verbose: bool = False, out: Callable[[str], None] = p
     out(f"{c.kind}: {c.root} at commit {c.commit}, {len(c.samples)} samples")
     for why, n in sorted(c.skipped.items()):
         out(f"  not measured: {n} {why}")
+    if c.trimmed:
+        out(
+            f"  labels trimmed to the secret group gitleaks' own rule reports: {sum(c.trimmed.values())} ("
+            + ", ".join(f"{rule} {n}" for rule, n in sorted(c.trimmed.items()))
+            + ")"
+        )
     if res.unaligned:
         out(f"  not measured: {res.unaligned} samples whose redacted text did not align")
     out(f"  labelled credentials {res.labelled}; excluded by design {sum(res.excluded.values())}:")

@@ -235,19 +235,31 @@ _NAME_CHARS = "A-Za-z0-9_.-"
 _BEFORE_SEPARATOR_REVERSED = re.compile(rf"""[ \t]*["']?\\?([{_NAME_CHARS}]+)""")
 _SCHEME = r"(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"
 _VALUE = re.compile(
-    rf"""[ \t]*(?:\\?["']{_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])<>]+))"""
+    rf"""[ \t]*(?:(?:'''|\"\"\"|\\?["']){_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])<>]+))"""
 )
 _NAME_WINDOW = 64
 _SEPARATOR_COST = 600  # one separator looked at costs about as much as a needle searched in 600 characters
 
 
 _CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")
+_TEMPLATE_START = ("$", "<", "{", "(", "%", "`")
+_CONSTANT = re.compile(r"[A-Z]+(?:_[A-Z]+)+")
+_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+")
+_KEBAB = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
+_KEBAB_MAX = 16
 
 
 def _plausible_value(value: str) -> bool:
-    """A value worth redacting: not a short plain word (``password: required``) and not code
-    (``token = tokens[name]``, ``secret = load_secret()``)."""
-    if len(value) < 4 or _CODE.match(value):
+    """A value worth redacting: not a short plain word (``password: required``), not code
+    (``token = tokens[name]``, ``secret = load_secret()``, ``password = var.db_password``), not a
+    template or placeholder (``$API_KEY``, ``${{ secrets.X }}``, ``<your token>``, ``{key}``,
+    ``%PASSWORD%``, a `` `command` ``, ``ADD_YOUR_TOKEN_HERE``) and not a short name of
+    lower-case words (``secretKey: api-key``)."""
+    if len(value) < 4 or value.startswith(_TEMPLATE_START) or _CODE.match(value):
+        return False
+    if _CONSTANT.fullmatch(value) or _REFERENCE.fullmatch(value):
+        return False
+    if len(value) <= _KEBAB_MAX and _KEBAB.fullmatch(value):
         return False
     return not (value.isalpha() and len(value) <= 10 and (value.islower() or value.istitle()))
 
@@ -283,7 +295,7 @@ class AssignmentRule:
             alternatives = "|".join(re.escape(n[::-1]) for n in ordered) or "(?!)"
             name = r"""[ \t]*["']?\\?[\w.-]*?(?:""" + alternatives + ")"
             self._colon = re.compile(":" + name)
-            self._equals = re.compile("=" + name)
+            self._equals = re.compile("=[!=]?" + name)
 
     def __call__(self, text: Text) -> list[Hit]:
         s = text.s
@@ -318,27 +330,227 @@ class AssignmentRule:
         return bool(self(text))
 
     def _at(self, s: str, at: int) -> list[Hit]:
-        """The value after the separator at ``at``, if the name before it is secret."""
-        window = s[max(0, at - _NAME_WINDOW) : at][::-1]
+        """The value after the separator at ``at``, if the name before it is secret: one the key
+        rules take (then any plausible value), or one that merely reads like a secret's name
+        (:func:`weak_secret_name`: ``SECRET KEY``, ``dbPass``, ``passworsd``; then only a value
+        that looks like a credential, :func:`credential_like`)."""
+        if s.startswith(("==", "=>"), at):
+            return []  # the first '=' of '==' (its second one reads the comparison); '=>' arrows
+        name_end = at - 1 if at and s[at - 1] in "!=" else at  # 'name != "v"', 'name == "v"'
+        window = s[max(0, name_end - _NAME_WINDOW) : name_end][::-1]
         found = _BEFORE_SEPARATOR_REVERSED.match(window)
         if found is None:
             return []
-        name = s[at - found.end(1) : at - found.start(1)]
-        if not self._secret_name(name):
-            return []
-        if name.lower() in AUTH_HEADER_NAMES:
+        name_at = name_end - found.end(1)
+        name = s[name_at : name_end - found.start(1)]
+        strong = self._secret_name(name)
+        if not strong:
+            spaced = _WORDS_BEFORE.search(s, max(0, name_at - _NAME_WINDOW), name_at)  # 'Activation key: v'
+            if not weak_secret_name(spaced[0] + name if spaced else name):
+                return []
+        if strong and name.lower() in AUTH_HEADER_NAMES:
             spans = scheme_credentials(s, at + 1)
             if spans is not None:
                 return [(a, b, self.name) for a, b in spans]
         if s.startswith(":=", at):
             return []  # Go's and Make's := is left to the code patterns (they know its quoting)
-        value = _VALUE.match(s, at + 1)
+        value_at = at + 1
+        while s.startswith("=", value_at):  # 'name == "value"', '==='
+            value_at += 1
+        value = _VALUE.match(s, value_at)
         if value is None:
             return []
         group = "quoted" if value.group("quoted") is not None else "bare"
-        if not _plausible_value(value.group(group)):
+        secret = value.group(group)
+        if not (_plausible_value(secret) if strong else credential_like(secret)):
             return []
         return [(value.start(group), value.end(group), self.name)]
+
+
+# --- names the key rules do not take, that still read like a secret's name ----------------------
+
+_WORDS_BEFORE = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*[ \t]+){1,2}\Z")
+
+_NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SECRET_WORDS = frozenset(
+    {
+        "auth",
+        "authentication",
+        "credential",
+        "credentials",
+        "key",
+        "keys",
+        "pass",
+        "passphrase",
+        "passwd",
+        "password",
+        "pw",
+        "pwd",
+        "secret",
+        "session",
+        "sig",
+        "signature",
+        "token",
+    }
+)
+_SECRET_ENDINGS = ("pass", "passwd", "pwd", "key", "token", "secret")
+_ALONE_NOT_SECRET = frozenset({"signature", "sig"})  # a function's signature, a mail signature
+_FILLER_WORDS = frozenset(
+    {"value", "val", "str", "string", "data", "text", "raw", "enc", "encoded", "hex", "b64"}
+)
+_HARMLESS_LAST_WORDS = frozenset(
+    {
+        "algorithm",
+        "alg",
+        "count",
+        "dir",
+        "enabled",
+        "expires",
+        "expiry",
+        "field",
+        "file",
+        "format",
+        "header",
+        "id",
+        "index",
+        "label",
+        "len",
+        "length",
+        "max",
+        "method",
+        "min",
+        "mode",
+        "name",
+        "path",
+        "prefix",
+        "scope",
+        "size",
+        "state",
+        "status",
+        "timeout",
+        "ttl",
+        "type",
+        "uri",
+        "url",
+        "version",
+    }
+)
+_HARMLESS_KINDS = frozenset(
+    {
+        "cache",
+        "composite",
+        "foreign",
+        "hash",
+        "hot",
+        "idempotency",
+        "lookup",
+        "partition",
+        "primary",
+        "public",
+        "routing",
+        "row",
+        "shard",
+        "sort",
+        "unique",
+    }
+)
+_ENGLISH_ENDINGS = frozenset(
+    {
+        "bypass",
+        "compass",
+        "donkey",
+        "hockey",
+        "hotkey",
+        "jockey",
+        "monkey",
+        "oldpwd",
+        "overpass",
+        "surpass",
+        "trespass",
+        "turkey",
+        "turnkey",
+        "underpass",
+        "whiskey",
+    }
+)
+_MISSPELT = ("password", "passwd", "credential", "secret")
+_NAME_WORDS_MAX = 4
+
+
+def weak_secret_name(name: str) -> bool:
+    """Whether ``name`` reads like the name of a secret although the key rules do not take it:
+    one of its words (split at ``_``, ``-``, ``.``, spaces and camelCase) is a secret's word
+    (``key``, ``session``, ``pass``, ``token``, ``signature`` with another word…), its last word
+    ends with one (``MYSQLPASS``, ``AESKEY``; not ``compass``, ``monkey``, the shell's
+    ``OLDPWD``), or a word is one typo away from ``password``, ``passwd``, ``credential`` or
+    ``secret`` (``passworsd``). Trailing words such as ``value`` are skipped
+    (``tp_token_value``); a last word that names a property rather than the secret
+    (``session_count``, ``key_type``, ``token_url``) or a kind of key that is no secret
+    (``primary_key``, ``public_key``, ``sort_key``) makes it no secret's name. A name of more
+    than four words is not taken (prose, long code identifiers)."""
+    words = [w.lower() for w in _NAME_WORDS.findall(name)]
+    while words and (words[-1] in _FILLER_WORDS or words[-1].isdigit()):
+        words.pop()
+    if not words or len(words) > _NAME_WORDS_MAX or words[-1] in _HARMLESS_LAST_WORDS:
+        return False
+    if any(w in _HARMLESS_KINDS for w in words) or words == ["pwd"]:
+        return False
+    if len(words) == 1 and words[0] in _ALONE_NOT_SECRET:
+        return False
+    if any(w in _SECRET_WORDS for w in words):
+        return True
+    if words[-1].endswith(_SECRET_ENDINGS) and words[-1] not in _ENGLISH_ENDINGS:
+        return True
+    return any(len(w) >= 5 and any(one_typo(w, m) for m in _MISSPELT) for w in words)
+
+
+def one_typo(word: str, target: str) -> bool:
+    """Whether ``word`` is ``target`` with one character added, dropped or changed, or two
+    neighbours swapped (Damerau-Levenshtein distance 1)."""
+    if word == target or abs(len(word) - len(target)) > 1:
+        return False
+    i = 0
+    while i < min(len(word), len(target)) and word[i] == target[i]:
+        i += 1
+    if len(word) == len(target):
+        return word[i + 1 :] == target[i + 1 :] or (
+            word[i + 2 :] == target[i + 2 :] and word[i : i + 2] == target[i : i + 2][::-1]
+        )
+    longer, shorter = (word, target) if len(word) > len(target) else (target, word)
+    return longer[i + 1 :] == shorter[i:]
+
+
+_DASH_GROUPS = re.compile(r"[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12}){3,}")
+_DOTTED = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
+_SEPARATOR_SYMBOLS = "_-."
+
+
+def credential_like(value: str) -> bool:
+    """Whether a value under a name that only reads like a secret's looks like a credential:
+    8 to 256 characters without spaces, not a template, URL, path, host or file name, holding a
+    digit and three kinds of characters of lower-case, upper-case, digits and symbols (``_``,
+    ``-`` and ``.`` do not count); or groups of letters and digits joined by ``-`` (a product
+    key, a UUID-shaped API key) with a digit or in capitals."""
+    n = len(value)
+    if n < 8 or n > 256 or value.startswith(_TEMPLATE_START) or "://" in value:
+        return False
+    if value[0] in "/~." or any(c.isspace() for c in value):
+        return False
+    if _DASH_GROUPS.fullmatch(value):
+        return value.isupper() or any(c.isdigit() for c in value)
+    if _DOTTED.fullmatch(value) and not any(c.isdigit() for c in value.rpartition(".")[2]):
+        return False  # host names, file names, dotted references
+    lower = upper = digit = symbol = False
+    for c in value:
+        if c.isdigit():
+            digit = True
+        elif c.islower():
+            lower = True
+        elif c.isupper():
+            upper = True
+        elif c not in _SEPARATOR_SYMBOLS:
+            symbol = True
+    return digit and lower + upper + digit + symbol >= 3
 
 
 AUTH_HEADER_NAMES = frozenset({"authorization", "proxy-authorization"})
@@ -393,6 +605,8 @@ def scheme_credentials(s: str, start: int) -> list[tuple[int, int]] | None:
     token = re.match(r"[^\s,;\"'\\]+", rest)
     if token is None or len(token[0]) < 4:
         return None
+    if token[0].startswith(_TEMPLATE_START):
+        return []  # a placeholder (``Bearer $API_KEY``, ``Bearer <your token>``): nothing to replace
     return [(rest_at, rest_at + token.end())]
 
 

@@ -148,6 +148,28 @@ TOKEN_FORMATS: list[tuple[str, str, str]] = [
         "key file:\n{s}\nend",
     ),
     ("openai key after an ansi colour code", "sk-" + pick(ALNUM, 40), "\x1b[93m{s}\x1b[0m"),
+    # A webhook URL is itself the credential: it goes whole, scheme and host too.
+    (
+        "slack webhook url",
+        f"https://hooks.slack.com/services/T{hexs(10, True)}/B{hexs(10, True)}/{pick(LOWER_DIGITS, 24)}",
+        '"hook": "{s}",',
+    ),
+    (
+        "slack workflow url, no scheme",
+        f"hooks.slack.com/workflows/{pick(LOWER_DIGITS, 44)}",
+        "post to {s} now",
+    ),
+    (
+        "discord webhook url",
+        f"https://discordapp.com/api/webhooks/{pick(string.digits, 18)}/{pick(ALNUM + '_-', 68)}",
+        "POST {s}",
+    ),
+    (
+        "facebook app token, app id and secret",
+        f"{pick(string.digits, 16)}|{pick(ALNUM + '_-', 27)}",
+        "fb {s}",
+    ),
+    ("jwt with base64 padding", jwt() + "==", "token {s} end"),
     ("telegram bot token, A and 34", f"{pick(string.digits, 9)}:A{pick(ALNUM + '_-', 34)}", "bot {s} ok"),
 ]
 
@@ -189,12 +211,14 @@ IN_CODE: list[tuple[str, str, str]] = [
     ("--api-key", pick(ALNUM, 24), "tool --api-key {s} list"),
     ("openssl -passin", "Nq3#zW7pL", 'openssl x509 -req -passin "pass:{s}" -in a.csr'),
     ("ConvertTo-SecureString", "Qm7vX2#kL9", 'ConvertTo-SecureString -String "{s}" -AsPlainText -Force'),
-    ("curl -u", "Hp4kZ8wQ2n", "curl -X PUT -u admin:{s} https://example.org/api"),
-    ("curl --user, quoted", "Wm3qV8zK5x", 'curl --user "ops:{s}" https://example.org'),
-    ("curl -u on a continued line", "Ys4kW9mQ2z", "curl -X POST https://example.org \\\n  -u dev:{s}"),
-    ("curl -u, letters only, mixed case", "yqHvTbkqPEcrLaRi", "curl -k https://example.org \\\n  -u dev:{s}"),
-    ("curl --user, quoted password", "pRf7vG2h1L8nQkW9", "curl --user kevin:'{s}' -iX PATCH"),
-    ("curl -u with no user", "Ys4kW9mQ2y", 'curl -u ":{s}" https://example.org'),
+    # curl's -u argument is one credential, user:password: it goes whole (with its quotes).
+    ("curl -u", "admin:Hp4kZ8wQ2n", "curl -X PUT -u {s} https://example.org/api"),
+    ("curl --user, quoted", '"ops:Wm3qV8zK5x"', "curl --user {s} https://example.org"),
+    ("curl -u on a continued line", "dev:Ys4kW9mQ2z", "curl -X POST https://example.org \\\n  -u {s}"),
+    ("curl -u, letters only, mixed case", "dev:yqHvTbkqPEcrLaRi", "curl -k https://example.org \\\n  -u {s}"),
+    ("curl --user, quoted password", "kevin:'pRf7vG2h1L8nQkW9'", "curl --user {s} -iX PATCH"),
+    ("curl -u with no user", '":Ys4kW9mQ2y"', "curl -u {s} https://example.org"),
+    ("curl --user, single-quoted, e-mail user", "'ada@example.org:Qp7vK2mZ9w'", "curl -s --user {s} \\"),
     ("php secret_key arrow", "Wq8#zL3mP5", '"secret_key" => "{s}",'),
     (
         "sidekiq enterprise credentials",
@@ -203,7 +227,9 @@ IN_CODE: list[tuple[str, str, str]] = [
     ),
     ("nuget cleartext password", "Nu7gK2pQ9x", '<add key="ClearTextPassword" value="{s}" />'),
     ("libcurl password option", pick(ALNUM, 32), 'curl_easy_setopt(h, CURLOPT_PASSWORD, "{s}");'),
-    ("libcurl userpwd option", "Tz6kQ2mW9p", 'curl_easy_setopt(h, CURLOPT_USERPWD, "svc:{s}");'),
+    ("libcurl userpwd option", "svc:Tz6kQ2mW9p", 'curl_easy_setopt(h, CURLOPT_USERPWD, "{s}");'),
+    ("libcurl proxy userpwd option", "px:Tz6kQ2mW9q", 'setopt(h, CURLOPT_PROXYUSERPWD, "{s}");'),
+    ("sidekiq enterprise url", f"{hexs(8)}:{hexs(8)}", "source 'https://{s}@enterprise.contribsys.com/'"),
     ("libcurl oauth bearer option", pick(ALNUM, 48), 'curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, "{s}");'),
     ("mysql identified by", "Sq9Lp2wX7z", "CREATE USER 'app'@'%' IDENTIFIED BY '{s}';"),
     ("mysql identified by, unquoted", "Sq9Lp2wX7a", "ALTER USER app IDENTIFIED BY {s};"),
@@ -217,6 +243,26 @@ IN_CODE: list[tuple[str, str, str]] = [
     ("postgres alter role password", "Pg4kW8zQ2p", "ALTER ROLE postgres PASSWORD '{s}';"),
     ("url with @ in the user", "Fz8kQ2wM5x", "smtps://ops@example.org:{s}@mail.example.org:465"),
     ("jwk symmetric k", pick(ALNUM + "-_", 43), '{"kty": "oct", "k": "{s}", "alg": "HS256"}'),
+    # Names the key rules do not take but that read like a secret's name, with a value that
+    # looks like a credential (three kinds of characters and a digit, or dash-joined groups).
+    ("spaced name", "Qm4vL8zK2wP9", "SECRET KEY:{s}"),
+    ("spaced name, lower case", "Qm4vL8zK2wP8", "access key: {s}"),
+    ("spaced name, spaces around the colon", "ZQWAS-4CDER-VBGTR-FRTGU-KLMNX", "Activation key : {s}"),
+    ("misspelt name compared", "q7c1a2oPdW", 'if passwrod == "{s}":'),
+    ("misspelt name, not equal", "x6s7djtEaQ", 'if pasword != "{s}": # ne'),
+    ("a name ending in pass", "Ce7shE0ENPiBlE_Ed", "MYSQLPASS: {s}"),
+    ("camelCase short name", "Xy7#kQ2mVz", 'dbPass = "{s}"'),
+    ("bare key", "Vb8kQ2mZ9xLp", "$key = '{s}';"),
+    ("key query parameter", pick(ALNUM, 32), "https://example.org/api/js?key={s}&v=3"),
+    ("token name with a trailing word", pick(ALNUM, 32), 'tp_token_value="{s}"'),
+    ("triple-quoted value", pick(ALNUM, 30), "key_multi = '''{s}'''"),
+    ("authentication name in json text", pick(ALNUM, 38), '"kerberos_authentication": "{s}"'),
+    ("signature name", pick(ALNUM, 27) + "%3D", 'oauth_signature="{s}"'),
+    (
+        "uuid-shaped key",
+        f"{hexs(8)}-{hexs(4, True)}-{hexs(4)}-{hexs(4)}-{hexs(12)}",
+        'const HEROKU_KEY = "{s}"',
+    ),
     ("jwk ec d", pick(ALNUM + "-_", 43), '{"kty":"EC","crv":"P-256","x":"abc","y":"def","d":"{s}"}'),
 ]
 
@@ -292,6 +338,30 @@ KEPT = [
     'compass := "N42.5"',
     "bypass := cache-v2",
     "ca.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJJakFOQmdrcWhraUc5dzBCQVFFRkFBT0NBUThBTUlJQkNnS0NBUUVB",
+    # templates, placeholders and references after a secret name
+    'hf_token = "ADD_YOUR_ACCESS_TOKEN_HERE"',
+    '  -H "Authorization: Bearer $API_KEY" \\',
+    '  -H "Authorization: Bearer <your api token>" \\',
+    "-H 'Authorization: Bearer $(gcloud auth print-access-token)'",
+    "db_password = var.db_password",
+    'password = "${aws_db_instance.main.password}"',
+    "ACCESS_KEY={AccessKey}",
+    "ACCESS_KEY=`vault read -field=key secret/app`",
+    "  - secretKey: api-key",
+    # names that only read like a secret's, with values that do not look like a credential
+    "key: city",
+    "sort_key = created_at",
+    "monkey = banana12",
+    "session: web-01.prod.example.org",
+    "key_file = server.key",
+    "token_url = https://example.org/oauth2/token?x=Ab1",
+    "signature_version = 4",
+    "primary key: (id, created_at)",
+    "cache key: user_12345",
+    "compass_key: North-West-By-North",
+    "PUBLIC KEY: MFkwEwYHKoZIzj0CAQ6Ab",
+    "session_count = Ab12Cd34Ef",
+    "OLDPWD=/home/ada/src2/Proj-X",
 ]
 
 
