@@ -7,6 +7,10 @@ SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := test
 MAKEFLAGS += --no-builtin-rules
+# Some images set PYTHONDONTWRITEBYTECODE: then every test process and every CLI subprocess the
+# tests start compiles the package again, and pytest rewrites the asserts of every test module
+# on every run. The suite keeps its bytecode (__pycache__/ is ignored by git).
+unexport PYTHONDONTWRITEBYTECODE
 
 PYTHON ?= python3
 NPM ?= npm

@@ -1,4 +1,3 @@
-# ruff: noqa: E402 (Inspect is imported once pytest knows it is installed)
 """harn_mcp_mock.inspect: a world as an Inspect AI task, run offline with Inspect's own
 ``mockllm/model`` whose outputs (a callable of the conversation) play each task's reference
 plan as tool calls; its pass^k reducers agree with `harn mcp mock eval` on the trials' files."""
@@ -15,7 +14,11 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("inspect_ai")
+from harn_mcp_mock.errors import WorldSpecError
+from harn_mcp_mock.llm import Conversation, ToolCall, ToolResult, next_move
+from harn_mcp_mock.llm.server import load_world
+from harn_mcp_mock.scoring.eval import score_runs
+
 # Inspect's own dependencies warn about their deprecated parameters (tenacity's `initial`), and
 # one anyio memory stream per sample is collected unclosed after Inspect's run (not yet traced).
 pytestmark = [
@@ -23,32 +26,32 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
 ]
 
-from inspect_ai import eval as inspect_eval
-from inspect_ai.model import (
-    ChatMessageAssistant,
-    ChatMessageTool,
-    ModelOutput,
-    ModelUsage,
-    get_model,
-)
-
-from harn_mcp_mock.errors import WorldSpecError
-from harn_mcp_mock.inspect import world_task
-from harn_mcp_mock.llm import Conversation, ToolCall, ToolResult, next_move
-from harn_mcp_mock.llm.server import load_world
-from harn_mcp_mock.scoring.eval import score_runs
-
 BANK = load_world("bank")
-USAGE = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)  # else mockllm fetches a tokenizer
+
+
+@pytest.fixture(autouse=True)
+def _inspect_installed() -> None:
+    """Inspect is imported by the tests that run, not at collection: every xdist worker collects
+    this module, and importing Inspect costs seconds."""
+    pytest.importorskip("inspect_ai")
+
+
+def world_task(*args: Any, **kwargs: Any) -> Any:
+    from harn_mcp_mock.inspect import world_task as task
+
+    return task(*args, **kwargs)
 
 
 def scripted(policy_of: Any) -> Any:
     """mockllm's custom outputs: a function of the conversation that plays the plan
     (harn_mcp_mock.llm.next_move). ``policy_of(n)``: the policy of a sample's n-th start (epochs
     may run at once: which epoch gets which policy may vary, how many of each does not)."""
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ModelOutput, ModelUsage
+
+    usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)  # else mockllm fetches a tokenizer
     starts: Counter[str] = Counter()
 
-    def output(messages: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> ModelOutput:
+    def output(messages: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> Any:
         conv = Conversation(tools=[t.name for t in tools])
         index: dict[str, int] = {}
         for m in messages:
@@ -77,13 +80,16 @@ def scripted(policy_of: Any) -> Any:
             )
         else:
             out = ModelOutput.from_content("mockllm", move.text)
-        out.usage = USAGE
+        out.usage = usage
         return out
 
     return output
 
 
 def run(task: Any, policy_of: Any, tmp_path: Path) -> Any:
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
     model = get_model("mockllm/model", custom_outputs=scripted(policy_of))
     (log,) = inspect_eval(task, model=model, display="none", log_dir=str(tmp_path / "logs"), max_samples=1)
     assert log.status == "success", log.error

@@ -18,8 +18,14 @@ from harn_mcp_mock.llm import serve_llm
 from tests.llm.agents import chat_agent, messages_agent, responses_agent
 from tests.serving import url_process
 
-pytest.importorskip("openai")
-pytest.importorskip("anthropic")
+
+@pytest.fixture(autouse=True)
+def _sdks_installed() -> None:
+    """The SDKs are imported by the tests that run, not at collection (every xdist worker
+    collects this module, and importing them costs seconds)."""
+    pytest.importorskip("openai")
+    pytest.importorskip("anthropic")
+
 
 AGENTS = {"chat": chat_agent, "responses": responses_agent, "messages": messages_agent}
 
