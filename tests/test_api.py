@@ -423,6 +423,7 @@ def test_new_episodes_needs_a_command_and_records_all_when_there_is_no_cassette(
     assert isinstance(cassette_transport(missing, mode="record_missing", command=NOTES), RecordTransport)
 
 
+@pytest.mark.slow
 async def test_new_episodes_replays_hits_records_misses_and_the_result_replays_strictly(
     tmp_path: Path,
 ) -> None:
@@ -503,6 +504,7 @@ def python_blocks(doc: Path) -> list[str]:
     return [part.split("```", 1)[0] for part in doc.read_text().split("```python\n")[1:]]
 
 
+@pytest.mark.slow
 def test_every_example_in_the_python_api_docs_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

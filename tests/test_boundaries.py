@@ -15,6 +15,7 @@ import sys
 import tomllib
 from collections import defaultdict
 from collections.abc import Iterator
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -55,8 +56,14 @@ def _runtime_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _imports(module: str) -> Iterator[tuple[str, str | None]]:
-    """(imported module, imported name or None) for every runtime import of ``module``."""
+@cache
+def _imports(module: str) -> tuple[tuple[str, str | None], ...]:
+    """(imported module, imported name or None) for every runtime import of ``module`` (parsed
+    once per test process: every test below reads them)."""
+    return tuple(_parse_imports(module))
+
+
+def _parse_imports(module: str) -> Iterator[tuple[str, str | None]]:
     path = MODULES[module]
     for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):

@@ -37,6 +37,7 @@ def normalise(text: str, scratch: Path) -> str:
     return re.sub(r"blake3:[0-9a-f]+(\.\.\.)?", "blake3:<digest>", text)
 
 
+@pytest.mark.slow
 def test_the_quickstart_commands_print_what_the_doc_shows(tmp_path: Path) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -122,6 +123,7 @@ def cli_exit(args: list[str]) -> int:
 CASSETTE_DOC = orjson.loads(CASSETTE.read_bytes())
 
 
+@pytest.mark.slow
 def test_mutated_cassettes_never_crash_the_loader_or_the_cli() -> None:
     @PROFILE
     @given(mutated(CASSETTE_DOC))
@@ -162,6 +164,7 @@ def test_mutated_journals_never_crash_load_or_recover() -> None:
 WORLD_DOC = orjson.loads(WORLD.read_bytes())
 
 
+@pytest.mark.slow
 def test_mutated_world_specs_never_crash_check_world_or_eval() -> None:
     @PROFILE
     @given(mutated(WORLD_DOC))

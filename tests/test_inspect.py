@@ -120,6 +120,7 @@ def test_the_bank_task_has_its_four_tasks_as_samples_and_the_reference_passes_al
     assert (trial / "state.json").exists() and (trial / "tape.ndjson").exists()
 
 
+@pytest.mark.slow
 def test_its_pass_k_is_harn_evals_on_the_same_trials(tmp_path: Path) -> None:
     # Under flaky, the naive policy pays twice or gives up on 3 tasks of 4: two epochs of each
     # task play the reference, one the naive policy, so c/n is 2/3 (3/3 for refund-double-charge).

@@ -306,6 +306,7 @@ def test_mode_none_never_starts_a_server_even_when_the_cassette_is_missing(proje
     assert not (project.path / "server-started").exists()
 
 
+@pytest.mark.slow
 def test_mode_once_records_a_missing_cassette_and_later_runs_replay_it(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -341,6 +342,7 @@ def test_mode_once_records_a_missing_cassette_and_later_runs_replay_it(
     assert json.loads(cassette.read_text()) == recorded
 
 
+@pytest.mark.slow
 def test_mode_new_episodes_adds_new_calls_to_the_cassette_and_keeps_replaying_the_old(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -410,6 +412,7 @@ def test_the_marker_is_registered(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["@pytest.mark.mcp_mock(path=None, *"])
 
 
+@pytest.mark.slow
 def test_the_docs_example_records_once_then_replays(project: pytest.Pytester) -> None:
     """The first example of docs/pytest-plugin.md, verbatim but for the server's absolute path."""
     doc = (REPO / "docs" / "pytest-plugin.md").read_text()
@@ -490,6 +493,7 @@ def test_a_harn_error_is_its_one_line_and_the_tests_line_without_the_plugin_sour
     assert "pytest_plugin.py" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_the_documented_asyncio_config_gives_no_warning(pytester: pytest.Pytester) -> None:
     """The pyproject block docs/pytest-plugin.md tells users to add, verbatim, under ``-W error``."""
     doc = (REPO / "docs" / "pytest-plugin.md").read_text()

@@ -36,6 +36,7 @@ def test_what_the_client_left_unused_over_http_fails_the_test(project: pytest.Py
     result.stdout.fnmatch_lines(["*1 recorded interaction(s) were never used:", "*tools/call*bye*"])
 
 
+@pytest.mark.slow
 def test_serve_http_records_once_through_the_command_then_replays(
     project: pytest.Pytester,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,

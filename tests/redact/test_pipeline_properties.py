@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -117,6 +118,7 @@ def test_a_planted_secret_never_survives_redaction_and_the_input_is_untouched(ca
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(messages_with_a_secret().map(lambda case: case[0]), json_values))
+@pytest.mark.slow
 def test_the_quick_pass_never_lets_through_what_the_exact_pass_would_redact(message: Any) -> None:
     policy = RedactionPolicy.default()
     quick = policy.redactor(argv=ARGV, env=ENV)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
 
@@ -80,6 +81,7 @@ def test_strict_mode_passes_when_everything_matched_and_was_used(tmp_path: Path)
     assert run(["replay", "--cassette", str(cassette), "--strict"], SESSION).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_line_that_is_not_json_gets_a_parse_error_and_the_replay_goes_on(tmp_path: Path) -> None:
     cassette = tmp_path / "notes.cassette.json"
     record_notes(cassette, SESSION)
@@ -132,6 +134,7 @@ def test_mode_none_refuses_a_server_command(tmp_path: Path) -> None:
     assert "never starts a server" in result.stderr.decode()
 
 
+@pytest.mark.slow
 def test_new_episodes_replays_hits_records_misses_and_the_result_replays_cleanly(tmp_path: Path) -> None:
     cassette = tmp_path / "ep.cassette.json"
     record_notes(cassette, SESSION)

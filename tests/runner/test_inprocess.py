@@ -29,6 +29,7 @@ def _outcomes(results: Path) -> list[tuple[str, str | None, bool, list[Any]]]:
     return [(r["run_id"], r["faults"], r["passed"], r["collateral"]) for r in doc["runs"]]
 
 
+@pytest.mark.slow
 def test_an_in_process_agent_scores_as_the_same_agent_run_as_a_command(tmp_path: Path) -> None:
     common: dict[str, Any] = {
         "tasks": ["pay-rent", "top-up-and-pay"],
@@ -111,6 +112,7 @@ async def test_world_transport_serves_a_world_in_memory_and_keeps_its_final_stat
     assert (tmp_path / "tape.ndjson").read_text().count("\n") >= 3
 
 
+@pytest.mark.slow
 def test_with_its_callbacks_an_in_process_agent_hears_list_changed_as_a_command_does(tmp_path: Path) -> None:
     """notes under rug_pull: delete_note's contract changes mid-run and the server says so."""
     common: dict[str, Any] = {"tasks": ["archive-old-standups"], "k": 2, "seed": 3, "faults": ["rug_pull"]}

@@ -152,6 +152,7 @@ def _run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*HARN, "run", *args], cwd=cwd, capture_output=True, text=True, timeout=WAIT)
 
 
+@pytest.mark.slow
 def test_the_cli_gates_a_ci_step_and_names_the_failing_gate(tmp_path: Path) -> None:
     naive = [*SCRIPTED, "bad"]
     done = _run_cli(
@@ -196,6 +197,7 @@ def test_the_cli_gates_a_ci_step_and_names_the_failing_gate(tmp_path: Path) -> N
     assert usage.returncode == 2 and usage.stderr.count("\n") == 1 and "--k" in usage.stderr
 
 
+@pytest.mark.slow
 def test_a_runner_killed_with_sigkill_resumes_where_it_stopped(tmp_path: Path) -> None:
     args = [
         "--spec",
@@ -241,6 +243,7 @@ def test_a_relative_agent_command_runs_from_where_run_was_started_and_a_missing_
         run_episodes(["bank"], ["no-such-agent"], out="out2")
 
 
+@pytest.mark.slow
 def test_bad_option_values_and_a_spec_that_does_not_compile_exit_2_before_any_trial(tmp_path: Path) -> None:
     base = ["--spec", "bank", "--task", "pay-rent", "--out", "out"]
     for bad, where in [

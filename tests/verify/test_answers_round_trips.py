@@ -93,6 +93,7 @@ def test_request_state_is_recorded_as_it_was(stdio_cassette: Path) -> None:
     assert not PLACEHOLDER_RE.search(issued[0]) and len(issued[0]) > 40
 
 
+@pytest.mark.slow
 def test_live_verify_sends_the_live_servers_fresh_state(stdio_cassette: Path, tmp_path: Path) -> None:
     saved = tmp_path / "live.cassette.json"
     result = verify(stdio_cassette, command=SERVER, save_candidate=saved)

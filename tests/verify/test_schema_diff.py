@@ -834,6 +834,7 @@ _VALUES = st.recursive(
     new=_schemas(),
     calls=st.lists(st.dictionaries(st.sampled_from(["a", "b", "c"]), _VALUES), max_size=3),
 )
+@pytest.mark.slow
 def test_any_pair_of_schemas_gives_sorted_unique_findings_without_crashing(
     old: Any, new: Any, calls: list[dict[str, Any]]
 ) -> None:
