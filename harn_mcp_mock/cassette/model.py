@@ -439,6 +439,66 @@ def recover_journal(path: str | Path) -> Cassette:
         )
     if "exit" not in cassette.meta:
         cassette.meta["exit"] = {"code": None, "signal": None, "reason": "recorder-died"}
+    stale = _redact_remembered(cassette)
     save_cassette(cassette, path)
     os.unlink(jpath)
+    if stale:
+        cas = CasStore(cas_dir(path))
+        for key in stale - {_blob_of(m) for m in cassette.messages}:
+            cas.path_for(key).unlink(missing_ok=True)
     return cassette
+
+
+_RECOVERY_PASSES = 3
+
+
+def _redact_remembered(cassette: Cassette) -> set[str]:
+    """Redact the messages of a recovered journal with the memory it carries: the keyed
+    fingerprints of every value its recorder had learned (``redaction.fingerprints``, written
+    each time it learned one). A value found as a whole string, a word or a piece of a word is
+    then remembered and chased everywhere (glued, URL-encoded, JSON-escaped, in base64): passes
+    over all messages go on while they learn something. New placeholders are numbered after
+    those already there. Returns the blob keys of the messages that changed."""
+    fingerprints = (cassette.meta.get("redaction") or {}).get("fingerprints")
+    if not fingerprints:
+        return set()
+    import re
+
+    from harn_mcp_mock.redact import RedactionPolicy
+
+    none = RedactionPolicy.from_dict({"version": 1, "extends": "none"}, source="recover")
+    red = none.redactor(fingerprints=fingerprints)
+    held = [
+        cassette.meta.get("command"),
+        *(m.message if m.invalid is None else m.raw for m in cassette.messages),
+    ]
+    taken = re.findall(rb"\[REDACTED:([0-9]+)\]", deepjson.dumps(held))
+    red.number_after(max(map(int, taken), default=0))
+    stale: set[str] = set()
+    for _ in range(_RECOVERY_PASSES):
+        learned = red.learned
+        for msg in cassette.messages:
+            if msg.invalid is not None:
+                raw = red.redact_text(msg.raw or "")
+                if raw != msg.raw:
+                    stale.add(_blob_of(msg))
+                    msg.raw = raw
+                continue
+            new = red.redact_message(msg.message)
+            if new is not msg.message and new != msg.message:
+                stale.add(_blob_of(msg))
+                msg.message = new
+        if red.learned == learned:
+            break
+    command = cassette.meta.get("command")
+    if isinstance(command, list):
+        cassette.meta["command"] = [red.redact_text(a) if isinstance(a, str) else a for a in command]
+    return stale
+
+
+def _blob_of(msg: Message) -> str:
+    """The name the blob of ``msg`` has (or would have) in the CAS: BLAKE3 of its bytes."""
+    from blake3 import blake3
+
+    data = (msg.raw or "").encode() if msg.invalid is not None else deepjson.dumps(msg.message)
+    return str(blake3(data).hexdigest())

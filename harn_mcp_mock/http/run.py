@@ -90,13 +90,20 @@ def run_replay_http(
     from harn_mcp_mock.replay.session import engine_factory
     from harn_mcp_mock.store.cas import atomic_write
 
-    with contextlib.ExitStack() as stack:
-        make = engine_factory(cassette, options, on_event=on_event)  # fails now, before a URL
-        if emit_tape is not None:
-            make = _taped(make, cassette, emit_tape, options, stack)
-        report = _serve_replay(
-            make, cassette, host, port, allow_remote, sse, on_event, on_ready, on_server, stop, guard
-        )
+    redactors: list[Any] = []  # each session's request redactor, when a tape is written
+    try:
+        with contextlib.ExitStack() as stack:
+            make = engine_factory(cassette, options, on_event=on_event)  # fails now, before a URL
+            if emit_tape is not None:
+                make = _taped(make, cassette, emit_tape, options, stack, redactors)
+            report = _serve_replay(
+                make, cassette, host, port, allow_remote, sse, on_event, on_ready, on_server, stop, guard
+            )
+    finally:
+        if emit_tape is not None and Path(emit_tape).exists():
+            from harn_mcp_mock.replay.run import redact_again
+
+            redact_again(redactors, tape=Path(emit_tape))  # a secret a later request told
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
     return report
@@ -108,8 +115,10 @@ def _taped(
     emit_tape: str | Path,
     options: ReplayOptions | None,
     stack: contextlib.ExitStack,
+    redactors: list[Any],
 ) -> Callable[[], ReplayEngine]:
-    """``make``, with each engine's exchanges also written to the tape at ``emit_tape``."""
+    """``make``, with each engine's exchanges also written to the tape at ``emit_tape``; each
+    engine's redactor is added to ``redactors``."""
     from harn_mcp_mock.tape import TapeWriter
     from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
 
@@ -118,6 +127,7 @@ def _taped(
 
     def taped() -> ReplayEngine:
         engine = make()
+        redactors.append(engine.redactor)
         if not holder:
             server = str((engine.cassette.server.get("serverInfo") or {}).get("name") or Path(cassette).name)
             holder.append(McpTapeObserver(writer, server))

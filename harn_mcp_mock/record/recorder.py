@@ -30,10 +30,10 @@ from harn_mcp_mock.cassette.model import (
     save_cassette,
 )
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
-from harn_mcp_mock.errors import NothingRecordedError
+from harn_mcp_mock.errors import CassetteError, NothingRecordedError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, batch_items, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter
-from harn_mcp_mock.store.cas import CasStore
+from harn_mcp_mock.store.cas import CasStore, atomic_write
 
 HANDSHAKE_METHODS = ("initialize", "server/discover")
 
@@ -76,6 +76,10 @@ class JournalWriter:
             os.close(self._fd)
             self._fd = None
 
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
 
 class Recorder:
     """Thread-safe sink for the chunks a proxy forwards; produces the cassette on :meth:`finish`."""
@@ -104,6 +108,10 @@ class Recorder:
         self._seq = 0
         self._learned_by: dict[int, int] = {}
         """seq -> how many values the redactor knew when it redacted that message (see finish)."""
+        self._noted = _learned(redactor)
+        """How many learned values the journal's fingerprints cover (see :meth:`_append`)."""
+        self._server_at: tuple[int, str, Any] | None = None
+        """(seq, method, id) of the handshake response the trailer's ``server`` comes from."""
         self._cas = CasStore(cas_dir(self.cassette_path))
         self._cas_is_new = not self._cas.root.exists()
         self._handshakes: list[dict[str, Any]] = []
@@ -134,7 +142,7 @@ class Recorder:
         with self._lock:
             lines = self._splitters[direction].feed(chunk)
             if lines:
-                self._journal.append([self._record(parse_frame(line, direction), now) for line in lines])
+                self._append([self._record(parse_frame(line, direction), now) for line in lines])
 
     def end_of_stream(self, direction: str) -> None:
         """The ``direction`` stream closed: record an unterminated last line, if any."""
@@ -142,13 +150,29 @@ class Recorder:
         with self._lock:
             rest = self._splitters[direction].flush()
             if rest is not None:
-                self._journal.append([self._record(parse_frame(rest, direction), now)])
+                self._append([self._record(parse_frame(rest, direction), now)])
 
     def feed_frame(self, frame: Frame) -> None:
         """Record one already-parsed frame (transports that frame messages themselves)."""
         now = self._clock.monotonic_ns()
         with self._lock:
-            self._journal.append([self._record(frame, now)])
+            self._append([self._record(frame, now)])
+
+    def _append(self, records: list[dict[str, Any]]) -> None:
+        """Journal ``records`` (under the lock); when the redactor learned a value while
+        redacting them, with a ``redaction`` record after them holding the keyed fingerprints of
+        every value it knows, in the same write: a journal left by a killed recorder carries
+        what ``recover`` needs to redact the values learned after earlier lines were written
+        (docs/redaction.md, value memory)."""
+        learned = _learned(self._redactor)
+        if learned != self._noted:
+            self._noted = learned
+            fingerprints = getattr(self._redactor, "fingerprints", None)
+            known = fingerprints() if callable(fingerprints) else None
+            if known:
+                self._redaction["fingerprints"] = known
+                records = [*records, {"redaction": dict(self._redaction)}]
+        self._journal.append(records)
 
     def forget_request(self, direction: str, msg_id: Any, seq: int) -> bool:
         """Stop waiting for an answer to the request recorded as ``seq`` (sent by ``direction``
@@ -185,8 +209,12 @@ class Recorder:
         self._learned_by[seq] = _learned(self._redactor)
         replies: list[int | None] = []
         latencies: list[float | None] = []
-        for item in batch_items(frame):
-            reply, latency = self._pair(item, seq, now, redacted if frame.kind != "batch" else None)
+        for i, item in enumerate(batch_items(frame)):
+            if frame.kind != "batch":
+                shown = redacted
+            else:  # the redacted member of the batch (a redacted batch keeps its length)
+                shown = redacted[i] if isinstance(redacted, list) and i < len(redacted) else None
+            reply, latency = self._pair(item, seq, now, shown)
             replies.append(reply)
             latencies.append(latency)
         msg = Message(seq, direction, redacted)
@@ -214,32 +242,23 @@ class Recorder:
         req_seq, started, method = waiting.popleft()
         if not waiting:
             del self._pending[key]
-        if method in HANDSHAKE_METHODS and item.direction == SERVER:
-            self._note_handshake(method, item.obj if redacted is None else redacted)
+        if method in HANDSHAKE_METHODS and item.direction == SERVER and redacted is not None:
+            self._note_handshake(method, redacted, seq)
         return req_seq, round((now - started) / 1_000_000, 3)
 
-    def _note_handshake(self, method: str, response: Any) -> None:
+    def _note_handshake(self, method: str, response: Any, seq: int) -> None:
         if not isinstance(response, dict):
             return
         error = response.get("error")
         if isinstance(error, dict):
             self._handshakes.append({"method": method, "error": error.get("code")})
             return
-        result = response.get("result")
-        if not isinstance(result, dict):
+        server = _server_info(method, response)
+        if server is None:
             return
         self._handshakes.append({"method": method})
-        server: dict[str, Any] = {"handshake": method}
-        for key in ("protocolVersion", "supportedVersions", "serverInfo", "capabilities", "instructions"):
-            if key in result:
-                server[key] = result[key]
-        meta = result.get("_meta")
-        if "serverInfo" not in server and isinstance(meta, dict):
-            # 2026-07-28: a discover result names the server in its _meta
-            info = meta.get("io.modelcontextprotocol/serverInfo")
-            if isinstance(info, dict):
-                server["serverInfo"] = info
         self._server = server
+        self._server_at = (seq, method, response.get("id"))
 
     # -- finishing -------------------------------------------------------------------------
 
@@ -287,6 +306,22 @@ class Recorder:
         self._drop_blobs(stale, cassette)
         return cassette
 
+    def _refresh_server(self, cassette: Cassette) -> None:
+        """The ``server`` summary again from the handshake response as redacted again."""
+        if self._server_at is None or "server" not in cassette.meta:
+            return
+        seq, method, msg_id = self._server_at
+        msg = next((m for m in cassette.messages if m.seq == seq), None)
+        response = msg.message if msg is not None and msg.invalid is None else None
+        if isinstance(response, list):
+            response = next(
+                (x for x in response if isinstance(x, dict) and x.get("id") == msg_id and "result" in x), None
+            )
+        server = _server_info(method, response) if isinstance(response, dict) else None
+        if server is not None:
+            attempts = cassette.meta["server"].get("attempts")
+            cassette.meta["server"] = server if attempts is None else {**server, "attempts": attempts}
+
     def _redact_again(self, cassette: Cassette) -> set[str]:
         """Redact again, with everything the redactor learned since, the messages recorded
         before it learned it (a secret named only in a later message), and the recorded command.
@@ -312,6 +347,7 @@ class Recorder:
             if new is not msg.message and new != msg.message:
                 stale.add(_blob_key(msg))
                 msg.message = new
+        self._refresh_server(cassette)  # the trailer's summary of the handshake response
         return stale
 
     def _drop_blobs(self, stale: set[str], cassette: Cassette) -> None:
@@ -325,7 +361,8 @@ class Recorder:
     def discard(self) -> None:
         """Close and delete the journal, and the blob folder if this recording made it (the
         session never started, or recorded nothing worth keeping)."""
-        self.abandon()
+        with self._lock:
+            self._journal.close()
         self._journal.path.unlink(missing_ok=True)
         if self._cas_is_new and self._cas.root.is_dir():
             shutil.rmtree(self._cas.root, ignore_errors=True)
@@ -339,9 +376,59 @@ class Recorder:
             self.discard()
 
     def abandon(self) -> None:
-        """Close the journal without finishing (it stays on disk for recovery)."""
+        """Close the journal without finishing: it stays on disk for ``harn mcp mock recover``,
+        rewritten (atomically) with every message recorded before the redactor learned a value
+        redacted again, and the blobs they no longer use deleted, as :meth:`finish` does for
+        the cassette."""
         with self._lock:
+            if self._journal.closed:
+                return
             self._journal.close()
+            if _learned(self._redactor):
+                self._seal()
+
+    def _seal(self) -> None:
+        """Rewrite the closed journal with what the redactor knows now (see :meth:`abandon`)."""
+        path = self._journal.path
+        try:
+            cassette = load_journal(path, cassette_path=self.cassette_path)
+        except CassetteError:
+            return  # nothing readable to rewrite (recover reports it)
+        stale = self._redact_again(cassette)
+        meta = cassette.meta
+        fingerprints = getattr(self._redactor, "fingerprints", None)
+        known = fingerprints() if callable(fingerprints) else None
+        if known and isinstance(meta.get("redaction"), dict):
+            meta["redaction"] = {**meta["redaction"], "fingerprints": known}
+        header = {k: meta[k] for k in _JOURNAL_HEADER if k in meta}
+        records = [{"format": JOURNAL_FORMAT, "version": FORMAT_VERSION, **header}]
+        records += [message_entry(m, self._cas) for m in cassette.messages]
+        tail: dict[str, Any] = {k: meta[k] for k in ("server", "exit", "http") if k in meta}
+        if tail:
+            records.append(tail)
+        atomic_write(path, b"".join(deepjson.dumps(r) + b"\n" for r in records))
+        self._drop_blobs(stale, cassette)
+
+
+_JOURNAL_HEADER = ("recorder", "recorded_at", "transport", "command", "redaction")
+
+
+def _server_info(method: str, response: dict[str, Any]) -> dict[str, Any] | None:
+    """The cassette's ``server`` summary from a successful handshake response (None otherwise)."""
+    result = response.get("result")
+    if not isinstance(result, dict):
+        return None
+    server: dict[str, Any] = {"handshake": method}
+    for key in ("protocolVersion", "supportedVersions", "serverInfo", "capabilities", "instructions"):
+        if key in result:
+            server[key] = result[key]
+    meta = result.get("_meta")
+    if "serverInfo" not in server and isinstance(meta, dict):
+        # 2026-07-28: a discover result names the server in its _meta
+        info = meta.get("io.modelcontextprotocol/serverInfo")
+        if isinstance(info, dict):
+            server["serverInfo"] = info
+    return server
 
 
 def _learned(redactor: Any) -> int:

@@ -101,6 +101,12 @@ def _record_claimed(
     finally:
         if writer is not None:
             writer.close()
+            if redactor.learned:
+                # A value identified as a secret after the records that carry it were written
+                # (docs/redaction.md, value memory): the tape is redacted again with all it knows.
+                from harn_mcp_mock.tape.mcp import redact_tape
+
+                redact_tape(writer.path, redactor.redact_message)
 
 
 def command_recorder(

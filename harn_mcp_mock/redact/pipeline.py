@@ -91,6 +91,7 @@ class Redactor:
         self.policy = policy
         self._c = compiled
         self._numbers: dict[str, int] = {}
+        self._first_number = 1
         self._findings: dict[str, int] = {}
         self._key_cache: dict[str, int] = {}
         self._harmless: set[str] = set()
@@ -145,6 +146,11 @@ class Redactor:
     def learned(self) -> int:
         """How many values the memory learned since the redactor was made (grows only)."""
         return self._generation
+
+    def number_after(self, taken: int) -> None:
+        """Number new secrets from ``taken + 1`` on: ``[REDACTED:1]`` .. ``[REDACTED:taken]`` are
+        already in use in what this redactor redacts again (a recording's journal)."""
+        self._first_number = max(1, taken + 1)
 
     @property
     def findings(self) -> dict[str, int]:
@@ -785,7 +791,7 @@ class Redactor:
                     self.learn(inner, rule)
         number = self._numbers.get(value)
         if number is None:
-            number = self._numbers[value] = len(self._numbers) + 1
+            number = self._numbers[value] = len(self._numbers) + self._first_number
         self._findings[rule] = self._findings.get(rule, 0) + 1
         return placeholder(number)
 

@@ -414,6 +414,16 @@ class ReplayEngine:
             for i in self.interactions
             if i.uses == 0 and i.method not in skip
         ]
+        if getattr(self.redactor, "learned", 0):
+            # A secret identified in a later request may stand in a miss noted before it
+            # (docs/redaction.md, value memory): the report is redacted again with all it knows.
+            r = self.report
+            redact = self.redactor.redact_message
+            r.misses, r.answer_mismatches, r.unanswered = (
+                list(redact(r.misses)),
+                list(redact(r.answer_mismatches)),
+                list(redact(r.unanswered)),
+            )
         return self.report
 
     # -- requests ------------------------------------------------------------------------

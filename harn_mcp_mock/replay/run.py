@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -113,11 +114,41 @@ def run_replay(
                 if options.fault_rules:  # the tape marks the exchanges that got an injected fault
                     engine.on_fire = lambda fired: observer.mark_fault(fired["id"], fired)  # type: ignore[attr-defined]
                 taped = TapedEngine(engine, observer, engine.redactor.redact_message)
-                serve_stdio(taped, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd)
-                observer.finish()  # requests never answered (a hang, a disconnect) are on the tape too
+                try:
+                    serve_stdio(
+                        taped, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd
+                    )
+                    observer.finish()  # requests never answered (a hang, a disconnect) are on the tape too
+                finally:
+                    writer.close()
+                    redact_again([engine.redactor], tape=writer.path)
         else:
             serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, on_event=on_event, stop_fd=stop_fd)
         report = engine.finish()
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
     return ReplayOutcome(record_mode, report)
+
+
+def redact_again(redactors: list[Any], *, tape: Path) -> bool:
+    """After a session: when one of ``redactors`` (the sessions' request redactors) learned a
+    secret while it ran (docs/redaction.md, value memory), redact the closed tape at ``tape``
+    again with what they all know, so that no value identified later stays where it was
+    written before. True when the tape changed."""
+    if not any(getattr(r, "learned", 0) for r in redactors):
+        return False
+    from harn_mcp_mock.tape.mcp import redact_tape
+
+    return redact_tape(tape, _with_all(redactors))
+
+
+def _with_all(redactors: list[Any]) -> Callable[[Any], Any]:
+    """One ``redact_message`` applying each redactor that learned something in turn."""
+    learned = [r for r in redactors if getattr(r, "learned", 0)]
+
+    def redact(value: Any) -> Any:
+        for r in learned:
+            value = r.redact_message(value)
+        return value
+
+    return redact

@@ -10,10 +10,15 @@ so records are in completion order.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from harn_mcp_mock.store import canonical_bytes, digest
-from harn_mcp_mock.tape.model import TapeWriter
+import orjson
+
+from harn_mcp_mock.store import CasStore, canonical_bytes, digest
+from harn_mcp_mock.store.cas import atomic_write
+from harn_mcp_mock.tape.model import TapeWriter, cas_dir, is_payload_ref, payload_ref
 
 CLIENT_TO_SERVER = "client->server"
 SERVER_TO_CLIENT = "server->client"
@@ -202,3 +207,102 @@ class EngineClock:
 
     def sleep(self, seconds: float) -> None:
         self.engine.now_ms += int(seconds * 1000)
+
+
+_PAYLOAD_DIGESTS = (
+    ("request", "request_digest"),
+    ("response", "response_digest"),
+    ("payload", "request_digest"),
+)
+"""Each payload field of an ``mcp_json_rpc`` record and the digest field that names its bytes."""
+
+
+def redact_tape(path: str | Path, redact: Callable[[Any], Any]) -> bool:
+    """Rewrite the closed tape at ``path`` with every ``mcp_json_rpc`` payload, and the header's
+    ``script_path`` and ``argv``, passed through ``redact`` (a parsed JSON value in, the very
+    same object out when nothing changes: a redactor's ``redact_message``).
+
+    For the end of a session whose redactor learned a secret after the records that carry it
+    were written (see docs/redaction.md, value memory). The digests follow their payloads; a
+    payload may move between inline text and the sidecar; the tape is replaced atomically, so
+    a reader sees the old tape or the new one; sidecar blobs that held a replaced payload and
+    that no record uses any more are deleted. Lines that do not change keep their bytes; a
+    torn last line (a writer that died) is dropped. True when something changed."""
+    path = Path(path)
+    lines = path.read_bytes().split(b"\n")
+    cas = CasStore(cas_dir(path))
+    out: list[bytes] = []
+    stale: set[str] = set()
+    used: set[str] = set()
+    changed = False
+    for index, line in enumerate(lines):
+        if not line.strip():
+            out.append(line)
+            continue
+        try:
+            doc = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            if index == len(lines) - 1:  # a torn last line: what it held is not kept
+                changed = True
+                continue
+            out.append(line)
+            continue
+        new = _redact_line(doc, redact, cas, stale) if type(doc) is dict else None
+        if new is not None:
+            doc = new
+            line = canonical_bytes(doc)
+            changed = True
+        if type(doc) is dict:
+            used.update(
+                str(ref["content_hash"]) for ref in doc.values() if is_payload_ref(ref) and "len_bytes" in ref
+            )
+        out.append(line)
+    if not changed:
+        return False
+    atomic_write(path, b"\n".join(out))
+    for key in stale - used:
+        cas.path_for(key).unlink(missing_ok=True)
+    return True
+
+
+def _redact_line(
+    doc: dict[str, Any], redact: Callable[[Any], Any], cas: CasStore, stale: set[str]
+) -> dict[str, Any] | None:
+    """``doc`` (a tape line) redacted again, or None when nothing changed."""
+    if doc.get("type") == "header":
+        shown = [doc.get("script_path"), *(doc.get("argv") or [])]
+        strings = [x for x in shown if isinstance(x, str)]
+        if len(strings) != len(shown) or not strings:
+            return None
+        again = redact(strings)
+        if again is strings or again == strings:
+            return None
+        return {**doc, "script_path": again[0], "argv": list(again[1:])}
+    if doc.get("kind") != "mcp_json_rpc":
+        return None
+    new: dict[str, Any] | None = None
+    for field, digest_field in _PAYLOAD_DIGESTS:
+        ref = doc.get(field)
+        if not isinstance(ref, dict) or not is_payload_ref(ref):
+            continue
+        if "text" in ref:
+            body = str(ref["text"]).encode()
+        else:
+            size = ref.get("len_bytes")
+            body = cas.get(str(ref["content_hash"]), size if isinstance(size, int) and size >= 0 else None)
+        try:
+            message = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            continue
+        again = redact(message)
+        if again is message:
+            continue
+        fresh = canonical_bytes(again)
+        if fresh == body:
+            continue
+        if "len_bytes" in ref:
+            stale.add(str(ref["content_hash"]))
+        new = dict(doc) if new is None else new
+        new[field] = payload_ref(cas, fresh)
+        new[digest_field] = digest(fresh)
+    return new

@@ -354,6 +354,23 @@ def load_tape_pair(a: str | Path, b: str | Path) -> tuple[Tape, Tape]:
 # --- writing ----------------------------------------------------------------------------------
 
 
+def payload_ref(cas: CasStore, data: bytes | str) -> dict[str, Any]:
+    """The reference a payload is stored as: inline text up to 4 KiB of UTF-8, else a blob of
+    ``cas`` (the tape's sidecar)."""
+    if isinstance(data, str):
+        raw = data.encode()
+        text: str | None = data
+    else:
+        raw = bytes(data)
+        try:
+            text = raw.decode()
+        except UnicodeDecodeError:
+            text = None  # not UTF-8: cannot be inline text
+    if text is not None and len(raw) <= INLINE_THRESHOLD:
+        return {"content_hash": digest(raw), "text": text}
+    return {"content_hash": cas.put(raw), "len_bytes": len(raw)}
+
+
 class TapeWriter:
     """Stream records to ``path`` (NDJSON) as they happen; payloads over 4 KiB go to ``path.cas/``.
 
@@ -405,18 +422,7 @@ class TapeWriter:
 
     def payload_ref(self, data: bytes | str) -> dict[str, Any]:
         """The reference a payload is stored as: inline text up to 4 KiB of UTF-8, else the sidecar."""
-        if isinstance(data, str):
-            raw = data.encode()
-            text: str | None = data
-        else:
-            raw = bytes(data)
-            try:
-                text = raw.decode()
-            except UnicodeDecodeError:
-                text = None  # not UTF-8: cannot be inline text
-        if text is not None and len(raw) <= INLINE_THRESHOLD:
-            return {"content_hash": digest(raw), "text": text}
-        return {"content_hash": self.cas.put(raw), "len_bytes": len(raw)}
+        return payload_ref(self.cas, data)
 
     def record(
         self,

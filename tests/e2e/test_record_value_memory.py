@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from mcp import Client
 from mcp.client.stdio import stdio_client
 
 from harn_mcp_mock.cassette.model import load_cassette
+from harn_mcp_mock.tape import load_tape
 from tests.e2e import scenarios
 from tests.e2e.test_record_secrets import assert_never_written, secret_forms
 
@@ -60,7 +62,7 @@ def _calls() -> list[tuple[str, dict[str, Any]]]:
         ("echo", {"text": f"again {EARLY}, {CLIENT_TOKEN}{SHORT} glued"}),
         ("log", {"text": f"query ?q={urllib.parse.quote(CLIENT_TOKEN + '/x')} and {wrapped}"}),
         ("fail", {"text": f"the token {CLIENT_TOKEN}"}),
-        ("big", {"text": f"deep inside {CLIENT_TOKEN} and {EARLY}"}),
+        ("big", {"text": f"deep inside {CLIENT_TOKEN} and {EARLY}, {LATE}"}),
         ("configure", {"settings": {"password": LATE}}),
         ("echo", {"text": f"and {LATE} once more"}),
     ]
@@ -81,7 +83,8 @@ def _all_forms_absent(folder: Path, *, tape_too: bool) -> None:
     data = b"\n".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
     for form in ("raw", "json", "url"):
         assert secret_forms(SHORT)[form] not in data, form
-    del tape_too
+    if tape_too:
+        assert any(p.name.startswith("m.tape") for p in folder.iterdir()), "the tape was scanned"
 
 
 async def test_stdio_a_value_told_once_is_redacted_everywhere(tmp_path: Path) -> None:
@@ -95,18 +98,17 @@ async def test_stdio_a_value_told_once_is_redacted_everywhere(tmp_path: Path) ->
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:  # type: ignore[arg-type]
             said = await _drive(client)
     assert CLIENT_TOKEN in said[2] and EARLY in said[3] and LATE in said[0]  # they crossed the wire
-    # The tape is written as the session goes: LATE's first mention was written before it was
-    # told; the cassette and its blobs are redacted again when the recording finishes.
-    late_first = tape.read_bytes().count(LATE.encode())
-    assert late_first >= 1
-    tape.unlink()
-    for side in out.glob("m.tape*"):
-        if side.is_dir():
-            for blob in side.rglob("*"):
-                if blob.is_file() and LATE.encode() in blob.read_bytes():
-                    blob.unlink()
-    # (the recorder's stderr is the server's too: what the server itself prints there is not ours)
-    _all_forms_absent(out, tape_too=False)
+    # LATE went to the tape, its sidecar (the `big` answer) and the journal before it was told:
+    # the recording's end redacts the cassette, its blobs and the tape again, and drops the
+    # blobs that held it. (The recorder's stderr is the server's too: not scanned.)
+    _all_forms_absent(out, tape_too=True)
+    assert any(p.is_file() for p in (out / "m.tape.jsonl.cas").iterdir())  # a payload over 4 KiB
+    tape_text = tape.read_text()
+    assert "[REDACTED:" in tape_text
+    for record in load_tape(tape):
+        for name in ("request", "response", "payload"):
+            if name in record.fields:
+                record.payload(name)  # the digests follow the payloads: verified on read
     text = cassette.read_text()
     numbers = set(re.findall(r"\[REDACTED:(\d+)\]", text))
     assert len(numbers) >= 4, numbers  # CLIENT_TOKEN, SHORT, EARLY, LATE (one number each)
@@ -186,3 +188,117 @@ def test_http_header_values_and_what_they_told_are_never_written(tmp_path: Path)
     assert "X-Upstream-Key:[REDACTED:1]" in command and "Authorization: SSWS [REDACTED:2]" in command
     assert "User-Agent: memory-test/1" in command  # a harmless header stays readable
     assert recorded.meta["http"], "the HTTP exchanges were kept"
+
+
+def _rpc(i: int, method: str, **params: Any) -> bytes:
+    import json
+
+    return json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}).encode() + b"\n"
+
+
+def _call(proc: subprocess.Popen[bytes], i: int, method: str, **params: Any) -> dict[str, Any]:
+    """Send one request to the recorder and read lines until its answer (notifications pass)."""
+    import json
+
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(_rpc(i, method, **params))
+    proc.stdin.flush()
+    for line in proc.stdout:
+        answer = json.loads(line)
+        if answer.get("id") == i:
+            return dict(answer)
+    raise AssertionError(f"the recorder closed its output before answering request {i}")
+
+
+def _late_session(proc: subprocess.Popen[bytes]) -> None:
+    """LATE travels free (plain, inside base64, in a text over 4 KiB), then a `password` tells it."""
+    _call(
+        proc,
+        0,
+        "initialize",
+        protocolVersion="2025-06-18",
+        capabilities={},
+        clientInfo={"name": "t", "version": "1"},
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    wrapped = base64.b64encode(f"user:{LATE}".encode()).decode()
+    calls = [
+        ("echo", {"text": f"remember {LATE} for later"}),
+        ("echo", {"text": f"basic {wrapped}"}),
+        ("big", {"text": f"deep inside {LATE}"}),
+        ("configure", {"settings": {"password": LATE}}),
+    ]
+    for i, (name, arguments) in enumerate(calls, start=1):
+        answer = _call(proc, i, "tools/call", name=name, arguments=arguments)
+        assert "result" in answer, answer
+
+
+def _start_recording(out: Path) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable,
+        "-m",
+        "harn_mcp_mock",
+        "record",
+        "--quiet",
+        "--cassette",
+        str(out / "s.cassette.json"),
+    ]
+    command += ["--emit-tape", str(out / "s.tape.jsonl"), "--", sys.executable, SERVER]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_recording_stopped_by_a_signal_writes_no_value_told_later(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = _start_recording(out)
+    try:
+        _late_session(proc)
+        proc.send_signal(sig)  # stdin still open: only the signal ends the recording
+        _, stderr = proc.communicate(timeout=WAIT)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0, stderr.decode()[-2000:]
+    assert (out / "s.cassette.json").exists() and not (out / "s.cassette.json.journal").exists()
+    assert_never_written(out, {"late": LATE})  # cassette, its blobs, the tape and its blobs
+    assert (out / "s.tape.jsonl.cas").is_dir()
+
+
+def test_a_killed_recording_is_recovered_with_the_memory_its_journal_carries(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    cassette = out / "s.cassette.json"
+    proc = _start_recording(out)
+    try:
+        _late_session(proc)
+        proc.kill()  # SIGKILL: no handler runs, nothing is redacted again
+        proc.communicate(timeout=WAIT)
+    finally:
+        proc.kill()
+    journal = cassette.with_name(cassette.name + ".journal")
+    # What a kill leaves (docs/redaction.md): the journal and the tape as written, LATE's first
+    # mentions in clear; the journal also holds the fingerprints of what the recorder had learned.
+    assert LATE.encode() in journal.read_bytes()
+    assert any(b'"fingerprints"' in line for line in journal.read_bytes().splitlines()[1:])
+    before = {int(n) for n in re.findall(r"\[REDACTED:(\d+)\]", journal.read_text())}
+    (out / "s.tape.jsonl").unlink()
+    shutil.rmtree(out / "s.tape.jsonl.cas", ignore_errors=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "harn_mcp_mock", "recover", "--cassette", str(cassette)],
+        capture_output=True,
+        timeout=WAIT,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert not journal.exists()
+    # Recovery finds LATE by its fingerprint where it stands as a word, then chases it in every
+    # form (inside base64 too), and drops the blob of the long answer that held it.
+    assert_never_written(out, {"late": LATE})
+    # The fingerprint does not say which placeholder the value had: it gets a number of its own,
+    # after those in use (never one that stands for another secret).
+    [request] = [m for m in load_cassette(cassette).requests() if m.id == 1]
+    first = request.message["params"]["arguments"]["text"]
+    assert first == f"remember [REDACTED:{max(before) + 1}] for later", first

@@ -194,3 +194,79 @@ def test_a_recording_that_broke_off_keeps_its_journal_only_if_the_client_spoke(t
     spoke.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
     spoke.broke_off()
     assert len(load_cassette(tmp_path / "r.cassette.json").messages) == 1  # read from the journal
+
+
+# --- a value the redactor learns after the lines that carry it were written ----------------------
+
+LATER = "l4ter-" + "".join("abcdefghjkmnpqrstuvwxyz23456789"[(i * 7 + 3) % 31] for i in range(14))
+
+
+def _real(tmp_path: Path) -> Recorder:
+    from harn_mcp_mock.redact import RedactionPolicy
+
+    return Recorder(
+        tmp_path / "r.cassette.json",
+        RedactionPolicy.default().redactor(argv=["srv"], env={}),
+        command=["srv"],
+        policy_name="default",
+        policy_digest="blake3:" + "0" * 64,
+        clock=PausedClock(step_ns=1_000_000),
+    )
+
+
+def _told_late(rec: Recorder) -> None:
+    """LATER travels free in the handshake answer and a long notification, then a `password` tells it."""
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}))
+    info = {"name": "srv", "version": "1"}
+    rec.feed(
+        SERVER,
+        line({"jsonrpc": "2.0", "id": 0, "result": {"serverInfo": info, "instructions": f"use {LATER}"}}),
+    )
+    big = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "lorem " * 900 + LATER}}
+    rec.feed(SERVER, line(big))
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "login", "params": {"password": LATER}}))
+
+
+def _written(tmp_path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file())
+
+
+def test_a_journal_left_behind_is_rewritten_without_a_value_learned_after_it_was_written(
+    tmp_path: Path,
+) -> None:
+    rec = _real(tmp_path)
+    _told_late(rec)
+    journal = journal_path(rec.cassette_path)
+    lines = journal.read_bytes().splitlines()
+    assert LATER.encode() in journal.read_bytes()  # written before it was told
+    # The line that told it is followed, in the same write, by the fingerprints of what is known.
+    assert b'"fingerprints"' in lines[-1] and b'"seq"' in lines[-2]
+    blobs = set((tmp_path / "r.cassette.json.cas").iterdir())
+    rec.broke_off()  # an exception ended the session: the journal stays for `recover`
+    assert LATER.encode() not in _written(tmp_path)
+    now = set((tmp_path / "r.cassette.json.cas").iterdir())
+    assert len(now) == len(blobs) == 1 and now != blobs  # the long message's blob, redacted again
+    partial = load_cassette(rec.cassette_path)
+    assert not partial.complete
+    assert [m.seq for m in partial.messages] == [0, 1, 2, 3]
+    assert partial.meta["redaction"]["fingerprints"]["values"]
+
+
+def test_the_server_summary_is_redacted_again_at_finish(tmp_path: Path) -> None:
+    rec = _real(tmp_path)
+    _told_late(rec)
+    cassette = rec.finish(EXIT)
+    assert LATER.encode() not in _written(tmp_path)
+    assert cassette.server["instructions"] == "use [REDACTED:1]"
+    assert load_cassette(rec.cassette_path).server["serverInfo"] == {"name": "srv", "version": "1"}
+
+
+def test_a_batched_handshake_answer_is_summarised_from_its_redacted_member(tmp_path: Path) -> None:
+    rec = _real(tmp_path)
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}))
+    answer = {"jsonrpc": "2.0", "id": 0, "result": {"serverInfo": {"name": "s"}, "instructions": "hi"}}
+    answer["result"]["capabilities"] = {"experimental": {"password": LATER}}
+    rec.feed(SERVER, line([answer]))
+    cassette = rec.finish(EXIT)
+    assert cassette.server["capabilities"] == {"experimental": {"password": "[REDACTED:1]"}}
+    assert LATER.encode() not in _written(tmp_path)

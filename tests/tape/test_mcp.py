@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from harn_mcp_mock.clock import PausedClock
@@ -132,3 +133,47 @@ def test_large_messages_spill(tmp_path: Path) -> None:
     (r,) = load_tape(path).records
     assert "len_bytes" in r.fields["request"] and "len_bytes" in r.fields["response"]
     assert r.payload("response") == canonical_bytes(res(1, text=big))
+
+
+def test_redact_tape_rewrites_payloads_digests_and_sidecar_blobs(tmp_path: Path) -> None:
+    from harn_mcp_mock.store import digest
+    from harn_mcp_mock.tape.mcp import redact_tape
+
+    value = "v4lue-" + "kq7" * 5
+    path = tmp_path / "run.tape"
+    with TapeWriter(path, clock=PausedClock(), script_path="srv", argv=["--note", value]) as w:
+        obs = McpTapeObserver(w, "srv")
+        obs.on_message("client", req(1, "tools/call", name="a", text=f"say {value}"))
+        obs.on_message("server", res(1, text="lorem " * 900 + value))  # over 4 KiB: a sidecar blob
+        obs.on_message(
+            "server", {"jsonrpc": "2.0", "method": "notifications/message", "params": {"x": value}}
+        )
+        obs.on_message("client", req(2, "tools/call", name="b"))
+        obs.on_message("server", res(2, ok=True))
+    old_blobs = set((tmp_path / "run.tape.cas").iterdir())
+    clean_line = path.read_bytes().splitlines()[-1]
+
+    def redact(value_: object) -> object:
+        data = canonical_bytes(value_)
+        return (
+            value_
+            if value.encode() not in data
+            else orjson.loads(data.replace(value.encode(), b"[REDACTED:1]"))
+        )
+
+    assert redact_tape(path, redact)
+    assert not redact_tape(path, redact)  # nothing left to change: the tape is not written again
+    written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    assert value.encode() not in written
+    tape = load_tape(path)
+    assert tape.header["argv"] == ["--note", "[REDACTED:1]"]
+    for record in tape.records:
+        for name, digest_field in (
+            ("request", "request_digest"),
+            ("response", "response_digest"),
+            ("payload", "request_digest"),
+        ):
+            if name in record.fields:
+                assert record.fields[digest_field] == digest(record.payload(name))  # verified on read too
+    assert set((tmp_path / "run.tape.cas").iterdir()).isdisjoint(old_blobs)  # the blob that held it is gone
+    assert path.read_bytes().splitlines()[-1] == clean_line  # an unchanged line keeps its bytes

@@ -118,3 +118,26 @@ def test_a_world_tape_is_byte_identical_for_the_same_seed_and_calls_and_fidelity
     report = tmp_path / "fidelity.json"
     assert fidelity_main(tmp_path / "a.tape", tmp_path / "c.tape", "semantic", report) == 2
     assert orjson.loads(report.read_bytes())["divergences"]
+
+
+def test_a_replay_tape_and_report_hold_no_value_a_later_request_told(tmp_path: Path) -> None:
+    late = "l4te-" + "".join("abcdefghjkmnpqrstuvwxyz23456789"[(i * 5 + 2) % 31] for i in range(14))
+    session = (
+        INIT
+        + msg(
+            1,
+            "tools/call",
+            name="convert_time",
+            arguments={"source_timezone": "Europe/Paris", "time": f"see {late}", "target_timezone": "UTC"},
+        )
+        + msg(2, "tools/call", name="login", arguments={"password": late})
+    )
+    tape, report = tmp_path / "rep.tape", tmp_path / "report.json"
+    cassette = ROOT / "cassettes" / "time.cassette.json"
+    run(["replay", "--cassette", str(cassette), "--emit-tape", str(tape), "--report", str(report)], session)
+    # Request 1 (a miss) reached the tape and the report's misses before request 2 told `late`.
+    for path in (tape, report):
+        assert late.encode() not in path.read_bytes(), path
+    assert "see [REDACTED:" in str(orjson.loads(report.read_bytes())["misses"])
+    records = [r for r in load_tape(tape).records if r.kind == "mcp_json_rpc"]
+    assert b"see [REDACTED:" in records[1].payload("request")
