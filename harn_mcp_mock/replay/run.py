@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -15,6 +14,10 @@ from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.options import RecordOptions, ReplayOptions
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.store.cas import atomic_write
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record
