@@ -7,7 +7,7 @@ can substitute :class:`PausedClock` and get byte-identical results. Modelled on 
 
 from __future__ import annotations
 
-import threading
+import _thread  # threading.Lock is _thread.allocate_lock; threading itself costs ~0.6 ms at start-up
 import time
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -50,7 +50,7 @@ class PausedClock:
     """
 
     def __init__(self, start_ms: int = 1_767_225_600_000, *, step_ns: int = 0) -> None:
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._epoch_ms = start_ms
         self._ns = 0
         self._step_ns = step_ns

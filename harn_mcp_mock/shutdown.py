@@ -10,7 +10,8 @@ nothing: it is noted (:attr:`~StopSignals.signum`, the first one), a byte goes i
 read end (:attr:`~StopSignals.fd`) a ``select`` loop watches (``serve_stdio(stop_fd=...)``), and
 the callbacks given to :meth:`~StopSignals.on_signal` run (the HTTP server sets its exit flag
 there). Handlers are installed only in the main thread; elsewhere the object is inert. Nothing
-heavy is imported: ``replay`` and ``world`` install it first thing.
+heavy is imported (not even ``threading``: ``signal.signal`` itself refuses outside the main
+thread): ``replay`` and ``world`` install it first thing.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 from collections.abc import Callable
 from types import FrameType, TracebackType
 
@@ -79,9 +79,11 @@ class StopSignals:
         self.request(signum)
 
     def __enter__(self) -> StopSignals:
-        if threading.current_thread() is threading.main_thread():
-            for sig in STOP_SIGNALS:
+        for sig in STOP_SIGNALS:
+            try:
                 self._previous[sig] = signal.signal(sig, self._handle)
+            except ValueError:  # not the main thread (nor interpreter): no handler, inert
+                break
         return self
 
     def __exit__(

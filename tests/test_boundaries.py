@@ -300,5 +300,5 @@ def test_replay_and_world_answer_initialize_without_importing_heavy_modules(argv
     [line] = [x for x in done.stderr.decode().splitlines() if x.startswith("MODULES ")]
     loaded = set(line.split()[1:])
     heavy = {"typing", "mcp", "mcp_types", "httpx", "httpx2", "starlette", "uvicorn", "pydantic", "typer"}
-    heavy |= {"deepdiff", "jsonschema", "rich", "blake3", "asyncio", "tempfile", "zipfile"}
+    heavy |= {"deepdiff", "jsonschema", "rich", "blake3", "asyncio", "tempfile", "zipfile", "threading"}
     assert loaded & heavy == set()

@@ -4,9 +4,11 @@ each signal is sent only after a response line was read from the server's stdout
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -213,3 +215,24 @@ async def test_an_sdk_host_stopping_record_gets_a_finished_cassette(
     methods = [m.method for m in load_cassette(cassette).messages if m.direction == "client" and m.method]
     assert methods[:3] == ["initialize", "notifications/initialized", "tools/list"]
     assert not journal_path(cassette).exists()
+
+
+def test_stop_signals_outside_the_main_thread_install_no_handler_but_still_stop() -> None:
+    from harn_mcp_mock.shutdown import StopSignals
+
+    before = [signal.getsignal(sig) for sig in SIGNALS]
+    seen: list[Any] = []
+
+    def enter() -> None:
+        with StopSignals() as stop:
+            seen.append([signal.getsignal(sig) for sig in SIGNALS])
+            stop.request(signal.SIGTERM)  # what a caller in that thread may still do
+            seen.append((stop.exit_code, os.read(stop.fd, 1)))
+
+    worker = threading.Thread(target=enter)
+    worker.start()
+    worker.join(WAIT)
+    assert seen == [before, (143, b"\0")]
+    with StopSignals():  # the main thread: installed, then restored
+        assert all(signal.getsignal(sig) != old for sig, old in zip(SIGNALS, before, strict=True))
+    assert [signal.getsignal(sig) for sig in SIGNALS] == before
