@@ -120,9 +120,9 @@ class FaultOverlay:
         self._schemas: dict[str, Any] = {}
         self._replaced: dict[str, dict[str, Any]] = {}
         self._schedule = Schedule(rules, seed=seed, run_id=run_id)
-        self._answers: dict[str, dict[str, Any] | None] = {}
-        """A rule's answer by rule id, made on its first firing: it depends on the rule alone
-        (its readable message too), so later firings reuse it under their own request id."""
+        self._answers: dict[int, dict[str, Any] | None] = {}
+        """A rule's answer (by the rule object), made on its first firing: it depends on the rule
+        alone (its readable message too), so later firings reuse it under their own request id."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)  # the inner engine's cassette, matcher, redactor...
@@ -195,10 +195,10 @@ class FaultOverlay:
 
     def _fire(self, rule: FaultRule, message: dict[str, Any]) -> list[Out]:
         msg_id = message["id"]
-        response = self._answers.get(rule.id)
-        if response is None and rule.id not in self._answers:
+        response = self._answers.get(id(rule))  # the overlay holds its rules: ids stay theirs
+        if response is None and id(rule) not in self._answers:
             answer = KINDS[rule.kind].answer
-            response = self._answers[rule.id] = answer(rule).response if answer is not None else None
+            response = self._answers[id(rule)] = answer(rule).response if answer is not None else None
         if response is not None:
             return [Out({"jsonrpc": "2.0", "id": msg_id, **response})]
         if rule.kind == "hang":

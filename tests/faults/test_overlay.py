@@ -11,7 +11,7 @@ import pytest
 from harn_mcp_mock.api import open_replay
 from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.faults.overlay import FaultOverlay, fault_plan
-from harn_mcp_mock.faults.rules import parse_rules
+from harn_mcp_mock.faults.rules import FaultRule, parse_rules
 from harn_mcp_mock.options import ReplayOptions
 from harn_mcp_mock.replay.session import open_engine
 from tests.faults.sequences import SECOND_THIRD_FIFTH, SEEN, seen_calls
@@ -89,6 +89,17 @@ def test_a_rule_that_fires_again_answers_each_request_under_its_own_id() -> None
     assert first.message["error"]["message"] == "rate limited: retry after 1.5 s"
     assert "result" in recorded.message
     assert [(f["id"], f["ordinal"]) for f in eng.finish().faults_fired] == [(1, 1), (3, 3)]
+
+
+def test_rules_built_in_code_with_the_same_id_keep_their_own_answers() -> None:
+    rules = [
+        FaultRule("same", "rate_limit", on_calls=(1,)),
+        FaultRule("same", "tool_error", on_calls=(2,)),
+    ]
+    eng = FaultOverlay(open_engine(TIME, ReplayOptions()), rules)
+    (limited,), (failed,) = answers(eng, [call(1), call(2)])
+    assert limited.message["error"]["data"]["kind"] == "rate_limit"
+    assert failed.message["result"]["isError"] is True
 
 
 @pytest.mark.parametrize(
