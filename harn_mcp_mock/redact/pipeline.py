@@ -40,6 +40,7 @@ from harn_mcp_mock.redact.rules import (
     FingerprintRule,
     Hit,
     PgpassRule,
+    extra_text_rules,
     fingerprint,
     literal_rules,
     merge_hits,
@@ -119,7 +120,15 @@ class Redactor:
         self._detectors = detectors
         wrapped = Base64TextRule(detectors)  # a .env or a Kubernetes Secret value in base64
         self._scanner = Scanner(
-            [*compiled.patterns, assignment, PgpassRule(), wrapped, *extra], compiled.entropy
+            [
+                *compiled.patterns,
+                assignment,
+                PgpassRule(),
+                wrapped,
+                *extra_text_rules(detectors, names=compiled.name_needles != ()),
+                *extra,
+            ],
+            compiled.entropy,
         )
         # Binary data in base64 (images, audio) can only hold a secret as the base64 form of a
         # literal secret: token formats found in it would be chance.

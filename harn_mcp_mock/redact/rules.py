@@ -275,7 +275,7 @@ class AssignmentRule:
     every separator is looked at.
     """
 
-    __slots__ = ("_ascii", "_colon", "_equals", "_needles", "_secret_name", "min_len")
+    __slots__ = ("_ascii", "_colon", "_equals", "_needles", "_secret_name", "_weak", "min_len")
 
     name = "secret-assignment"
     run = 0
@@ -288,6 +288,11 @@ class AssignmentRule:
         self.min_len = max(1, min_name) + 1 + 4
         self._colon: re.Pattern[str] | None = None
         self._equals: re.Pattern[str] | None = None
+        # The names that only read like a secret's are taken too, unless the policy has no key
+        # rules at all ("extends": "none" and no keys: then no name is a secret's).
+        self._weak = needles is None or bool(needles)
+        if needles:
+            needles = (*needles, *_WEAK_NEEDLES)
         self._ascii = needles is not None and all(n.isascii() for n in needles)
         self._needles = tuple(needles) if needles is not None else None
         if needles is not None:
@@ -346,7 +351,7 @@ class AssignmentRule:
         strong = self._secret_name(name)
         if not strong:
             spaced = _WORDS_BEFORE.search(s, max(0, name_at - _NAME_WINDOW), name_at)  # 'Activation key: v'
-            if not weak_secret_name(spaced[0] + name if spaced else name):
+            if not self._weak or not weak_secret_name(spaced[0] + name if spaced else name):
                 return []
         if strong and name.lower() in AUTH_HEADER_NAMES:
             spans = scheme_credentials(s, at + 1)
@@ -368,6 +373,9 @@ class AssignmentRule:
 
 
 # --- names the key rules do not take, that still read like a secret's name ----------------------
+
+_WEAK_NEEDLES = ("api", "accessid", "access_id", "access-id", "access.id")
+"""Substrings of the names :func:`weak_secret_name` takes that hold none of the key rules' needles."""
 
 _WORDS_BEFORE = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*[ \t]+){1,2}\Z")
 
@@ -484,14 +492,19 @@ def weak_secret_name(name: str) -> bool:
     ends with one (``MYSQLPASS``, ``AESKEY``; not ``compass``, ``monkey``, the shell's
     ``OLDPWD``), or a word is one typo away from ``password``, ``passwd``, ``credential`` or
     ``secret`` (``passworsd``). Trailing words such as ``value`` are skipped
-    (``tp_token_value``); a last word that names a property rather than the secret
+    (``tp_token_value``). An access id (``SUMO_ACCESS_ID``) and a name of several words ending
+    in ``api`` count too. A last word that names a property rather than the secret
     (``session_count``, ``key_type``, ``token_url``) or a kind of key that is no secret
     (``primary_key``, ``public_key``, ``sort_key``) makes it no secret's name. A name of more
     than four words is not taken (prose, long code identifiers)."""
     words = [w.lower() for w in _NAME_WORDS.findall(name)]
     while words and (words[-1] in _FILLER_WORDS or words[-1].isdigit()):
         words.pop()
-    if not words or len(words) > _NAME_WORDS_MAX or words[-1] in _HARMLESS_LAST_WORDS:
+    if not words or len(words) > _NAME_WORDS_MAX:
+        return False
+    if words[-2:] == ["access", "id"] or words[-1] == "accessid" or (len(words) > 1 and words[-1] == "api"):
+        return True  # the id half of an access key pair (Sumo Logic, Alibaba); 'gateway_api = "…"'
+    if words[-1] in _HARMLESS_LAST_WORDS:
         return False
     if any(w in _HARMLESS_KINDS for w in words) or words == ["pwd"]:
         return False
@@ -532,7 +545,7 @@ def credential_like(value: str) -> bool:
     ``-`` and ``.`` do not count); or groups of letters and digits joined by ``-`` (a product
     key, a UUID-shaped API key) with a digit or in capitals."""
     n = len(value)
-    if n < 8 or n > 256 or value.startswith(_TEMPLATE_START) or "://" in value:
+    if n < 8 or n > 256 or value.startswith(_TEMPLATE_START) or "://" in value or _CODE.match(value):
         return False
     if value[0] in "/~." or any(c.isspace() for c in value):
         return False
@@ -667,6 +680,143 @@ class Base64TextRule:
     def any(self, text: Text) -> bool:
         s = text.s
         return any(self._secret_inside(s[a:b]) for a, b in text.runs(_B64_TEXT_MIN))
+
+
+# --- text escaped for HTML or URL-encoded -------------------------------------------------------
+
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")  # an ASCII character, URL-encoded
+_PERCENT_TELL = re.compile(r"%(?:3[DdAa]|2[267])")  # '=', ':', '"', '&', "'": a name=value inside
+_ESCAPED_VALUE_TAIL = re.compile(r"(?:&amp;(?:[A-Za-z]{2,8}|#[0-9]{1,5});|[^\s\"'<>&;\\,])+")
+
+
+def _unescape_html(entity: str) -> str:
+    import html  # lazily: only text with entities needs it
+
+    return html.unescape(entity)
+
+
+def _unescape_percent(escape: str) -> str:
+    return chr(int(escape[1:], 16))
+
+
+class EscapedTextRule:
+    """Text escaped for HTML or XML (``&quot;``, ``&lt;``, ``&amp;``…: a draw.io cell, an HTML
+    attribute) or URL-encoded (``token%3D…%26``): ``inner`` (the token formats and ``name=value``
+    rules) runs on the text unescaped once, and each hit is mapped back onto the escaped text.
+    In HTML, a value goes on through the characters escaped twice after it (``&amp;lt;``: a
+    ``<`` of the value itself, not markup). The gate: one ``&`` (or ``%``) search, then one
+    search for an entity (or for an encoded ``=``, ``:``, quote or ``&``)."""
+
+    __slots__ = ("_decode", "_facts", "_inner", "_pattern", "_tell", "name")
+
+    contained = False
+    run = 0
+    min_len = 8
+
+    def __init__(self, inner: Any, kind: str) -> None:
+        self._inner = inner
+        decode: Callable[[str], str]
+        if kind == "html":
+            self.name = "html-escaped"
+            self._pattern, self._tell, decode = _ENTITY, _ENTITY, _unescape_html
+            self._facts = Facts(min_len=self.min_len, needles=("&",))
+        else:
+            self.name = "url-encoded"
+            self._pattern, self._tell, decode = _PERCENT, _PERCENT_TELL, _unescape_percent
+            self._facts = Facts(min_len=self.min_len, needles=("%",))
+        self._decode = decode
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < self.min_len or self._tell.search(s) is None:
+            return []
+        decoded, starts, ends = self._unescaped(s)
+        hits: list[Hit] = []
+        for a, b, _rule in self._inner.hits(Text(decoded), entropy=False):
+            start, end = starts[a], ends[b - 1]
+            if self.name == "html-escaped":
+                tail = _ESCAPED_VALUE_TAIL.match(s, end)
+                if tail is not None and "&amp;" in tail[0]:
+                    end = tail.end()
+            hits.append((start, end, self.name))
+        return hits
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
+
+    def _unescaped(self, s: str) -> tuple[str, list[int], list[int]]:
+        """``s`` with each escape decoded, and for each character of it where it starts and
+        ends in ``s``."""
+        parts: list[str] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        at = 0
+        decode = self._decode
+        for m in self._pattern.finditer(s):
+            a, b = m.span()
+            parts.append(s[at:a])
+            starts.extend(range(at, a))
+            ends.extend(range(at + 1, a + 1))
+            plain = decode(m.group())
+            parts.append(plain)
+            starts.extend([a] * len(plain))
+            ends.extend([b] * len(plain))
+            at = b
+        parts.append(s[at:])
+        starts.extend(range(at, len(s)))
+        ends.extend(range(at + 1, len(s) + 1))
+        return "".join(parts), starts, ends
+
+
+# --- keys written as byte arrays ----------------------------------------------------------------
+
+_BYTE = r"(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})"
+_BYTE_LIST_START = re.compile(r"\{[ \t]*" + _BYTE + r"[ \t]*,")
+_BYTE_LIST = re.compile(
+    r"[ \t]*("
+    + _BYTE
+    + r"(?:[ \t]*,[ \t]*(?:\\?\r?\n[ \t]*)?"
+    + _BYTE
+    + r"){7,}(?:[ \t]*,)?(?:[ \t]*\\(?=\r?\n))?)"
+)
+_BYTE_ARRAY_NAME = re.compile(
+    r"(?i:key|secret|token|passw(?:or)?d|pwd|credential)[\"']?[ \t]*(?:\[[0-9]*\][ \t]*)?(?::?=|:)?[ \t]*"
+    r"(?:\[\][A-Za-z0-9_]+|new[ \t]+[A-Za-z0-9_]+(?:[ \t]*\[[ \t]*\])+|bytes\(|bytearray\()?[ \t]*\Z"
+)
+_BYTE_ARRAY_NAME_WINDOW = 48
+
+
+class ByteArrayRule:
+    """A key written as a list of bytes after a secret's name: ``#define AESKEY {0x35, 0x34, …}``,
+    ``Secret: []byte{333, 9, …}``, ``static const uint8_t key[16] = {…}`` (eight bytes or more,
+    over continued lines too). The gate: a ``{`` followed by a number and a comma (a search with
+    a literal first character), then the name right before it."""
+
+    __slots__ = ()
+
+    name = "byte-array-key"
+    contained = False
+    run = 0
+    min_len = 24
+    _facts = Facts(min_len=24, needles=("{",))
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < self.min_len or "," not in s:
+            return []
+        hits: list[Hit] = []
+        for m in _BYTE_LIST_START.finditer(s):
+            brace = m.start()
+            if _BYTE_ARRAY_NAME.search(s, max(0, brace - _BYTE_ARRAY_NAME_WINDOW), brace) is None:
+                continue
+            found = _BYTE_LIST.match(s, brace + 1)
+            if found is not None:
+                hits.append((found.start(1), found.end(1), self.name))
+        return hits
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
 
 
 # --- .pgpass lines ---------------------------------------------------------------------------------
@@ -928,3 +1078,12 @@ def merge_hits(hits: list[Hit]) -> list[Hit]:
             continue
         merged.append((start, end, name))
     return merged
+
+
+def extra_text_rules(inner: Any, *, names: bool) -> list[Any]:
+    """The text rules a redactor adds to its policy's patterns: HTML-escaped and URL-encoded text
+    (with ``inner`` run on the unescaped text) and, when the policy has key rules (``names``),
+    keys written as byte arrays after a secret's name. A policy with neither patterns nor key
+    rules (``"extends": "none"`` and nothing else) gets none of them."""
+    rules: list[Any] = [EscapedTextRule(inner, "html"), EscapedTextRule(inner, "url")]
+    return [*rules, ByteArrayRule()] if names else rules

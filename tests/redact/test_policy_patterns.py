@@ -9,6 +9,7 @@ come back unchanged.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import string
@@ -263,6 +264,58 @@ IN_CODE: list[tuple[str, str, str]] = [
         f"{hexs(8)}-{hexs(4, True)}-{hexs(4)}-{hexs(4)}-{hexs(12)}",
         'const HEROKU_KEY = "{s}"',
     ),
+    ("an access id", "su" + pick(ALNUM, 12), 'sumologic.accessId = "{s}"'),
+    ("a name ending in api", pick(ALNUM, 21), 'gateway_api = "{s}";'),
+    # Text escaped for HTML or URL-encoded: the rules run on it unescaped.
+    ("html-escaped quotes", "g2re0g1T0keN3zWq", '<a href="http://example.org?token=&quot;{s}&quot;">x</a>'),
+    ("html attribute", "g2re0g1Pa5$w0Rq", '    placeholder="Your password: &quot;{s}&quot;"'),
+    (
+        "escaped twice, in a draw.io cell",
+        "Df35D&amp;lt;345&amp;amp;&amp;gt;gq",
+        'value="&lt;div&gt;pass: {s}&lt;/div&gt;"',
+    ),
+    (
+        "url-encoded query",
+        "h1d3Me4ch534d801sl3jdq",
+        "u = 'https://example.org/x?26ts%3D1395%26token%3D{s}%26version%3D3'",
+    ),
+    # Formats with a tell of their own
+    (
+        "atlassian pat",
+        base64.b64encode(b"926607655526:" + RNG.randbytes(20)).decode(),
+        "https://jira.example.org/api/token/{s}",
+    ),
+    ("authenticator seed, 16", b32(12) + "23" + b32(2), "{s}"),
+    ("authenticator seed, 32", "JB" + b32(10) + "K5" + b32(18), "secret:\n{s}\n"),
+    (
+        "der private key without armour, over lines",
+        "MIIBOgIBAAJBAJ" + pick(ALNUM + "+/", 50) + "\n        " + pick(ALNUM + "+/", 64),
+        "<data>\n        {s}\n    </data>",
+    ),
+    (
+        "xml element, quoted, over lines",
+        pick(ALNUM, 40) + "\n        " + pick(ALNUM, 30) + "==",
+        '<token name="t">\n  "{s}"\n</token>',
+    ),
+    ("c byte array", ", ".join(f"0x{hexs(2)}" for _ in range(12)), "#define AESKEY {{s}}"),
+    (
+        "c byte array over continued lines",
+        "0x35, 0x34, 0x65, 0x9b, \\\n    0x1c, 0x2e, 023, 010, 041",
+        "#define HMAC_KEY {{s}}",
+    ),
+    (
+        "go byte slice",
+        ", ".join(str(RNG.randrange(256)) for _ in range(16)),
+        "cfg := Config{Secret: []byte{{s}}}",
+    ),
+    (
+        "c key array",
+        ", ".join(str(RNG.randrange(256)) for _ in range(16)),
+        "static const uint8_t key[16] = {{s}};",
+    ),
+    ("getenv default", "GEHEIMN2S", 'if SECRET := getenv("APP_SECRET", "{s}"):'),
+    ("environ fallback", "at5G6zi!q", 'PASSWORD = os.environ.get("PASSWORD") or "{s}"'),
+    ("process.env fallback", "Zk9#vLm2Qp", 'const apiToken = process.env.API_TOKEN || "{s}";'),
     ("jwk ec d", pick(ALNUM + "-_", 43), '{"kty":"EC","crv":"P-256","x":"abc","y":"def","d":"{s}"}'),
 ]
 
@@ -362,6 +415,17 @@ KEPT = [
     "PUBLIC KEY: MFkwEwYHKoZIzj0CAQ6Ab",
     "session_count = Ab12Cd34Ef",
     "OLDPWD=/home/ada/src2/Proj-X",
+    "apiVersion: v2024-01",
+    "rest_api = https://api.example.org/v2",
+    "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+    "ABCDEFGHIJKLMNOP",
+    "&lt;b&gt;bold&lt;/b&gt; &amp; more at https://example.org/?a=1&amp;b=2",
+    "search?q%3Dhello%26page%3D2%26token%3D",
+    "keys = {1, 2, 3, 4, 5, 6, 7, 8, 9}",
+    "int primes[] = {2, 3, 5, 7, 11, 13, 17, 19};",
+    'HOME = os.environ.get("HOME") or "/root"',
+    'token = os.getenv("TOKEN", "")',
+    "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA",
 ]
 
 
