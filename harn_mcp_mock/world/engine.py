@@ -295,15 +295,10 @@ class WorldEngine:
     def _invalid(self, tool: ToolSpec, args: dict[str, Any]) -> str | None:
         validator = self._validators.get(tool.name)
         if validator is None:
-            import jsonschema  # lazily: keeps the server's start-up fast
-
-            schema = tool.definition.get("inputSchema") or {"type": "object"}
-            cls = jsonschema.validators.validator_for(schema)
-            try:
-                cls.check_schema(schema)
-            except jsonschema.exceptions.SchemaError as exc:
-                return f"the world spec's inputSchema is not a valid JSON Schema: {exc.message}"
-            validator = self._validators[tool.name] = cls(schema)
+            validator, problem = input_validator(tool.definition.get("inputSchema") or {"type": "object"})
+            if problem is not None:
+                return problem
+            self._validators[tool.name] = validator
         errors = sorted(validator.iter_errors(args), key=lambda e: (list(e.absolute_path), e.message))
         if not errors:
             return None
@@ -358,6 +353,34 @@ class WorldEngine:
             "infra_error": infra_error,
             "state": self.state,
         }
+
+
+_VALIDATORS: dict[bytes, tuple[Any, str | None]] = {}
+_VALIDATORS_MAX = 4096
+
+
+def input_validator(schema: Any) -> tuple[Any, str | None]:
+    """A compiled validator for the ``inputSchema`` ``schema`` and None, or None and why the
+    schema is not one. Compiled once per process for each distinct schema (checking a schema
+    costs about 1 ms; a runner starts a world per trial, and its trials' worlds share their
+    specs' schemas). Validators hold no state between validations, so threads share them."""
+    from harn_mcp_mock.store.canonical import canonical_bytes
+
+    key = canonical_bytes(schema)
+    found = _VALIDATORS.get(key)
+    if found is None:
+        import jsonschema  # lazily: keeps the server's start-up fast
+
+        cls = jsonschema.validators.validator_for(schema)
+        try:
+            cls.check_schema(schema)
+            found = (cls(schema), None)
+        except jsonschema.exceptions.SchemaError as exc:
+            found = (None, f"the world spec's inputSchema is not a valid JSON Schema: {exc.message}")
+        if len(_VALIDATORS) >= _VALIDATORS_MAX:
+            _VALIDATORS.clear()
+        _VALIDATORS[key] = found
+    return found
 
 
 def _ok(msg_id: Any, result: dict[str, Any]) -> Out:

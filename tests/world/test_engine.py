@@ -156,6 +156,26 @@ def test_invalid_arguments_are_a_tool_error_naming_the_argument() -> None:
     assert e.state["bal"] == 10
 
 
+def test_an_input_schema_is_compiled_once_for_every_world_of_the_process() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"]}
+    first, second = (engine([tool("t", inputSchema=dict(schema), result="ok")]) for _ in range(2))
+    assert text(call(first, "t", {"n": 1})) == "ok"
+    assert text(call(second, "t", {"n": 9})) == "invalid arguments: n: 9 is greater than the maximum of 3"
+    assert first._validators["t"] is second._validators["t"]  # equal schemas: one validator
+    other = engine([tool("t", inputSchema={**schema, "properties": {"n": {"maximum": 10}}}, result="ok")])
+    assert text(call(other, "t", {"n": 9})) == "ok"
+    assert other._validators["t"] is not first._validators["t"]
+
+
+def test_an_input_schema_that_is_no_json_schema_fails_every_call_in_every_world() -> None:
+    bad = {"type": "object", "properties": {"n": {"type": 5}}}
+    for e in (engine([tool("t", inputSchema=bad, result="ok")]) for _ in range(2)):
+        for _ in range(2):
+            assert text(call(e, "t", {"n": 1})).startswith(
+                "invalid arguments: the world spec's inputSchema is not a valid JSON Schema: "
+            )
+
+
 def test_requires_turn_into_tool_errors_with_templated_messages() -> None:
     e = engine(
         [
