@@ -24,8 +24,9 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)  # read once at import (single-threaded): mkstemp's 0600 is widened to what open() gives
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same folder and a rename."""
+def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
+    """Write ``data`` to ``path`` via a temp file in the same folder and a rename (``sync``:
+    fsync the file before the rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # not on replay's start-up path: only writers need it
 
@@ -35,7 +36,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -96,8 +98,11 @@ def read_regular(path: Path, size: int | None, *, what: str) -> bytes:
 class CasStore:
     """A folder of blobs named by the BLAKE3 hex digest of their bytes."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, *, sync: bool = True) -> None:
         self.root = Path(root)
+        self.sync = sync
+        """fsync each blob before it is renamed into place (False: a store whose files are
+        disposable on a crash, such as a runner's trial tape's)."""
 
     def path_for(self, key: str) -> Path:
         if not _HEX.fullmatch(key):
@@ -111,7 +116,7 @@ class CasStore:
         key = _hexdigest(data)
         target = self.root / key
         if not target.exists():
-            atomic_write(target, data)
+            atomic_write(target, data, sync=self.sync)
         return key
 
     def has(self, key: str) -> bool:

@@ -391,9 +391,10 @@ class TapeWriter:
     ) -> None:
         self.path = Path(path)
         self.sync = sync
-        """fsync at close (False: a writer whose files are disposable on a crash, a runner's trial)."""
+        """fsync at close and each sidecar blob (False: a writer whose files are disposable on a
+        crash, a runner's trial)."""
         self.clock: Clock = clock if clock is not None else SYSTEM_CLOCK
-        self.cas = CasStore(cas_dir(self.path))
+        self.cas = CasStore(cas_dir(self.path), sync=sync)
         self._lock = threading.Lock()
         self._seq = 0
         if started_at_unix_ms is None:

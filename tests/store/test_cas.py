@@ -51,3 +51,18 @@ def test_atomic_write_leaves_no_temp_file_and_a_readable_mode(tmp_path: Path) ->
     assert target.read_bytes() == b"{}"
     assert [p.name for p in target.parent.iterdir()] == ["f.json"]
     assert target.stat().st_mode & 0o044  # not the 0600 of a bare mkstemp
+
+
+@pytest.mark.parametrize(("sync", "fsyncs"), [(True, 1), (False, 0)])
+def test_a_store_without_sync_writes_its_blobs_without_fsync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sync: bool, fsyncs: int
+) -> None:
+    import os
+
+    calls: list[int] = []
+    monkeypatch.setattr(os, "fsync", calls.append)
+    cas = CasStore(tmp_path / "cas", sync=sync)
+    key = cas.put(b"y" * 5000)
+    assert len(calls) == fsyncs
+    assert cas.get(key) == b"y" * 5000
+    assert [p.name for p in (tmp_path / "cas").iterdir()] == [key]  # renamed into place all the same

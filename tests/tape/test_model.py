@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import orjson
@@ -116,6 +117,20 @@ def test_large_payload_spills_to_cas_and_dedups(tmp_path: Path) -> None:
     assert tape.records[2].fields["stdout_payload"] == {"content_hash": digest(b"\xff\xfe"), "len_bytes": 2}
     assert tape.records[2].fields["stderr_payload"] == {"content_hash": digest(b"ok"), "text": "ok"}
     assert tape.records[2].payload("stdout_payload") == b"\xff\xfe"
+
+
+@pytest.mark.parametrize(("sync", "fsyncs"), [(True, 2), (False, 0)])
+def test_sync_decides_the_fsyncs_of_the_tape_and_its_blobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sync: bool, fsyncs: int
+) -> None:
+    calls: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    path = tmp_path / "run.tape"
+    with TapeWriter(path, clock=PausedClock(), sync=sync) as w:  # one blob, then the tape at close
+        w.record("llm_call", request_digest="r1", payloads={"response": "x" * 5000})
+    assert len(calls) == fsyncs
+    assert load_tape(path).records[0].payload("response") == b"x" * 5000
 
 
 def test_threshold_is_4096_bytes(tmp_path: Path) -> None:
