@@ -7,13 +7,19 @@
 - **the bridge, per call**: one client process sends M `tools/call` one after another (each waits
   for its answer) through the stdio bridge to a world kept by a runner's hub, against the same
   client driving the seed's stdio world (`harn mcp mock world`) directly. Target: <= 100 us more.
-- **1 -> 2 workers**: trials/s of an agent that does the handshake and a few calls through the
-  bridge, with 1 and 2 workers. Target: >= 1.8x on 2 cores.
+- **1 -> 2 workers**: trials/s of an agent that does the handshake and 20 calls through the
+  bridge, with 1 and 2 workers. Target: >= 1.8x on 2 cores. On a shared machine the wall-clock
+  ratio is bounded by the other load, so the same run also measures (rounds interleaved):
+  - the CPU a trial costs in the runner's process (R: its world, files, scoring; serialised by
+    the GIL) and in the agent's processes (A: the agent and its bridge, in parallel), from
+    ``getrusage``, and the speedup they allow: ``(A + R) / max(R, (A + R) / 2)``;
+  - the same agent against a stdlib world of its own (two processes per trial, no runner), 1 and
+    2 at a time: what this machine's load lets any such workload gain from a second worker.
 
 Also: a whole trivial trial (handshake + tools/list) through the runner against the same agent
 starting the seed's world itself, and in-process trials/s (an `async def` agent).
 
-Run: `.venv/bin/python benchmarks/bench_runner.py [--trials N] [--calls M] [--quick] [--ray]`.
+Run: `.venv/bin/python benchmarks/bench_runner.py [--trials N] [--calls M] [--rounds R] [--quick] [--ray]`.
 """
 
 from __future__ import annotations
@@ -21,11 +27,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +64,15 @@ for i in range(int(sys.argv[1]) if len(sys.argv) > 1 else 0):
     ask({"jsonrpc": "2.0", "id": 3 + i, "method": "tools/call",
          "params": {"name": "get_account", "arguments": {"account_id": "A-101"}}})
 world.stdin.close(); world.wait()
+"""
+
+ECHO_WORLD = r"""
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" in msg:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}) + "\n")
+        sys.stdout.flush()
 """
 
 CLIENT = r"""
@@ -112,6 +130,52 @@ def runner(agent: list[str], k: int, workers: int, folder: Path, backend: str = 
     return elapsed
 
 
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """One timed batch of trials: wall seconds and CPU seconds (user + system) of this process
+    (the runner) and of its children (the agents, their bridges or worlds), per trial."""
+
+    wall: float
+    own_cpu: float
+    children_cpu: float
+
+    @property
+    def cores(self) -> float:
+        """Cores busy on average (the CPU of this process and its children over the wall time)."""
+        return (self.own_cpu + self.children_cpu) / self.wall
+
+
+def timed(n: int, work: Any, *args: Any) -> Timed:
+    def cpu(who: int) -> float:
+        usage = resource.getrusage(who)
+        return usage.ru_utime + usage.ru_stime
+
+    own, children, started = cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN), time.perf_counter()
+    work(*args)
+    wall = time.perf_counter() - started
+    return Timed(
+        wall / n, (cpu(resource.RUSAGE_SELF) - own) / n, (cpu(resource.RUSAGE_CHILDREN) - children) / n
+    )
+
+
+def alone_parallel(agent: list[str], world: list[str], n: int, workers: int) -> None:
+    """``n`` runs of ``agent`` against a ``world`` process of its own, ``workers`` at a time."""
+    env = dict(os.environ, HARN_WORLD_COMMAND=json.dumps(world))
+
+    def one(_: int) -> None:
+        subprocess.run(agent, env=env, check=True, stdin=subprocess.DEVNULL)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(one, range(n)))
+
+
+def model_speedup(runner_cpu: float, agent_cpu: float, workers: int = 2) -> float:
+    """Trials/s with ``workers`` over 1 worker when the runner's CPU per trial is serial and the
+    agents' runs in parallel, on at least ``workers`` cores."""
+    total = runner_cpu + agent_cpu
+    return total / max(runner_cpu, total / workers)
+
+
 def per_call(client: Path, command: list[str], calls: int) -> float:
     done = subprocess.run(
         [sys.executable, str(client), json.dumps(command), str(calls)],
@@ -135,15 +199,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--calls", type=int, default=2000, help="tool calls timed through the bridge")
-    parser.add_argument("--quick", action="store_true", help="12 trials, 500 calls (a smoke run)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the 1 -> 2 workers part")
+    parser.add_argument("--quick", action="store_true", help="12 trials, 500 calls, 1 round (a smoke run)")
     parser.add_argument("--ray", action="store_true", help="also the ray backend (needs the [ray] extra)")
     ns = parser.parse_args()
-    n, calls = (12, 500) if ns.quick else (ns.trials, ns.calls)
+    n, calls, rounds = (12, 500, 1) if ns.quick else (ns.trials, ns.calls, ns.rounds)
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as tmp:
         root = Path(tmp)
         (root / "noop.py").write_text(NOOP)
         (root / "handshake.py").write_text(HANDSHAKE)
         (root / "client.py").write_text(CLIENT)
+        (root / "echo_world.py").write_text(ECHO_WORLD)
         noop = [sys.executable, str(root / "noop.py")]
         handshake = [sys.executable, str(root / "handshake.py")]
         busy = [*handshake, "20"]
@@ -167,8 +233,15 @@ def main() -> None:
             hub.close(world)
         whole_alone = alone(handshake, trials, root / "hs-alone", world=True)
         whole_run = runner(handshake, n, 1, root / "hs-run")
-        busy_one = min(runner(busy, n, 1, root / f"b1-{rnd}") for rnd in range(2))
-        busy_two = min(runner(busy, n, 2, root / f"b2-{rnd}") for rnd in range(2))
+        echo = [sys.executable, "-I", str(root / "echo_world.py")]
+        scaling: dict[str, list[Timed]] = {"run1": [], "run2": [], "own1": [], "own2": []}
+        loads = []
+        for rnd in range(rounds):  # interleaved, so each figure sees the same load
+            for workers in (1, 2):
+                out = root / f"b{workers}-{rnd}"
+                scaling[f"run{workers}"].append(timed(n, runner, busy, n, workers, out))
+                scaling[f"own{workers}"].append(timed(n, alone_parallel, busy, echo, n, workers))
+            loads.append(os.getloadavg()[0])
         memory = in_process(n, root / "mem")
         on_ray = None
         if ns.ray:
@@ -180,7 +253,12 @@ def main() -> None:
             ray.shutdown()
     overhead_ms = (min(one) - min(base)) / n * 1000
     bridge_us = (statistics.median(bridged) - statistics.median(direct)) * 1e6
-    scaling = busy_one / busy_two
+    best = {key: min(batches, key=lambda t: t.wall) for key, batches in scaling.items()}
+    speedup = best["run1"].wall / best["run2"].wall
+    own_speedup = best["own1"].wall / best["own2"].wall
+    runner_cpu = statistics.median(t.own_cpu for t in scaling["run1"] + scaling["run2"])
+    agent_cpu = statistics.median(t.children_cpu for t in scaling["run1"] + scaling["run2"])
+    model = model_speedup(runner_cpu, agent_cpu)
     print(f"trials: {n} (bank/pay-rent); {calls} calls through the bridge; {os.cpu_count()} cores")
     print(f"  agent that exits at once, alone        {min(base) / n * 1000:7.1f} ms/trial")
     print(f"  the same under the runner, 1 worker    {min(one) / n * 1000:7.1f} ms/trial")
@@ -188,8 +266,15 @@ def main() -> None:
     print(f"  the same under the runner (bridge)     {whole_run / n * 1000:7.1f} ms/trial")
     print(f"  tools/call, direct stdio world         {statistics.median(direct) * 1e6:7.1f} us/call")
     print(f"  tools/call, through the bridge         {statistics.median(bridged) * 1e6:7.1f} us/call")
-    print(f"  busy agent, 1 worker                   {n / busy_one:7.1f} trials/s")
-    print(f"  busy agent, 2 workers                  {n / busy_two:7.1f} trials/s")
+    print(f"  busy agent, 1 worker                   {1 / best['run1'].wall:7.1f} trials/s")
+    print(f"  busy agent, 2 workers                  {1 / best['run2'].wall:7.1f} trials/s")
+    print(f"    CPU a trial: runner {runner_cpu * 1000:.1f} ms (serial), agent + bridge {agent_cpu * 1000:.1f} ms "
+          f"(parallel): they allow {model:.2f}x with 2 workers")  # fmt: skip
+    print(f"    cores used: {best['run1'].cores:.2f} with 1 worker, {best['run2'].cores:.2f} with 2")
+    print(f"  busy agent + its own stdlib world, no runner: 1 -> 2 at a time {own_speedup:.2f}x "
+          f"({1 / best['own1'].wall:.1f} -> {1 / best['own2'].wall:.1f} trials/s; what this machine's load allows)")  # fmt: skip
+    print(f"    cores used: {best['own1'].cores:.2f} 1 at a time, {best['own2'].cores:.2f} 2 at a time")
+    print(f"    load average during the rounds: {', '.join(f'{x:.1f}' for x in loads)}")
     print(f"  in-process agent                       {n / memory:7.1f} trials/s")
     if on_ray is not None:
         print(f"  ray backend, 2 workers (busy agent)    {n / on_ray:7.1f} trials/s")
@@ -198,8 +283,11 @@ def main() -> None:
           f"{verdict[overhead_ms <= OVERHEAD_TARGET_MS]}")  # fmt: skip
     print(f"the bridge adds per call: {bridge_us:.1f} us (target <= {BRIDGE_TARGET_US:.0f} us) "
           f"{verdict[bridge_us <= BRIDGE_TARGET_US]}")  # fmt: skip
-    print(f"1 -> 2 workers: {scaling:.2f}x trials/s (target >= {SCALING_TARGET}x) "
-          f"{verdict[scaling >= SCALING_TARGET]}")  # fmt: skip
+    print(f"1 -> 2 workers: {speedup:.2f}x trials/s (target >= {SCALING_TARGET}x) "
+          f"{verdict[speedup >= SCALING_TARGET]} (without a runner, at the same load: {own_speedup:.2f}x)")  # fmt: skip
+    print(f"1 -> 2 workers by the trial's CPU (runner {runner_cpu * 1000:.1f} ms serial, agent "
+          f"{agent_cpu * 1000:.1f} ms parallel): {model:.2f}x (target >= {SCALING_TARGET}x) "
+          f"{verdict[model >= SCALING_TARGET]}")  # fmt: skip
 
 
 if __name__ == "__main__":
