@@ -51,6 +51,8 @@ class TrialWorld:
     shared: SharedWorld
     socket_path: str
     http_base: str | None
+    config_dir: str = ""
+    """The hub's private folder, where :attr:`config_path` is written."""
     tape: Any = None
     """The open ``TapeWriter`` (closed with the trial)."""
     closed: bool = False
@@ -62,6 +64,14 @@ class TrialWorld:
     def command(self) -> list[str]:
         """The stdio command that reaches this world (``-I``: no site, no cwd on the path)."""
         return [sys.executable, "-I", str(BRIDGE), self.socket_path, self.token]
+
+    @property
+    def config_path(self) -> str:
+        """Where the agent's ``HARN_MCP_CONFIG`` file is: named by this trial's token in the hub's
+        private folder, so no later trial or attempt rewrites it (an agent left over from a
+        runner killed with SIGKILL, reading its config late, never finds the world of the
+        trial's rerun there), and removed when the trial ends."""
+        return os.path.join(self.config_dir, f"{self.token}.json")
 
     @property
     def url(self) -> str | None:
@@ -209,6 +219,7 @@ class WorldHub:
             shared=SharedWorld(engine, served),
             socket_path=self.socket_path,
             http_base=None if self._http is None else self._http.base,
+            config_dir=self._dir,
             tape=writer,
             stop_r=stop_r,
             stop_w=stop_w,
@@ -237,6 +248,8 @@ class WorldHub:
             thread.join(JOIN_TIMEOUT_S)
         os.close(world.stop_r)
         os.close(world.stop_w)
+        with contextlib.suppress(OSError):
+            os.unlink(world.config_path)
         if world.tape is not None:
             world.tape.close()
 

@@ -78,13 +78,17 @@ def _dump(doc: Any) -> bytes:
 
 
 def agent_env(trial: Trial, where: Folder, world: TrialWorld, base: Mapping[str, str]) -> dict[str, str]:
-    """The agent's environment (and its ``mcp.json``, written into ``where``)."""
+    """The agent's environment, and its ``HARN_MCP_CONFIG`` file (at the trial's
+    :attr:`~harn_mcp_mock.runner.hub.TrialWorld.config_path`; a copy as ``mcp.json`` in ``where``)."""
     command = world.command
-    config = {"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}}
-    where.write("mcp.json", _dump(config))  # the plain form every host reads (the URL: the env)
+    config = _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
+    where.write("mcp.json", config)  # the plain form every host reads (the URL: the env)
+    fd = os.open(world.config_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(config)
     env = {
         **base,
-        "HARN_MCP_CONFIG": str(where.path / "mcp.json"),
+        "HARN_MCP_CONFIG": world.config_path,
         "HARN_WORLD_COMMAND": json.dumps(command),
         "HARN_TASK_ID": trial.task,
         "HARN_TASK_PROMPT": trial.prompt,

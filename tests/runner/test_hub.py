@@ -147,3 +147,34 @@ def test_what_an_agent_leaves_under_the_runners_file_names_is_replaced_not_follo
         assert (folder / name).is_file() and not (folder / name).is_symlink()
     assert outside.read_text() == "untouched"
     assert json.loads((folder / "state.json").read_text())["run_id"] == "pay-rent.none.t1"
+
+
+LATE = """
+mine = os.environ["HARN_MCP_CONFIG"]
+first = os.path.join(sys.argv[1], "first")
+if not os.path.exists(first):  # the first run: keep the path, as an agent importing slowly would
+    with open(first, "w") as f:
+        f.write(mine)
+    sys.exit(0)
+old = open(first).read()  # the rerun: the first agent, reading its config only now
+found = json.loads(open(old).read()) if os.path.exists(old) else None
+with open(os.path.join(sys.argv[1], "seen"), "w") as f:
+    json.dump({"same_path": old == mine, "old": found, "mine": json.loads(open(mine).read())}, f)
+"""
+
+
+def test_an_agent_left_from_a_killed_run_never_finds_the_reruns_world_in_its_config(tmp_path: Path) -> None:
+    # A runner killed with SIGKILL leaves its agent running; the rerun of its trial must not hand
+    # that agent its own world through the config file the agent reads late (the rerun's world
+    # would score both agents' calls).
+    agent = [*agent_script(tmp_path, "late", LATE), str(tmp_path)]
+    for _ in range(2):
+        run_episodes(["bank"], agent, out=tmp_path / "out", tasks=["pay-rent"], workers=1, force=True)
+    seen = json.loads((tmp_path / "seen").read_text())
+    assert seen["same_path"] is False
+    assert seen["old"] is None  # removed when its trial ended
+    ((_, entry),) = seen["mine"]["mcpServers"].items()
+    copy = json.loads(
+        (tmp_path / "out" / "trials" / "bank" / "pay-rent" / "none" / "1" / "mcp.json").read_text()
+    )
+    assert copy == seen["mine"] and entry["command"] == sys.executable  # the trial folder keeps a copy
