@@ -106,6 +106,7 @@ class Redactor:
         self._canonical: dict[str, str] = {}
         self._fresh: dict[str, str] = {}
         self._chunks: list[dict[str, str]] = []
+        self._chunk_rules: dict[int, list[Any]] = {}
         self._generation = 0
         self._fp_key: bytes | None = None
         short = self._literal_secrets(argv or (), env or {}, detectors)
@@ -142,8 +143,10 @@ class Redactor:
         self._lit: Scanner | None = None
         self._text_min = self._scanner.min_len
         self._rebuild_literals()
-        for chunk in self._chunks:  # the server's own secrets: compiled now, not in the first message
-            for rule in literal_rules(chunk):
+        for (
+            rules
+        ) in self._chunk_rules.values():  # the server's own secrets: compiled now, not in the first message
+            for rule in rules:
                 rule.compile()
         self._root = compiled.pointers.root
         self._track = compiled.has_redact_pointers
@@ -371,7 +374,11 @@ class Redactor:
         while len(chunks) > 1 and len(chunks[-1]) >= len(chunks[-2]):
             last = chunks.pop()
             chunks[-1] = {**chunks[-1], **last}
-        rules = [rule for chunk in self._chunks for rule in literal_rules(chunk)]
+        # The rules of a chunk that did not change are kept (compiled): only the new or merged
+        # chunk gets new ones. (Keyed by id: every chunk keyed is alive in ``chunks``.)
+        made = self._chunk_rules
+        self._chunk_rules = {id(c): made.get(id(c)) or literal_rules(c) for c in chunks}
+        rules = [rule for chunk in chunks for rule in self._chunk_rules[id(chunk)]]
         self._lit = Scanner(rules, None) if rules else None
         self._text_min = min(self._scanner.min_len, self._lit.min_len if self._lit is not None else 1 << 30)
 

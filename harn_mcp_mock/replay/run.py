@@ -74,6 +74,12 @@ def run_replay(
         needs_live="the live server command after `--`",
         on_wait=on_event,
     )
+    if emit_tape is not None and plan.kind is not SessionKind.REPLAY:
+        with plan:  # releases the cassette's claim
+            raise UsageError(  # as over HTTP (docs/http.md); it was ignored here
+                f"--emit-tape writes a replay's tape; this session records ({plan.kind.value})",
+                where="--emit-tape",
+            )
     if plan.kind is SessionKind.RECORD:
         from harn_mcp_mock.record.session import record_command
 

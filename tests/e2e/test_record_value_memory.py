@@ -248,6 +248,7 @@ def _start_recording(out: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_recording_stopped_by_a_signal_writes_no_value_told_later(
     tmp_path: Path, sig: signal.Signals
@@ -268,6 +269,7 @@ def test_a_recording_stopped_by_a_signal_writes_no_value_told_later(
     assert (out / "s.tape.jsonl.cas").is_dir()
 
 
+@pytest.mark.slow
 def test_a_killed_recording_is_recovered_with_the_memory_its_journal_carries(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()

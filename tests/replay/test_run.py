@@ -81,6 +81,23 @@ def test_strict_mode_passes_when_everything_matched_and_was_used(tmp_path: Path)
     assert run(["replay", "--cassette", str(cassette), "--strict"], SESSION).returncode == 0
 
 
+@pytest.mark.parametrize("mode", ["all", "new_episodes"])
+def test_a_session_that_records_refuses_emit_tape_as_over_http(tmp_path: Path, mode: str) -> None:
+    cassette = tmp_path / "x.cassette.json"
+    if mode == "new_episodes":  # with a cassette: replays hits, records misses
+        record_notes(cassette, SESSION)
+    before = sorted(tmp_path.iterdir())
+    args = ["replay", "--mode", mode, "--cassette", str(cassette), "--emit-tape", str(tmp_path / "t.tape")]
+    result = run([*args, "--", sys.executable, NOTES], SESSION)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.decode().strip().count("\n") == 0
+    assert (
+        f"this session records ({'episodes' if mode == 'new_episodes' else 'record'})"
+        in result.stderr.decode()
+    )
+    assert sorted(tmp_path.iterdir()) == before  # nothing written, the claim released
+
+
 @pytest.mark.slow
 def test_a_line_that_is_not_json_gets_a_parse_error_and_the_replay_goes_on(tmp_path: Path) -> None:
     cassette = tmp_path / "notes.cassette.json"
