@@ -37,15 +37,25 @@ def canonical_bytes(value: Any) -> bytes:
     return b"%b" % (deepjson.dumps(value, _OPTS),)
 
 
+_blake3: Any = None
+
+
+def blake3_hasher() -> Any:
+    """The ``blake3`` hasher class, imported on first use (start-up speed) and kept: an import
+    statement in a hot function costs about as much as hashing a short message."""
+    global _blake3
+    if _blake3 is None:
+        from blake3 import blake3
+
+        _blake3 = blake3
+    return _blake3
+
+
 def digest(data: bytes) -> str:
     """BLAKE3 hex digest of raw bytes."""
-    from blake3 import blake3  # on first use: start-up speed
-
-    return blake3(data).hexdigest()
+    return (_blake3 or blake3_hasher())(data).hexdigest()  # type: ignore[no-any-return]
 
 
 def digest_json(value: Any) -> str:
     """BLAKE3 hex digest of the canonical JSON of ``value``."""
-    from blake3 import blake3  # on first use: start-up speed
-
-    return blake3(deepjson.dumps(value, _OPTS)).hexdigest()
+    return (_blake3 or blake3_hasher())(deepjson.dumps(value, _OPTS)).hexdigest()  # type: ignore[no-any-return]

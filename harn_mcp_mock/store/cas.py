@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from harn_mcp_mock.errors import CassetteIntegrityError
+from harn_mcp_mock.store.canonical import digest
 
 INLINE_THRESHOLD = 4096
 """Payloads larger than this many bytes spill into the store; smaller ones stay inline."""
@@ -160,6 +161,4 @@ class CasStore:
 def _hexdigest(data: bytes) -> str:
     """BLAKE3 of ``data`` in hex (the module is imported on first use: a replay of a cassette
     without blobs never needs it)."""
-    from blake3 import blake3
-
-    return blake3(data).hexdigest()
+    return digest(data)
