@@ -53,13 +53,8 @@ class Scanner:
         self._joined_groups = _groups(self._joined)
         # The groups whose needle holds a symbol (``:``, ``-``, ``sig=``): one search for any of
         # those symbols skips them all in a text that has none (a short clean string).
-        symbols = {_symbol(g[0]) for g in self._joined_groups if not g[1]} - {None}
-        self._symbols = (
-            re.compile("[" + "".join(map(re.escape, sorted(map(str, symbols)))) + "]") if symbols else None
-        )
-        self._no_symbol_groups = tuple(
-            g for g in self._joined_groups if g[1] or g[0] is None or _symbol(g[0]) is None
-        )
+        self._symbols, self._no_symbol_groups = _symbol_gate(self._joined_groups)
+        self._text_symbols, self._text_no_symbol_groups = _symbol_gate(self._text_groups)
         self._separate = tuple(r for r in self._text_rules if not getattr(r, "joinable", True))
         self.separate = bool(self._separate)
         """Whether some rule cannot look at joined strings (see :meth:`any_separately`)."""
@@ -149,7 +144,13 @@ class Scanner:
                     if entropy or name != EntropyRule.name:
                         hits.append((start + a, start + b, name))
         s = text.s
-        for needle, folded, pre, rules in self._text_groups:
+        symbols = self._text_symbols
+        groups = (
+            self._text_no_symbol_groups
+            if symbols is not None and symbols.search(s) is None
+            else self._text_groups
+        )
+        for needle, folded, pre, rules in groups:
             if needle is not None and (
                 (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
             ):
@@ -221,6 +222,13 @@ def _groups(rules: Sequence[Any]) -> tuple[Group, ...]:
         )
         for (needle, folded), group in by_needle.items()
     )
+
+
+def _symbol_gate(groups: tuple[Group, ...]) -> tuple[re.Pattern[str] | None, tuple[Group, ...]]:
+    """(one search for any symbol the groups' needles hold, the groups left when it finds none)."""
+    symbols = sorted({s for g in groups if not g[1] for s in [_symbol(g[0])] if s is not None})
+    regex = re.compile("[" + "".join(map(re.escape, symbols)) + "]") if symbols else None
+    return regex, tuple(g for g in groups if g[1] or g[0] is None or _symbol(g[0]) is None)
 
 
 def _symbol(needle: str | None, skip: str = "") -> str | None:

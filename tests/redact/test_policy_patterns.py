@@ -208,6 +208,7 @@ IN_CODE: list[tuple[str, str, str]] = [
     ("--token=", pick(ALNUM, 24), "cli deploy --token={s} --yes"),
     ("-secret", "Jz8kQ3mV7x", "app -secret {s}"),
     ("-secret at the start of a line", "Jz8kQ3mV7y", "options:\n-secret {s}"),
+    ("-password at the start of the text", "Jz8kQ3mV7z", "-password={s}"),
     ("--oauth2-bearer", pick(ALNUM, 24) + "==", '    --oauth2-bearer "{s}" \\'),
     ("--api-key", pick(ALNUM, 24), "tool --api-key {s} list"),
     ("openssl -passin", "Nq3#zW7pL", 'openssl x509 -req -passin "pass:{s}" -in a.csr'),
