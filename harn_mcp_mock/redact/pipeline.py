@@ -120,13 +120,16 @@ class Redactor:
         extra = [known] if known is not None else []
         self._detectors = detectors
         wrapped = Base64TextRule(detectors)  # a .env or a Kubernetes Secret value in base64
+        # Escaped text: the rules that look past a run of token characters, on it unescaped.
+        text_rules: list[Any] = [r for r in compiled.patterns if not r.contained]
+        escaped_inner = Scanner([*text_rules, assignment], None)
         self._scanner = Scanner(
             [
                 *compiled.patterns,
                 assignment,
                 PgpassRule(),
                 wrapped,
-                *extra_text_rules(detectors, names=compiled.name_needles != ()),
+                *extra_text_rules(escaped_inner, names=compiled.name_needles != ()),
                 *extra,
             ],
             compiled.entropy,

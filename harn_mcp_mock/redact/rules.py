@@ -374,7 +374,7 @@ class AssignmentRule:
 
 # --- names the key rules do not take, that still read like a secret's name ----------------------
 
-_WEAK_NEEDLES = ("api", "accessid", "access_id", "access-id", "access.id")
+_WEAK_NEEDLES = ("access", "api")
 """Substrings of the names :func:`weak_secret_name` takes that hold none of the key rules' needles."""
 
 _WORDS_BEFORE = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*[ \t]+){1,2}\Z")
@@ -684,31 +684,55 @@ class Base64TextRule:
 
 # --- text escaped for HTML or URL-encoded -------------------------------------------------------
 
-_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_HTML_ENTITIES = {
+    "&lt;": "<",
+    "&gt;": ">",
+    "&quot;": '"',
+    "&#34;": '"',
+    "&#x22;": '"',
+    "&apos;": "'",
+    "&#39;": "'",
+    "&#x27;": "'",
+    "&amp;": "&",
+}
+"""The entities that can hide a ``name="value"`` (quotes, ``<``, ``>``, ``&``), each with its
+character; ``&amp;`` last: one round of unescaping."""
+_ENTITY = re.compile("|".join(map(re.escape, _HTML_ENTITIES)))
 _PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")  # an ASCII character, URL-encoded
 _PERCENT_TELL = re.compile(r"%(?:3[DdAa]|2[267])")  # '=', ':', '"', '&', "'": a name=value inside
 _ESCAPED_VALUE_TAIL = re.compile(r"(?:&amp;(?:[A-Za-z]{2,8}|#[0-9]{1,5});|[^\s\"'<>&;\\,])+")
 
 
 def _unescape_html(entity: str) -> str:
-    import html  # lazily: only text with entities needs it
+    return _HTML_ENTITIES[entity]
 
-    return html.unescape(entity)
+
+def _unescape_html_text(s: str) -> str:
+    for entity, plain in _HTML_ENTITIES.items():  # C-speed replaces, ``&amp;`` last
+        if entity in s:
+            s = s.replace(entity, plain)
+    return s
 
 
 def _unescape_percent(escape: str) -> str:
     return chr(int(escape[1:], 16))
 
 
+def _unescape_percent_text(s: str) -> str:
+    return _PERCENT.sub(lambda m: chr(int(m.group()[1:], 16)), s)
+
+
 class EscapedTextRule:
     """Text escaped for HTML or XML (``&quot;``, ``&lt;``, ``&amp;``…: a draw.io cell, an HTML
-    attribute) or URL-encoded (``token%3D…%26``): ``inner`` (the token formats and ``name=value``
-    rules) runs on the text unescaped once, and each hit is mapped back onto the escaped text.
+    attribute) or URL-encoded (``token%3D…%26``): ``inner`` (the ``name=value`` rule and the
+    rules that look at more than a run of token characters: an escape between token characters
+    leaves their runs as they are) runs on the text unescaped once, and each hit is mapped back
+    onto the escaped text.
     In HTML, a value goes on through the characters escaped twice after it (``&amp;lt;``: a
     ``<`` of the value itself, not markup). The gate: one ``&`` (or ``%``) search, then one
     search for an entity (or for an encoded ``=``, ``:``, quote or ``&``)."""
 
-    __slots__ = ("_decode", "_facts", "_inner", "_pattern", "_tell", "name")
+    __slots__ = ("_decode", "_decode_text", "_facts", "_inner", "_pattern", "_tell", "name")
 
     contained = False
     run = 0
@@ -719,21 +743,26 @@ class EscapedTextRule:
         decode: Callable[[str], str]
         if kind == "html":
             self.name = "html-escaped"
-            self._pattern, self._tell, decode = _ENTITY, _ENTITY, _unescape_html
+            self._pattern, self._tell, decode, text = _ENTITY, _ENTITY, _unescape_html, _unescape_html_text
             self._facts = Facts(min_len=self.min_len, needles=("&",))
         else:
             self.name = "url-encoded"
-            self._pattern, self._tell, decode = _PERCENT, _PERCENT_TELL, _unescape_percent
+            self._pattern, self._tell = _PERCENT, _PERCENT_TELL
+            decode, text = _unescape_percent, _unescape_percent_text
             self._facts = Facts(min_len=self.min_len, needles=("%",))
         self._decode = decode
+        self._decode_text = text
 
     def __call__(self, text: Text) -> list[Hit]:
         s = text.s
         if len(s) < self.min_len or self._tell.search(s) is None:
             return []
-        decoded, starts, ends = self._unescaped(s)
+        found = self._inner.hits(Text(self._decode_text(s)), entropy=False)
+        if not found:
+            return []
+        _decoded, starts, ends = self._unescaped(s)
         hits: list[Hit] = []
-        for a, b, _rule in self._inner.hits(Text(decoded), entropy=False):
+        for a, b, _rule in found:
             start, end = starts[a], ends[b - 1]
             if self.name == "html-escaped":
                 tail = _ESCAPED_VALUE_TAIL.match(s, end)
@@ -743,7 +772,10 @@ class EscapedTextRule:
         return hits
 
     def any(self, text: Text) -> bool:
-        return bool(self(text))
+        s = text.s
+        if len(s) < self.min_len or self._tell.search(s) is None:
+            return False
+        return bool(self._inner.any(Text(self._decode_text(s))))
 
     def _unescaped(self, s: str) -> tuple[str, list[int], list[int]]:
         """``s`` with each escape decoded, and for each character of it where it starts and
