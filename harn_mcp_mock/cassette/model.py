@@ -313,6 +313,8 @@ def load_journal(jpath: Path, *, cassette_path: Path | None = None) -> Cassette:
             messages.append(message_from_entry(record, len(messages), cas, jpath))
         else:
             meta.update({k: record[k] for k in ("server", "exit", "redaction", "http") if k in record})
+            if isinstance(record.get("learned"), dict):  # fingerprints of values learned meanwhile
+                _add_fingerprints(meta, record["learned"])
     if not meta and not messages:
         raise CassetteFormatError("empty journal", path=jpath)
     _check_meta(meta, jpath)
@@ -329,6 +331,23 @@ _META_SHAPES: dict[str, dict[str, Any]] = {
     "server": {"handshake": str, "protocolVersion": str, "serverInfo": dict, "capabilities": dict},
     "exit": {"code": (int, type(None)), "signal": (int, str, type(None)), "reason": (str, type(None))},
 }
+
+
+def _add_fingerprints(meta: dict[str, Any], learned: dict[str, Any]) -> None:
+    """Merge a journal's ``learned`` record (fingerprints of values the recorder learned while it
+    ran) into ``meta["redaction"]["fingerprints"]``."""
+    redaction = meta.get("redaction")
+    if not isinstance(redaction, dict) or not isinstance(learned.get("values"), list):
+        return
+    known = redaction.get("fingerprints")
+    if (
+        isinstance(known, dict)
+        and known.get("key") == learned.get("key")
+        and isinstance(known.get("values"), list)
+    ):
+        values = {v for v in (*known["values"], *learned["values"]) if isinstance(v, str)}
+        learned = {**known, "values": sorted(values)}
+    meta["redaction"] = {**redaction, "fingerprints": learned}
 
 
 def _check_meta(meta: dict[str, Any], path: Path) -> None:

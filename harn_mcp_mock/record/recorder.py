@@ -121,6 +121,9 @@ class Recorder:
         known = fingerprints() if callable(fingerprints) else None
         if known:  # the env's secrets as keyed hashes, so that a replay can recognise them
             self._redaction["fingerprints"] = known
+        self._new_fingerprints = getattr(redactor, "new_fingerprints", None)
+        if callable(self._new_fingerprints):
+            self._new_fingerprints()  # those are in the header
         self.counts = {CLIENT: 0, SERVER: 0, "invalid": 0}
         self.client_lines = 0
         """Lines the client sent, invalid ones included: any of them makes a session worth keeping."""
@@ -160,18 +163,16 @@ class Recorder:
 
     def _append(self, records: list[dict[str, Any]]) -> None:
         """Journal ``records`` (under the lock); when the redactor learned a value while
-        redacting them, with a ``redaction`` record after them holding the keyed fingerprints of
-        every value it knows, in the same write: a journal left by a killed recorder carries
+        redacting them, with a ``learned`` record after them holding the keyed fingerprints of
+        the values new to it, in the same write: a journal left by a killed recorder carries
         what ``recover`` needs to redact the values learned after earlier lines were written
         (docs/redaction.md, value memory)."""
         learned = _learned(self._redactor)
         if learned != self._noted:
             self._noted = learned
-            fingerprints = getattr(self._redactor, "fingerprints", None)
-            known = fingerprints() if callable(fingerprints) else None
-            if known:
-                self._redaction["fingerprints"] = known
-                records = [*records, {"redaction": dict(self._redaction)}]
+            fresh = self._new_fingerprints() if callable(self._new_fingerprints) else None
+            if fresh:
+                records = [*records, {"learned": fresh}]
         self._journal.append(records)
 
     def forget_request(self, direction: str, msg_id: Any, seq: int) -> bool:

@@ -109,6 +109,10 @@ class Redactor:
         self._chunk_rules: dict[int, list[Any]] = {}
         self._generation = 0
         self._fp_key: bytes | None = None
+        self._values: list[str] = []  # every remembered value once, in order (what fingerprints cover)
+        self._value_set: set[str] = set()
+        self._fps: dict[str, str] = {}  # value -> its fingerprint, once computed
+        self._fp_given = 0  # how many of _values new_fingerprints() gave already
         short = self._literal_secrets(argv or (), env or {}, detectors)
         self._short = short
         self._short_set = frozenset(short)
@@ -213,14 +217,26 @@ class Redactor:
         cassette's redaction metadata (``None`` when there are none): a replay that never saw
         that env can still recognise those values in live traffic. A fresh random key per
         call; never the values."""
-        learned = set(self._canonical.values())
-        if not learned:
+        if not self._values:
             return None
+        return self._fingerprint_meta(self._values)
+
+    def new_fingerprints(self) -> dict[str, Any] | None:
+        """Like :meth:`fingerprints`, for the values remembered since the last call only (all
+        of them at the first call; ``None`` when there is none): what a recording's journal
+        appends each time the memory grows, at a cost that does not grow with the memory."""
+        fresh = self._values[self._fp_given :]
+        self._fp_given = len(self._values)
+        return self._fingerprint_meta(fresh) if fresh else None
+
+    def _fingerprint_meta(self, values: list[str]) -> dict[str, Any]:
         if self._fp_key is None:
             self._fp_key = os.urandom(32)
-        key = self._fp_key
-        values = sorted({fingerprint(key, v) for v in learned})
-        return {"scheme": FINGERPRINT_SCHEME, "key": key.hex(), "values": values}
+        key, known = self._fp_key, self._fps
+        for v in values:
+            if v not in known:
+                known[v] = fingerprint(key, v)
+        return {"scheme": FINGERPRINT_SCHEME, "key": key.hex(), "values": sorted({known[v] for v in values})}
 
     def redact_text(self, s: str) -> str:
         """A line of free text (a non-JSON line, stderr, an error message) with its secrets replaced."""
@@ -359,10 +375,15 @@ class Redactor:
     def _remember(self, value: str, origin: str) -> None:
         """``value`` and its encoded forms into the memory (the scanner is rebuilt by the caller)."""
         fresh = self._fresh
+        added = False
         for form in (value, *_encoded_forms(value)):
             if form not in self._literals:
                 self._literals[form] = fresh[form] = origin
                 self._canonical[form] = value
+                added = True
+        if added and value not in self._value_set:
+            self._value_set.add(value)
+            self._values.append(value)
 
     def _rebuild_literals(self) -> None:
         """The memory's scanner, after values were remembered. The literals learned since the

@@ -285,7 +285,7 @@ def test_a_killed_recording_is_recovered_with_the_memory_its_journal_carries(tmp
     # What a kill leaves (docs/redaction.md): the journal and the tape as written, LATE's first
     # mentions in clear; the journal also holds the fingerprints of what the recorder had learned.
     assert LATE.encode() in journal.read_bytes()
-    assert any(b'"fingerprints"' in line for line in journal.read_bytes().splitlines()[1:])
+    assert any(b'"learned"' in line for line in journal.read_bytes().splitlines()[1:])
     before = {int(n) for n in re.findall(r"\[REDACTED:(\d+)\]", journal.read_text())}
     (out / "s.tape.jsonl").unlink()
     shutil.rmtree(out / "s.tape.jsonl.cas", ignore_errors=True)

@@ -240,7 +240,7 @@ def test_a_journal_left_behind_is_rewritten_without_a_value_learned_after_it_was
     lines = journal.read_bytes().splitlines()
     assert LATER.encode() in journal.read_bytes()  # written before it was told
     # The line that told it is followed, in the same write, by the fingerprints of what is known.
-    assert b'"fingerprints"' in lines[-1] and b'"seq"' in lines[-2]
+    assert b'"learned"' in lines[-1] and b'"seq"' in lines[-2]
     blobs = set((tmp_path / "r.cassette.json.cas").iterdir())
     rec.broke_off()  # an exception ended the session: the journal stays for `recover`
     assert LATER.encode() not in _written(tmp_path)
@@ -270,3 +270,19 @@ def test_a_batched_handshake_answer_is_summarised_from_its_redacted_member(tmp_p
     cassette = rec.finish(EXIT)
     assert cassette.server["capabilities"] == {"experimental": {"password": "[REDACTED:1]"}}
     assert LATER.encode() not in _written(tmp_path)
+
+
+def test_each_learned_value_adds_only_its_own_fingerprint_to_the_journal(tmp_path: Path) -> None:
+    rec = _real(tmp_path)
+    told = [f"{LATER}-{n}" for n in range(3)]
+    for n, value in enumerate(told):
+        rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": n, "method": "login", "params": {"password": value}}))
+    raw = journal_path(rec.cassette_path).read_bytes().splitlines()
+    notes = [orjson.loads(x)["learned"] for x in raw if b'"learned"' in x]
+    assert [len(n["values"]) for n in notes] == [1, 1, 1]  # what is new, not all that is known
+    assert len({n["key"] for n in notes}) == 1
+    merged = load_cassette(rec.cassette_path).meta["redaction"]["fingerprints"]  # read from the journal
+    assert merged["values"] == sorted(v for n in notes for v in n["values"])
+    rec.abandon()  # rewritten: the header holds them all
+    header = orjson.loads(journal_path(rec.cassette_path).read_bytes().splitlines()[0])
+    assert header["redaction"]["fingerprints"]["values"] == merged["values"]
