@@ -44,8 +44,12 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # The project itself (editable) with its dev tools and the Python peer servers (mcp-server-time).
+# On CI (CI set) the `frameworks` extra comes in the same pip run (one resolver pass, no second
+# install), so `make test` runs the framework tests too, in the same xdist pool as the rest.
+comma := ,
+EXTRAS := dev,peers,ray$(if $(CI),$(comma)frameworks)
 $(INSTALL_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray]'
+	$(PY) -m pip install --disable-pip-version-check -e '.[$(EXTRAS)]'
 	touch $@
 
 # The npm peer servers, exactly as tests/e2e/package-lock.json pins them.
@@ -99,8 +103,9 @@ test: install lint
 test-conformance: $(INSTALL_STAMP) $(CONFORMANCE_STAMP)
 	$(PY) scripts/conformance.py
 
-# The agent frameworks of examples/frameworks/ (the `frameworks` extra, too heavy for `make
-# test`) and the tests that run them: the scripted LLM endpoint, each recipe on the bank world.
+# The agent frameworks of examples/frameworks/ (the `frameworks` extra, too heavy for a local
+# `make test`) and the tests that run them: the scripted LLM endpoint, each recipe on the bank
+# world. Once the extra is installed, `make test` runs these tests as well (CI installs it).
 FRAMEWORKS_STAMP := $(VENV)/.harn-frameworks.stamp
 $(FRAMEWORKS_STAMP): pyproject.toml $(INSTALL_STAMP)
 	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray,frameworks]'
