@@ -33,7 +33,7 @@ PYTEST_ARGS ?=
 # pytest-xdist workers: `make test JOBS=1` runs serially. Most tests wait on child processes
 # (servers, clients, agents), so more workers than cores still pays on a 2-core machine.
 JOBS ?= 4
-FAST_MARKERS := not e2e and not slow and not browser and not ray
+FAST_MARKERS := not e2e and not slow and not browser and not ray and not frameworks
 
 .PHONY: venv install peers browser screenshots lint lint-test-patterns test test-fast test-conformance test-frameworks fuzz bench demo peers-missing \
 	conformance-missing
@@ -114,7 +114,8 @@ $(FRAMEWORKS_STAMP): pyproject.toml $(INSTALL_STAMP)
 test-frameworks: $(FRAMEWORKS_STAMP)
 	$(BIN)/pytest -q -n $(JOBS) --dist loadgroup tests/llm tests/test_inspect.py tests/e2e/test_frameworks.py tests/e2e/test_frameworks_faults.py $(PYTEST_ARGS)
 
-# The inner loop: no third-party peers, browser, Ray, wheel or pre-commit builds (README: the markers).
+# The inner loop: no third-party peers, browser, Ray, agent frameworks, wheel or pre-commit builds
+# (README: the markers).
 test-fast: $(INSTALL_STAMP)
 	$(BIN)/pytest -q -n $(JOBS) --dist loadgroup -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 

@@ -22,6 +22,7 @@ from harn_mcp_mock.scoring.eval import score_runs
 # Inspect's own dependencies warn about their deprecated parameters (tenacity's `initial`), and
 # one anyio memory stream per sample is collected unclosed after Inspect's run (not yet traced).
 pytestmark = [
+    pytest.mark.frameworks,
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
     pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
 ]

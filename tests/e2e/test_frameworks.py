@@ -13,6 +13,8 @@ import pytest
 
 from tests.e2e.recipes import HARN, RECIPES, ROOT
 
+pytestmark = pytest.mark.frameworks
+
 
 @pytest.mark.e2e
 @pytest.mark.slow

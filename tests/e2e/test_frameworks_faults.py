@@ -14,6 +14,8 @@ import pytest
 
 from tests.e2e.recipes import HARN, RECIPES, ROOT
 
+pytestmark = pytest.mark.frameworks
+
 PROBE = Path(__file__).with_name("probe.world.json")
 PROBED: dict[str, dict[str, tuple[str, float]]] = {
     "claude_agent_sdk": {

@@ -18,6 +18,8 @@ from harn_mcp_mock.llm import serve_llm
 from tests.llm.agents import chat_agent, messages_agent, responses_agent
 from tests.serving import url_process
 
+pytestmark = pytest.mark.frameworks
+
 
 @pytest.fixture(autouse=True)
 def _sdks_installed() -> None:
