@@ -152,6 +152,7 @@ def test_the_cli_refuses_to_record_a_held_cassette_in_one_line(
     assert not journal_path(cassette).read_text().count("\n") > 1  # the holder's journal, untouched
 
 
+@pytest.mark.slow
 def test_a_dead_recorders_claim_is_taken_over_and_only_then_recover_is_suggested(
     cassette: Path, holder: Holding
 ) -> None:

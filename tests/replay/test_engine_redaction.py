@@ -83,6 +83,7 @@ def test_a_secret_of_the_recordings_env_never_comes_out_of_a_stdio_replay(
     assert b"miss: tools/call" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_secret_of_the_recordings_env_never_reaches_a_new_episode(cassette: Path) -> None:
     result = run(
         ["replay", "--mode", "new_episodes", "--cassette", str(cassette), "--", sys.executable, NOTES],

@@ -75,6 +75,7 @@ def test_strict_mode_fails_on_a_miss_and_the_report_explains_it(tmp_path: Path) 
     assert [u["method"] for u in summary["unused"]] == ["tools/list", "tools/call"]
 
 
+@pytest.mark.slow
 def test_strict_mode_passes_when_everything_matched_and_was_used(tmp_path: Path) -> None:
     cassette = tmp_path / "notes.cassette.json"
     record_notes(cassette, SESSION)
@@ -143,6 +144,7 @@ def test_x07_aliases_name_the_same_modes(tmp_path: Path) -> None:
     assert result.returncode == 0 and cassette.exists()
 
 
+@pytest.mark.slow
 def test_mode_none_refuses_a_server_command(tmp_path: Path) -> None:
     cassette = tmp_path / "notes.cassette.json"
     record_notes(cassette, SESSION)

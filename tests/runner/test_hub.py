@@ -50,7 +50,7 @@ def agent_script(folder: Path, name: str, body: str) -> list[str]:
     return [sys.executable, str(path)]
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.slow)])
 def test_a_client_with_a_session_per_call_passes_exactly_when_the_task_is_done(
     tmp_path: Path, transport: str
 ) -> None:

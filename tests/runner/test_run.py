@@ -50,6 +50,7 @@ def test_each_trial_gets_a_seed_and_run_id_derived_from_the_runs_seed() -> None:
         build_matrix([(spec, doc)], tasks=["fly"])
 
 
+@pytest.mark.slow
 def test_the_scripted_sdk_agent_runs_k_trials_and_the_run_is_scored(tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
     outcome = run_episodes(
