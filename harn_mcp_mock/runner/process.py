@@ -4,11 +4,13 @@
   SIGTERM: running agents get SIGTERM, then SIGKILL after the grace) and ``kill_now()`` (a second
   Ctrl-C: SIGKILL at once). Both are pipes that turn readable, so a trial waits on its agent and
   on them at once, with no polling.
-- :class:`AgentProcess`: the agent in its own session and process group, its stdout and stderr
+- :class:`AgentProcess`: the agent in its own session and process group, started by a per-trial
+  supervisor (:mod:`harn_mcp_mock.runner._supervisor`: a child subreaper that kills every
+  process of the trial when the runner ends it or dies, even by SIGKILL), its stdout and stderr
   read through pipes keeping the last ``cap`` bytes each (marked when cut), and every process it
   started tagged with a per-trial marker in its environment. :meth:`AgentProcess.end` ends the
-  group, then any process still carrying the marker (a ``setsid`` grandchild included: on Linux
-  the runner is a child subreaper, :func:`become_subreaper`, so such orphans stay its
+  group, then the supervisor's tree, then any process still carrying the marker (on Linux the
+  runner is a child subreaper too, :func:`become_subreaper`, so such orphans stay its
   descendants and are found by walking ``/proc``).
 """
 
@@ -24,6 +26,9 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from harn_mcp_mock.runner._supervisor import descendants
 
 __all__ = ["DEFAULT_OUTPUT_CAP", "MARKER_ENV", "AgentProcess", "Control", "Tail", "become_subreaper"]
 
@@ -31,6 +36,8 @@ DEFAULT_OUTPUT_CAP = 1 << 20
 """Bytes of an agent's stdout and of its stderr kept per trial (the last ones)."""
 MARKER_ENV = "HARN_TRIAL_MARKER"
 PR_SET_CHILD_SUBREAPER = 36
+SUPERVISOR = str(Path(__file__).with_name("_supervisor.py"))
+"""The script between the runner and each agent (:mod:`harn_mcp_mock.runner._supervisor`)."""
 
 
 def become_subreaper() -> bool:
@@ -137,45 +144,76 @@ class AgentProcess:
         self.marker = marker
         self.stdout = Tail(cap)
         self.stderr = Tail(cap)
+        self.code: int | None = None
+        self._gone = False
+        """The supervisor's status pipe reached EOF (it ended without telling the agent's code)."""
+        self._buffer = b""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        life_r, self._life_w = os.pipe()
+        self._status_r, status_w = os.pipe()
         try:
             self.proc = subprocess.Popen(
-                list(argv),
+                [sys.executable, "-I", "-S", SUPERVISOR, str(life_r), str(status_w), "--", *argv],
                 stdin=subprocess.DEVNULL,
                 stdout=out_w,
                 stderr=err_w,
                 env={**env, MARKER_ENV: marker},
                 cwd=cwd,
                 start_new_session=True,
+                pass_fds=(life_r, status_w),
             )
         except BaseException:
-            for fd in (out_r, err_r):
+            for fd in (out_r, err_r, self._life_w, self._status_r):
                 os.close(fd)
             raise
         finally:
-            os.close(out_w)
-            os.close(err_w)
+            for fd in (out_w, err_w, life_r, status_w):
+                os.close(fd)
         self._reader = threading.Thread(
             target=self._read, args=(out_r, err_r), name="harn-agent-output", daemon=True
         )
         self._reader.start()
-        self._done_r, self._done_w = os.pipe()
-        self._pidfd: int | None = None
-        pidfd_open = getattr(os, "pidfd_open", None)
-        if pidfd_open is not None:
-            with contextlib.suppress(OSError):
-                self._pidfd = pidfd_open(self.proc.pid)
-        if self._pidfd is None:
-            threading.Thread(target=self._wait_thread, daemon=True).start()
+        first = self._next_line()
+        if first is None or not first.startswith("P"):
+            self._finish()
+            if first is not None and first.startswith("E"):
+                number, _, message = first[1:].partition(" ")
+                raise OSError(int(number) if number.isdigit() else 0, message)
+            raise OSError(0, "its supervisor ended before starting it")
+        self.agent_pid = int(first[1:])
 
     @property
     def pid(self) -> int:
+        """The agent's pid (its process group and session)."""
+        return self.agent_pid
+
+    @property
+    def supervisor_pid(self) -> int:
         return self.proc.pid
 
-    def _wait_thread(self) -> None:
-        self.proc.wait()
-        os.write(self._done_w, b"\0")
+    def _next_line(self) -> str | None:
+        """The supervisor's next status line (blocking), None at EOF."""
+        while b"\n" not in self._buffer:
+            data = os.read(self._status_r, 256)
+            if not data:
+                self._gone = True
+                return None
+            self._buffer += data
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode()
+
+    def _exited(self) -> bool:
+        """Whether the agent has exited (reading its code if the supervisor sent it)."""
+        if self.code is None and not self._gone:
+            if b"\n" in self._buffer or select.select([self._status_r], [], [], 0)[0]:
+                self._take_exit()
+        return self.code is not None or self._gone
+
+    def _take_exit(self) -> None:
+        line = self._next_line()
+        if line is not None and line.startswith("X"):
+            self.code = int(line[1:])
 
     def _read(self, out_r: int, err_r: int) -> None:
         tails = {out_r: self.stdout, err_r: self.stderr}
@@ -193,18 +231,18 @@ class AgentProcess:
                 with contextlib.suppress(OSError):
                     os.close(fd)
 
-    def _exit_fd(self) -> int:
-        return self._pidfd if self._pidfd is not None else self._done_r
-
     def wait(self, timeout: float | None, control: Control | None) -> Ended:
         """Until the agent exits, ``timeout`` passes or the run stops."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        watched = [self._exit_fd()] + ([control.stop_fd] if control is not None else [])
+        watched = [self._status_r] + ([control.stop_fd] if control is not None else [])
         while True:
+            if self._exited():
+                return Ended("exited", self.code)
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             readable, _, _ = select.select(watched, [], [], left)
-            if self._exit_fd() in readable:
-                return Ended("exited", self.proc.wait())
+            if self._status_r in readable:
+                self._take_exit()
+                return Ended("exited", self.code)
             if control is not None and control.stop_fd in readable:
                 return Ended("stopped", None)
             if deadline is not None and time.monotonic() >= deadline:
@@ -212,20 +250,29 @@ class AgentProcess:
 
     def end(self, grace: float, control: Control | None) -> int | None:
         """SIGTERM to the agent's group, SIGKILL after ``grace`` (at once once the run is killing),
-        then every process left with the trial's marker; the agent's exit code."""
-        if self.proc.poll() is None:
-            _signal_group(self.proc.pid, signal.SIGTERM)
-            watched = [self._exit_fd()] + ([control.kill_fd] if control is not None else [])
+        then the supervisor kills every process of the trial left (its descendants), then every
+        process left with the trial's marker; the agent's exit code."""
+        if not self._exited():
+            _signal_group(self.agent_pid, signal.SIGTERM)
+            watched = [self._status_r] + ([control.kill_fd] if control is not None else [])
             if not (control is not None and control.killing):
                 select.select(watched, [], [], grace)
-        _signal_group(self.proc.pid, signal.SIGKILL)
-        code = self.proc.wait()
+        _signal_group(self.agent_pid, signal.SIGKILL)
+        if not self._exited():
+            self._take_exit()
+        self._finish()
         kill_marked(self.marker)
         self._reader.join(grace)
-        for fd in (self._done_r, self._done_w, *([self._pidfd] if self._pidfd is not None else [])):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        return code
+        return self.code
+
+    def _finish(self) -> None:
+        """Close our end of the supervisor's life pipe (it kills the trial's processes and
+        exits), then reap it."""
+        with contextlib.suppress(OSError):
+            os.close(self._life_w)
+        self.proc.wait()
+        with contextlib.suppress(OSError):
+            os.close(self._status_r)
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -233,66 +280,12 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-def _children(pid: int) -> list[int] | None:
-    """``pid``'s children from ``/proc/PID/task/*/children`` (None where the kernel has none)."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return None
-    found: list[int] = []
-    for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                found.extend(int(p) for p in f.read().split())
-        except FileNotFoundError:
-            return None if tid == tasks[0] and not found else found
-        except OSError:
-            continue
-    return found
-
-
-def _descendants(root: int) -> list[int]:
-    """Live descendants of ``root``: by each process's children file where the kernel has one
-    (cheap), else from the parent of every process in ``/proc``; empty where there is no /proc."""
-    if _children(root) is not None:
-        result: list[int] = []
-        todo = [root]
-        while todo:
-            for child in _children(todo.pop()) or ():
-                result.append(child)
-                todo.append(child)
-        return result
-    children: dict[int, list[int]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1 and fields[0] != b"Z":
-            children.setdefault(int(fields[1]), []).append(int(name))
-    found: list[int] = []
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 def kill_marked(marker: str) -> list[int]:
     """SIGKILL every descendant of this process whose environment holds ``marker`` (the trial's
     processes that left its group), and reap those that are our children now; their pids."""
     tag = f"{MARKER_ENV}={marker}".encode()
     killed = []
-    for pid in _descendants(os.getpid()):
+    for pid in descendants(os.getpid()):
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
                 environ = f.read()

@@ -463,6 +463,7 @@ def run_episodes(
     from harn_mcp_mock.runner.process import become_subreaper
 
     become_subreaper()
+    _clear_the_way(plan, on_note)
     settings = TrialSettings(timeout=timeout, grace=grace, max_retries=max_retries, output_cap=output_cap)
     try:
         chosen.run(plan, list(agent), settings, control)
@@ -471,6 +472,25 @@ def run_episodes(
             watcher.set()
     stopped = control.stopping and len(plan.records) < len(plan.matrix)
     return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
+
+
+def _clear_the_way(plan: Plan, on_note: Callable[[str], None] | None) -> None:
+    """Before any trial: end the processes a previous runner of this folder left (a runner killed
+    with SIGKILL), then remove the folders of the trials about to run, so that an old agent's
+    open files and folder are unlinked ones and a new trial's files are all its own."""
+    from harn_mcp_mock.runner._files import open_folder
+    from harn_mcp_mock.runner.leftovers import end_leftovers
+
+    ended = end_leftovers(plan.out)
+    if ended and on_note is not None:
+        on_note(f"resume: ended {ended} process(es) left by the previous runner")
+    for trial in plan.todo:
+        try:
+            parent = open_folder(plan.out, trial.parts[:-1], create=False)
+        except FileNotFoundError:
+            continue
+        with parent:
+            parent.remove(trial.parts[-1])
 
 
 def _cap_spending(plan: Plan, cap: float, control: Control, on_note: Callable[[str], None] | None) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.runner._files import Folder, open_folder
+from harn_mcp_mock.runner.leftovers import record_processes
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, AgentProcess, Control
 
@@ -133,6 +134,7 @@ def _attempt(
     hub: WorldHub,
     spec: WorldSpec | None,
     control: Control | None,
+    ledger: Path | None,
 ) -> dict[str, Any]:
     where.clear((*TRIAL_FILES, "trial.json"))
     started = time.monotonic()
@@ -147,6 +149,8 @@ def _attempt(
                 "infra_error": f"the agent command could not start: {exc.strerror or exc}",
                 "exit_code": None,
             }
+        if ledger is not None:
+            record_processes(ledger, [process.supervisor_pid, process.pid], world.token)
         try:
             ended = process.wait(settings.timeout, control)
         except BaseException:  # cancelled (a Ray task, an interrupt): the agent ends with it
@@ -271,7 +275,7 @@ def run_trial(
     with open_folder(out.resolve(), trial.parts) as where:
         attempts: list[dict[str, Any]] = []
         for _ in range(settings.max_retries + 1):
-            result = _attempt(trial, where, agent, settings, base, cwd, hub, spec, control)
+            result = _attempt(trial, where, agent, settings, base, cwd, hub, spec, control, out.resolve())
             attempts.append(result)
             if result["status"] != "infra_error" or (control is not None and control.stopping):
                 break

@@ -1,0 +1,173 @@
+"""A trial's supervisor: the process between the runner and its agent, so that no process of the
+trial outlives the runner, even one killed with SIGKILL (docs/runner.md, "Every process of a
+trial ends with it").
+
+Run as a script (``python -I -S _supervisor.py LIFE_FD STATUS_FD -- AGENT...``), standard
+library only, so it starts fast. It makes itself a child subreaper (Linux), starts the agent in
+a new session, and tells the runner on ``STATUS_FD`` the agent's pid (``P<pid>``) or why it could
+not start (``E<errno> <message>``), then its exit code (``X<code>``, negative for a signal) when
+it exits. Every orphan of the trial (a ``setsid`` or double-forked grandchild) is reparented to
+the supervisor, not to init. When ``LIFE_FD`` (the read end of a pipe only the runner writes)
+turns readable or reaches EOF (the runner asks for the end, or died: the kernel closed its end),
+the supervisor kills every descendant with SIGKILL, reaps them all, and exits.
+
+:func:`descendants` is also the runner's own walk of its process tree.
+"""
+
+from __future__ import annotations
+
+import _signal as signal  # type: ignore[import-not-found]  # ``signal`` imports enum: ~10 ms more start-up
+import os
+import select
+import sys
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def children(pid: int) -> list[int] | None:
+    """``pid``'s children from ``/proc/PID/task/*/children`` (None where the kernel has none)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    found: list[int] = []
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found.extend(int(p) for p in f.read().split())
+        except FileNotFoundError:
+            return None if tid == tasks[0] and not found else found
+        except OSError:
+            continue
+    return found
+
+
+def descendants(root: int) -> list[int]:
+    """Live descendants of ``root``: by each process's children file where the kernel has one
+    (cheap), else from the parent of every process in ``/proc``; empty where there is no /proc."""
+    if children(root) is not None:
+        result: list[int] = []
+        todo = [root]
+        while todo:
+            for child in children(todo.pop()) or ():
+                result.append(child)
+                todo.append(child)
+        return result
+    parents: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and fields[0] != b"Z":
+            parents.setdefault(int(fields[1]), []).append(int(name))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for child in parents.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _become_subreaper() -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
+def _kill_tree(agent: int) -> None:
+    """SIGKILL every descendant and reap until none is left: each reap is an event (no polling);
+    a process forked while the tree was being killed is found on the next round."""
+    try:
+        os.killpg(agent, signal.SIGKILL)
+    except OSError:
+        pass
+    me = os.getpid()
+    while True:
+        for pid in descendants(me):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def main(args: list[str]) -> int:
+    life, status = int(args[0]), int(args[1])
+    argv = args[3:]
+    for fd in (life, status):
+        os.set_inheritable(fd, False)
+    _become_subreaper()
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_IGN)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    # the agent starts with every signal at its default, as subprocess's restore_signals does
+    # (Python ignores SIGPIPE and SIGXFSZ; this process ignores the terminal's signals)
+    defaults = {signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ}
+    try:
+        agent = os.posix_spawnp(argv[0], argv, dict(os.environ), setsid=True, setsigdef=defaults)
+    except OSError as exc:
+        os.write(status, f"E{exc.errno or 0} {exc.strerror or exc}\n".encode())
+        return 127
+    os.write(status, f"P{agent}\n".encode())
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # hold no end of the runner's output pipes: they reach EOF with the trial's
+        os.dup2(null, fd)
+    os.close(null)
+    reported = False
+    while True:
+        if not reported:
+            while True:
+                try:
+                    pid, wstatus = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+                if pid == agent:
+                    reported = True
+                    try:
+                        os.write(status, f"X{os.waitstatus_to_exitcode(wstatus)}\n".encode())
+                    except OSError:
+                        pass
+        else:  # orphans reparented here: reap them as they end
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+            except ChildProcessError:
+                pass
+        try:
+            readable, _, _ = select.select([life, wake_r], [], [])
+        except InterruptedError:
+            continue
+        if wake_r in readable:
+            os.read(wake_r, 4096)
+        if life in readable:
+            break  # the runner asked for the end, or is gone
+    _kill_tree(agent)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

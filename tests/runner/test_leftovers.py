@@ -1,0 +1,187 @@
+"""No process of a trial outlives a runner killed with SIGKILL, and none touches a resumed run's
+files: real runner processes, an agent deaf to SIGTERM with a ``setsid`` grandchild, both writing
+into the trial folder until they are killed.
+
+- the runner alone is SIGKILLed: the trial's supervisor sees its life pipe reach EOF and kills
+  the whole tree at once (waited on through pidfds, never by polling);
+- the runner and the supervisor are both SIGKILLed: the resumed run ends the leftovers (pid and
+  start time recorded; the grandchild by its marker) before any trial, and says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harn_mcp_mock.runner.leftovers import end_leftovers, record_processes, start_time
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTED = ROOT / "examples" / "agent" / "scripted_agent.py"
+HARN = [sys.executable, "-m", "harn_mcp_mock"]
+WAIT = 120.0
+
+pytestmark = pytest.mark.skipif(
+    not (sys.platform.startswith("linux") and hasattr(os, "pidfd_open")),
+    reason="pidfds and /proc are Linux's",
+)
+
+WRITER = (
+    "import os, select, signal, sys\n"
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    "name, fifo = sys.argv[1], sys.argv[2]\n"
+    "folder = os.environ['HARN_TRIAL_DIR']\n"
+    "said = False\n"
+    "while True:\n"  # writes into its trial folder, by path, until killed
+    "    with open(os.path.join(folder, 'junk-' + name), 'a') as f:\n"
+    "        f.write('x')\n"
+    "    with open(os.environ['HARN_USAGE_FILE'], 'a') as f:\n"
+    "        f.write('{\"cost_usd\": 1000}\\n')\n"
+    "    if not said:\n"
+    "        with open(fifo, 'w') as f:\n"
+    "            f.write(name + ' ' + str(os.getpid()) + '\\n')\n"
+    "        said = True\n"
+    "    select.select([], [], [], 0.05)\n"
+)
+
+
+def _agent(tmp_path: Path, fifo: Path) -> list[str]:
+    """While ``tmp_path/evil`` exists: an agent deaf to SIGTERM that starts a ``setsid``
+    grandchild and both write into the trial folder forever; else the scripted SDK agent."""
+    writer = tmp_path / "writer.py"
+    writer.write_text(WRITER, encoding="utf-8")
+    path = tmp_path / "agent.py"
+    path.write_text(
+        "import os, subprocess, sys\n"
+        f"if os.path.exists({str(tmp_path / 'evil')!r}):\n"
+        f"    subprocess.Popen([sys.executable, {str(writer)!r}, 'grandchild', {str(fifo)!r}],"
+        " start_new_session=True)\n"
+        f"    os.execv(sys.executable, [sys.executable, {str(writer)!r}, 'agent', {str(fifo)!r}])\n"
+        f"os.execv(sys.executable, [sys.executable, {str(SCRIPTED)!r}, '--harn-trial', 'good'])\n",
+        encoding="utf-8",
+    )
+    return [sys.executable, str(path)]
+
+
+def _said(fd: int, n: int) -> dict[str, int]:
+    got = ""
+    while got.count("\n") < n:
+        readable, _, _ = select.select([fd], [], [], WAIT)
+        assert readable, "the agent never said it was writing"
+        got += os.read(fd, 4096).decode()
+    return {line.split()[0]: int(line.split()[1]) for line in got.splitlines()}
+
+
+def _ended(pidfds: list[int], timeout: float) -> bool:
+    """Whether every process ended within ``timeout`` (a pidfd turns readable when it ends)."""
+    for fd in pidfds:
+        readable, _, _ = select.select([fd], [], [], timeout)
+        if not readable:
+            return False
+    return True
+
+
+def _parent(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        stat = f.read()
+    return int(stat[stat.rfind(b")") + 2 :].split()[1])
+
+
+def _start(tmp_path: Path) -> tuple[subprocess.Popen[str], list[str], dict[str, int], list[int]]:
+    fifo = tmp_path / "said.fifo"
+    os.mkfifo(fifo)
+    fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    (tmp_path / "evil").touch()
+    args = ["--spec", "bank", "--task", "pay-rent", "--out", "out", "--timeout", "none", "--",
+            *_agent(tmp_path, fifo)]  # fmt: skip
+    runner = subprocess.Popen([*HARN, "run", *args], cwd=tmp_path, stdout=subprocess.DEVNULL, text=True)
+    pids = _said(fd, 2)
+    os.close(fd)
+    pidfds = [os.pidfd_open(pid) for pid in pids.values()]
+    return runner, args, pids, pidfds
+
+
+def _kill(pidfds: list[int]) -> None:
+    """Whatever happened, leave nothing running."""
+    for fd in pidfds:
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        os.close(fd)
+
+
+def _resume(tmp_path: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "evil").unlink()
+    return subprocess.run([*HARN, "run", *args], cwd=tmp_path, capture_output=True, text=True, timeout=WAIT)
+
+
+def _check_resumed(tmp_path: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 0, done.stderr
+    trial = tmp_path / "out" / "trials" / "bank" / "pay-rent" / "none" / "1"
+    assert not any(p.name.startswith("junk-") for p in trial.iterdir())  # a fresh folder, untouched
+    assert not (trial / "usage.ndjson").exists()
+    results: dict[str, Any] = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["summary"]["runs"] == 1 and results["summary"]["passed"] == 1
+
+
+@pytest.mark.slow
+def test_a_sigkilled_runners_agent_and_its_setsid_grandchild_end_with_it(tmp_path: Path) -> None:
+    runner, args, pids, pidfds = _start(tmp_path)
+    try:
+        supervisor = _parent(pids["agent"])
+        assert _parent(pids["grandchild"]) == pids["agent"]  # then it becomes the supervisor's
+        pidfds.append(os.pidfd_open(supervisor))
+        runner.kill()
+        runner.wait(timeout=WAIT)
+        assert _ended(pidfds, WAIT), "a trial's process outlived its runner"
+    finally:
+        _kill(pidfds)
+    done = _resume(tmp_path, args)
+    assert "resume: ended" not in done.stderr  # nothing was left to end
+    _check_resumed(tmp_path, done)
+
+
+@pytest.mark.slow
+def test_a_resume_ends_what_a_runner_killed_with_its_supervisor_left(tmp_path: Path) -> None:
+    runner, args, pids, pidfds = _start(tmp_path)
+    try:
+        os.kill(_parent(pids["agent"]), signal.SIGKILL)  # no supervisor: the agent is the runner's orphan
+        runner.kill()
+        runner.wait(timeout=WAIT)
+        assert not _ended(pidfds, 0.0)  # still running, still writing: only a resume can end them
+        done = _resume(tmp_path, args)
+        assert "resume: ended 2 process(es) left by the previous runner" in done.stderr, done.stderr
+        assert _ended(pidfds, 0.0)  # ended before any trial of the resume ran
+    finally:
+        _kill(pidfds)
+    _check_resumed(tmp_path, done)
+
+
+def test_a_reused_pid_is_never_killed(tmp_path: Path) -> None:
+    """A recorded pid whose start time differs (the pid went to another process) is left alone;
+    one that matches is ended; the record is emptied."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
+    bystander = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
+    try:
+        record_processes(tmp_path, [sleeper.pid], "trial-marker")
+        started = start_time(bystander.pid)
+        assert started is not None
+        line = {"boot": json.loads((tmp_path / "processes.ndjson").read_text())["boot"],
+                "marker": "other", "procs": [[bystander.pid, started + 1]]}  # fmt: skip
+        with open(tmp_path / "processes.ndjson", "a") as f:
+            f.write(json.dumps(line) + "\n")
+        assert end_leftovers(tmp_path) == 1
+        assert sleeper.wait(timeout=WAIT) == -signal.SIGKILL
+        assert bystander.poll() is None
+        assert not (tmp_path / "processes.ndjson").exists() and end_leftovers(tmp_path) == 0
+    finally:
+        for proc in (sleeper, bystander):
+            proc.kill()
+            proc.wait()
