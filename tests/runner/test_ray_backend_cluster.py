@@ -108,13 +108,20 @@ def test_a_worker_node_killed_mid_trial_loses_no_trial_and_doubles_none(cluster:
     while got.count("\n") < 2:  # a trial runs on each worker node
         assert select.select([ready], [], [], WAIT)[0], "the trials never started"
         got += os.read(ready, 100).decode()
+    agents = [os.pidfd_open(int(pid)) for pid in got.split()]  # both wait for the word to go on
     made.remove_node(workers[0])  # the node dies with its trial's agent and world
+    # The word is given only once the killed node's agent has ended (its worker gone, the trial's
+    # supervisor killed it): a node still shutting down cannot finish its trial, so the trial is
+    # lost and run again, deterministically. The other node's agent is still waiting.
+    ended, _, _ = select.select(agents, [], [], WAIT)
+    assert len(ended) == 1, "the killed node's agent never ended"
     workers[0] = made.add_node(num_cpus=1)  # (for the tests that come after; not used by this run)
     os.write(go, b"x" * 16)  # let every agent go on (the ones to come too)
     run.join(WAIT)
     assert not run.is_alive()
     (outcome,) = outcomes
-    got += os.read(ready, 100).decode()
+    while select.select([ready], [], [], 0)[0]:  # every agent wrote its line before it went on
+        got += os.read(ready, 4096).decode()
     assert got.count("\n") == 4  # three trials, and the one whose node died, run again elsewhere
     assert sorted(seen) == ["pay-rent.none.t1", "pay-rent.none.t2", "pay-rent.none.t3"]
     assert [r["status"] for r in outcome.trials] == ["scored"] * 3
@@ -126,5 +133,5 @@ def test_a_worker_node_killed_mid_trial_loses_no_trial_and_doubles_none(cluster:
     assert _portable(tmp_path / "ray" / "results.json", tmp_path / "ray") == _portable(
         tmp_path / "local" / "results.json", tmp_path / "local"
     )
-    os.close(ready)
-    os.close(go)
+    for fd in (ready, go, *agents):
+        os.close(fd)
