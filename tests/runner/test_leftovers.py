@@ -152,8 +152,13 @@ def test_a_sigkilled_runners_agent_and_its_setsid_grandchild_end_with_it(tmp_pat
 def test_a_resume_ends_what_a_runner_killed_with_its_supervisor_left(tmp_path: Path) -> None:
     runner, args, pids, pidfds = _start(tmp_path)
     try:
-        os.kill(_parent(pids["agent"]), signal.SIGKILL)  # no supervisor: the agent is the runner's orphan
-        runner.kill()
+        runner.send_signal(signal.SIGSTOP)  # frozen, it cannot end the trial once its supervisor is gone
+        os.waitpid(runner.pid, os.WUNTRACED)  # returns once it is stopped
+        supervisor = os.pidfd_open(_parent(pids["agent"]))
+        signal.pidfd_send_signal(supervisor, signal.SIGKILL)
+        assert _ended([supervisor], WAIT)
+        os.close(supervisor)
+        runner.kill()  # the agent, the runner's orphan for a moment, goes out of anyone's reach
         runner.wait(timeout=WAIT)
         assert not _ended(pidfds, 0.0)  # still running, still writing: only a resume can end them
         done = _resume(tmp_path, args)
