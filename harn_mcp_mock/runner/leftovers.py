@@ -118,6 +118,8 @@ def _marker_of(pid: int) -> str | None:
 def end_leftovers(out: Path) -> int:
     """End the processes a previous runner of ``out`` left (see the module docstring); how many."""
     procs, markers = _recorded(out)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(out / LEDGER)  # read: this run records its own
     if not procs and not markers:
         return 0
     me, uid = os.getpid(), os.getuid()
@@ -161,6 +163,4 @@ def end_leftovers(out: Path) -> int:
         with contextlib.suppress(OSError):
             select.select([pidfd], [], [], _WAIT_S)
         os.close(pidfd)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(out / LEDGER)
     return ended
