@@ -38,6 +38,36 @@ _MIN_RUN = 8  # shorter required runs are everywhere in text: not worth asking a
 _FOLDS_TO_ASCII = "\u017f\u0131\u0130\u212a"  # long s, dotless i, dotted I, Kelvin sign
 
 
+class _LazyRegex:
+    """A regular expression compiled on first use (see :func:`lazy_regex`). Each attribute asked
+    for (``search``, ``sub``, ...) is the compiled pattern's own, kept on the instance after the
+    first time: later calls cost what they cost on the pattern itself."""
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self.pattern = pattern
+        self._flags = flags
+
+    def __getattr__(self, name: str) -> Any:
+        own = self.__dict__
+        compiled = own.get("_re")
+        if compiled is None:
+            compiled = own["_re"] = re.compile(self.pattern, self._flags)
+        value = getattr(compiled, name)
+        own[name] = value
+        return value
+
+    def __repr__(self) -> str:
+        return f"lazy_regex({self.pattern!r}, {self._flags})"
+
+
+def lazy_regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, compiled when first used rather than at import: the
+    redaction modules' helper expressions cost a replay's start-up nothing until a string
+    reaches the code that needs them. (Not for ``re.sub(regex, ...)``-style calls, which want a
+    real pattern: call the methods.)"""
+    return _LazyRegex(pattern, flags)  # type: ignore[return-value]
+
+
 def _run_needle(n: int) -> bytes:
     needle = _RUN_NEEDLES.get(n)
     if needle is None:

@@ -29,7 +29,7 @@ from itertools import islice
 
 from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
-from harn_mcp_mock.redact.gates import Text
+from harn_mcp_mock.redact.gates import Text, lazy_regex
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.rules import (
     AUTH_PARAM,
@@ -69,8 +69,8 @@ _RESCANS = 4  # passes over one message after the first, at most (each needs a n
 _ENCODED_MIN = 12  # literal secrets this long are also looked for inside base64
 _ENCODED_MAX = 256  # ... up to this long
 _CLEAN_STRING_MAX = 512  # clean strings up to this long are remembered as clean
-_FLAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
-_ENV_STYLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
+_FLAG_NAME = lazy_regex(r"[A-Za-z][A-Za-z0-9_.-]*")
+_ENV_STYLE = lazy_regex(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 
 
 class Redactor:
@@ -868,7 +868,7 @@ HARMLESS_HEADERS = frozenset(
     }
 )
 """Headers whose values given with ``--header`` are not secrets; every other one is."""
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_NAME = lazy_regex(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 def header_option(option: str) -> tuple[str, str, str] | None:
@@ -887,12 +887,12 @@ def harmless_header(name: str) -> bool:
 
 _BLOB_KEY = "blob"
 _BINARY_MIME = ("image/", "audio/", "video/", "font/", "model/")
-_TEXT_MIME = re.compile(
+_TEXT_MIME = lazy_regex(
     r"text/|application/(?:[\w.-]+\+)?(?:json|xml|yaml|x-yaml|toml|javascript|ecmascript|x-sh|"
     r"x-www-form-urlencoded|sql|graphql|x-ndjson|ld\+json|x-ipynb\+json|x-httpd-php|x-python)\b",
     re.IGNORECASE,
 )
-_SNIFF_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_SNIFF_CONTROL = lazy_regex(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 _BINARY_MIN = 256  # shorter base64 strings are scanned like any text
@@ -989,8 +989,8 @@ digits or other characters."""
 _CHASE_SHORTEST = 6
 _CHASE_LONGEST = 1024  # longer secrets (PEM blocks) are caught by their format
 _CHASE_WORDS_MIN = 20  # words only (``correct-horse-battery-staple``): a passphrase from this long
-_WORDY = re.compile(r"[A-Za-z]+(?:[ _.-][A-Za-z]+)*")
-_NOT_CHASED = re.compile(
+_WORDY = lazy_regex(r"[A-Za-z]+(?:[ _.-][A-Za-z]+)*")
+_NOT_CHASED = lazy_regex(
     r"(?:true|false|null|none|undefined|nil|yes|no|on|off|required|optional|changeme|example)"
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?"
     r"|[0-9]+(?:\.[0-9]+)*|https?://[^@\s]*|(?:~|\.{1,2})?/[A-Za-z0-9_./-]*",
@@ -1023,7 +1023,7 @@ def chaseable(value: str) -> bool:
 
 _AUTH_PARAM = AUTH_PARAM
 _KEPT_PARAMS = KEPT_AUTH_PARAMS
-_SCHEMED = re.compile(r"([A-Za-z][A-Za-z0-9_.-]{0,39})[ \t]+(\S.*)", re.DOTALL)
+_SCHEMED = lazy_regex(r"([A-Za-z][A-Za-z0-9_.-]{0,39})[ \t]+(\S.*)", re.DOTALL)
 
 
 def credential_parts(value: str) -> list[str]:

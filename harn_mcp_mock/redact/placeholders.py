@@ -9,13 +9,13 @@ value. Replay matching does not care which number a secret got, only that one st
 
 from __future__ import annotations
 
-import re
+from harn_mcp_mock.redact.gates import lazy_regex
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
     from typing import Any
 
-PLACEHOLDER_RE = re.compile(r"\[REDACTED(?::[0-9]+)?\]")
+PLACEHOLDER_RE = lazy_regex(r"\[REDACTED(?::[0-9]+)?\]")
 """Matches every placeholder this package writes: ``[REDACTED:12]`` and ``[REDACTED]``."""
 
 REDACTED = "[REDACTED]"

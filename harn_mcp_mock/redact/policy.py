@@ -32,7 +32,7 @@ import orjson
 from harn_mcp_mock.errors import RedactionPolicyError
 from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
-from harn_mcp_mock.redact.gates import NO_FACTS, analyze, facts_of, index_entries
+from harn_mcp_mock.redact.gates import NO_FACTS, analyze, facts_of, index_entries, lazy_regex
 from harn_mcp_mock.redact.rules import EntropyRule, PatternRule
 from harn_mcp_mock.store.canonical import digest_json
 
@@ -54,8 +54,8 @@ _REGEX_PREFIX = "re:"
 _SECTIONS = ("keys", "pointers", "patterns", "env")
 _ENTROPY_FIELDS = ("enabled", "min_length", "max_length", "threshold", "skip_pointers")
 _TOP_FIELDS = ("version", "extends", "redact", "allow", "entropy")
-_SHOWABLE_FIELD = re.compile(r"[A-Za-z_-]{1,40}")
-_PATTERN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+_SHOWABLE_FIELD = lazy_regex(r"[A-Za-z_-]{1,40}")
+_PATTERN_NAME = lazy_regex(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 _CACHE_MAX = 8192
 
 

@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from harn_mcp_mock.redact.gates import TOKEN_CHARS, Facts, Text, analyze
+from harn_mcp_mock.redact.gates import TOKEN_CHARS, Facts, Text, analyze, lazy_regex
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -66,7 +66,10 @@ class PatternRule:
     def _blob_regex(self) -> re.Pattern[str]:
         blob = self._blob
         if blob is None:
-            blob = self._blob = re.compile(self.pattern, self._flags | re.MULTILINE)
+            if self._flags & re.MULTILINE or _inline_multiline(self.pattern):
+                blob = self._blob = self.regex  # the same expression: compiled once
+            else:
+                blob = self._blob = re.compile(self.pattern, self._flags | re.MULTILINE)
         return blob
 
     @property
@@ -111,6 +114,15 @@ class PatternRule:
             return False
         regex = self._blob_regex() if self._facts.blob_safe else self.regex
         return regex.search(text.s) is not None
+
+
+def _inline_multiline(pattern: str) -> bool:
+    """Whether ``pattern`` opens with global inline flags that include ``m`` (``(?m)``, ``(?im)``)."""
+    if not pattern.startswith("(?"):
+        return False
+    end = pattern.find(")")
+    flags = pattern[2:end]
+    return end > 2 and "m" in flags and flags.isalpha()
 
 
 class LiteralRule:
@@ -232,20 +244,20 @@ def literal_rules(origins: Mapping[str, str]) -> list[LiteralRule]:
 # --- secret assignments in free text ------------------------------------------------------------
 
 _NAME_CHARS = "A-Za-z0-9_.-"
-_BEFORE_SEPARATOR_REVERSED = re.compile(rf"""[ \t]*["']?\\?([{_NAME_CHARS}]+)""")
+_BEFORE_SEPARATOR_REVERSED = lazy_regex(rf"""[ \t]*["']?\\?([{_NAME_CHARS}]+)""")
 _SCHEME = r"(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"
-_VALUE = re.compile(
+_VALUE = lazy_regex(
     rf"""[ \t]*(?:(?:'''|\"\"\"|\\?["']){_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])<>]+))"""
 )
 _NAME_WINDOW = 64
 _SEPARATOR_COST = 600  # one separator looked at costs about as much as a needle searched in 600 characters
 
 
-_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")
+_CODE = lazy_regex(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")
 _TEMPLATE_START = ("$", "<", "{", "(", "%", "`")
-_CONSTANT = re.compile(r"[A-Z]+(?:_[A-Z]+)+")
-_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+")
-_KEBAB = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
+_CONSTANT = lazy_regex(r"[A-Z]+(?:_[A-Z]+)+")
+_REFERENCE = lazy_regex(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+")
+_KEBAB = lazy_regex(r"[a-z]+(?:[-_][a-z]+)+")
 _KEBAB_MAX = 16
 
 
@@ -299,8 +311,8 @@ class AssignmentRule:
             ordered = sorted(set(needles), key=lambda n: (-len(n), n))
             alternatives = "|".join(re.escape(n[::-1]) for n in ordered) or "(?!)"
             name = r"""[ \t]*["']?\\?[\w.-]*?(?:""" + alternatives + ")"
-            self._colon = re.compile(":" + name)
-            self._equals = re.compile("=[!=]?" + name)
+            self._colon = lazy_regex(":" + name)  # compiled when a text first has a separator
+            self._equals = lazy_regex("=[!=]?" + name)
 
     def __call__(self, text: Text) -> list[Hit]:
         s = text.s
@@ -377,9 +389,9 @@ class AssignmentRule:
 _WEAK_NEEDLES = ("access", "api")
 """Substrings of the names :func:`weak_secret_name` takes that hold none of the key rules' needles."""
 
-_WORDS_BEFORE = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*[ \t]+){1,2}\Z")
+_WORDS_BEFORE = lazy_regex(r"(?:[A-Za-z][A-Za-z0-9]*[ \t]+){1,2}\Z")
 
-_NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_NAME_WORDS = lazy_regex(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SECRET_WORDS = frozenset(
     {
         "auth",
@@ -533,8 +545,8 @@ def one_typo(word: str, target: str) -> bool:
     return longer[i + 1 :] == shorter[i:]
 
 
-_DASH_GROUPS = re.compile(r"[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12}){3,}")
-_DOTTED = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
+_DASH_GROUPS = lazy_regex(r"[A-Za-z0-9]{3,12}(?:-[A-Za-z0-9]{3,12}){3,}")
+_DOTTED = lazy_regex(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
 _SEPARATOR_SYMBOLS = "_-."
 
 
@@ -567,9 +579,9 @@ def credential_like(value: str) -> bool:
 
 
 AUTH_HEADER_NAMES = frozenset({"authorization", "proxy-authorization"})
-_SCHEME_AT = re.compile(r"""[ \t]*(?P<quote>\\?["'])?([A-Za-z][A-Za-z0-9_.-]{0,39})[ \t]+(?=[^\s"'\\])""")
-_LINE_END = re.compile(r"[\r\n]|$")
-AUTH_PARAM = re.compile(
+_SCHEME_AT = lazy_regex(r"""[ \t]*(?P<quote>\\?["'])?([A-Za-z][A-Za-z0-9_.-]{0,39})[ \t]+(?=[^\s"'\\])""")
+_LINE_END = lazy_regex(r"[\r\n]|$")
+AUTH_PARAM = lazy_regex(
     r"""([A-Za-z][A-Za-z0-9_-]*)[ \t]*=[ \t]*(?:\\?"([^"\\]*)\\?"|([^\s,"'\\=][^\s,"'\\]*))"""
 )
 KEPT_AUTH_PARAMS = frozenset(
@@ -697,10 +709,10 @@ _HTML_ENTITIES = {
 }
 """The entities that can hide a ``name="value"`` (quotes, ``<``, ``>``, ``&``), each with its
 character; ``&amp;`` last: one round of unescaping."""
-_ENTITY = re.compile("|".join(map(re.escape, _HTML_ENTITIES)))
-_PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")  # an ASCII character, URL-encoded
-_PERCENT_TELL = re.compile(r"%(?:3[DdAa]|2[267])")  # '=', ':', '"', '&', "'": a name=value inside
-_ESCAPED_VALUE_TAIL = re.compile(r"(?:&amp;(?:[A-Za-z]{2,8}|#[0-9]{1,5});|[^\s\"'<>&;\\,])+")
+_ENTITY = lazy_regex("|".join(map(re.escape, _HTML_ENTITIES)))
+_PERCENT = lazy_regex(r"%[0-7][0-9A-Fa-f]")  # an ASCII character, URL-encoded
+_PERCENT_TELL = lazy_regex(r"%(?:3[DdAa]|2[267])")  # '=', ':', '"', '&', "'": a name=value inside
+_ESCAPED_VALUE_TAIL = lazy_regex(r"(?:&amp;(?:[A-Za-z]{2,8}|#[0-9]{1,5});|[^\s\"'<>&;\\,])+")
 
 
 def _unescape_html(entity: str) -> str:
@@ -804,15 +816,15 @@ class EscapedTextRule:
 # --- keys written as byte arrays ----------------------------------------------------------------
 
 _BYTE = r"(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})"
-_BYTE_LIST_START = re.compile(r"\{[ \t]*" + _BYTE + r"[ \t]*,")
-_BYTE_LIST = re.compile(
+_BYTE_LIST_START = lazy_regex(r"\{[ \t]*" + _BYTE + r"[ \t]*,")
+_BYTE_LIST = lazy_regex(
     r"[ \t]*("
     + _BYTE
     + r"(?:[ \t]*,[ \t]*(?:\\?\r?\n[ \t]*)?"
     + _BYTE
     + r"){7,}(?:[ \t]*,)?(?:[ \t]*\\(?=\r?\n))?)"
 )
-_BYTE_ARRAY_NAME = re.compile(
+_BYTE_ARRAY_NAME = lazy_regex(
     r"(?i:key|secret|token|passw(?:or)?d|pwd|credential)[\"']?[ \t]*(?:\[[0-9]*\][ \t]*)?(?::?=|:)?[ \t]*"
     r"(?:\[\][A-Za-z0-9_]+|new[ \t]+[A-Za-z0-9_]+(?:[ \t]*\[[ \t]*\])+|bytes\(|bytearray\()?[ \t]*\Z"
 )
@@ -853,8 +865,8 @@ class ByteArrayRule:
 
 # --- .pgpass lines ---------------------------------------------------------------------------------
 
-_PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")
-_PGPASS_LINE = re.compile(
+_PGPASS_PORT = lazy_regex(r":(?:[0-9]{1,5}|\*):")
+_PGPASS_LINE = lazy_regex(
     r"(?m)^(?=[^:\s]*[A-Za-z*])[A-Za-z0-9_.*-]+:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:"
     r"(?P<secret>(?=\S*[A-Za-z])(?=[^\s\"'\\]*[^\sA-Za-z\"'\\])[^\s\"'\\]{4,})$"
 )
@@ -889,8 +901,8 @@ FINGERPRINT_SCHEME = "blake3-keyed-128"
 """How :func:`fingerprint` hashes: keyed BLAKE3, the first 16 bytes, hex."""
 _FINGERPRINT_MIN = 6
 _WHOLE_MAX = 4096
-_WORDS = re.compile(r"""[^\s"'<>,;&?#()\[\]{}]{6,}""")
-_PIECES_OF_WORDS = re.compile(r"""[^\s"'<>,;&?#()\[\]{}=:@/]{6,}""")
+_WORDS = lazy_regex(r"""[^\s"'<>,;&?#()\[\]{}]{6,}""")
+_PIECES_OF_WORDS = lazy_regex(r"""[^\s"'<>,;&?#()\[\]{}=:@/]{6,}""")
 
 
 def fingerprint(key: bytes, value: str) -> str:
@@ -957,7 +969,7 @@ _DROP_SEPARATORS = str.maketrans("", "", "./_+-")
 _EDGE = "./_+-"
 _VERDICTS_MAX = 4096
 _CACHED_RUN_MAX = 256
-_PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_PIECES = lazy_regex(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _PIECES_AT_MOST = 3.0
 _SEPARATORS_AT_MOST = 0.2
 

@@ -35,6 +35,25 @@ _CACHED_RUN_MAX = 256  # longer runs are data (base64 payloads): scanned, never 
 _RUNS_ONE_BY_ONE = 12  # with more runs than this, run each contained rule on the whole text
 
 
+_LAZY = frozenset(
+    {
+        "_run_groups",
+        "_text_groups",
+        "_joined_groups",
+        "_symbols",
+        "_no_symbol_groups",
+        "_text_symbols",
+        "_text_no_symbol_groups",
+    }
+)
+"""The attributes :meth:`Scanner.__getattr__` builds on first use."""
+_ENTRIES: dict[int, tuple[Any, tuple[str | None, bool], str | None, str | None]] = {}
+"""id(a rule's facts) -> (the facts, its group key, its longest needle, that needle's symbol):
+what :func:`_groups` reads off a rule, once per process for the policy's rules."""
+_ENTRIES_MAX = 4096
+_SYMBOLS: dict[tuple[str, str], str | None] = {}
+
+
 class Scanner:
     """``rules`` (callables from :class:`Text` to hits, with ``contained``/``run``/``any``)
     plus an optional entropy rule, composed once."""
@@ -47,19 +66,26 @@ class Scanner:
             contained.append(entropy)
         self._run_rules = tuple(contained)
         self._run_min = min((r.run for r in contained), default=0)
-        self._run_groups = _groups(self._run_rules)
-        self._text_groups = _groups(self._text_rules)
         self._joined = tuple(r for r in self._text_rules if getattr(r, "joinable", True))
-        self._joined_groups = _groups(self._joined)
-        # The groups whose needle holds a symbol (``:``, ``-``, ``sig=``): one search for any of
-        # those symbols skips them all in a text that has none (a short clean string).
-        self._symbols, self._no_symbol_groups = _symbol_gate(self._joined_groups)
-        self._text_symbols, self._text_no_symbol_groups = _symbol_gate(self._text_groups)
+        # The rule groups (see _groups) are built when first asked for (``__getattr__``): a
+        # scanner that a replay's start-up never uses (escaped text, base64 blobs) costs nothing.
         self._separate = tuple(r for r in self._text_rules if not getattr(r, "joinable", True))
         self.separate = bool(self._separate)
         """Whether some rule cannot look at joined strings (see :meth:`any_separately`)."""
         self._cache: dict[str, tuple[Hit, ...]] = {}
         self.min_len = min((r.min_len for r in (*self._text_rules, *contained)), default=1 << 30)
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _LAZY:
+            raise AttributeError(name)
+        self._run_groups = _groups(self._run_rules)
+        self._text_groups = _groups(self._text_rules)
+        self._joined_groups = _groups(self._joined)
+        # The groups whose needle holds a symbol (``:``, ``-``, ``sig=``): one search for any of
+        # those symbols skips them all in a text that has none (a short clean string).
+        self._symbols, self._no_symbol_groups = _symbol_gate(self._joined_groups)
+        self._text_symbols, self._text_no_symbol_groups = _symbol_gate(self._text_groups)
+        return getattr(self, name)
 
     def any(self, text: Text) -> bool:
         """Whether some rule may hit ``text`` (entropy included; ``allow`` not considered)."""
@@ -200,18 +226,7 @@ def _groups(rules: Sequence[Any]) -> tuple[Group, ...]:
     substring's own search in a long text that lacks the symbol."""
     by_needle: dict[tuple[str | None, bool], list[tuple[Any, str | None, str | None]]] = {}
     for rule in rules:
-        facts = getattr(rule, "_facts", None)
-        needles = facts.needles if facts is not None else ()
-        folds = [n for n in facts.fold_needles if n.isascii()] if facts is not None else []
-        first = needles[0] if needles else None
-        longest = max(needles, key=len) if needles else None
-        long = longest if longest != first else None
-        key = (first, False) if first is not None or not folds else (folds[0], True)
-        pre = (
-            None
-            if long is None
-            else _symbol(long, skip=first if first is not None and len(first) == 1 else "")
-        )
+        _facts, key, long, pre = _entry(rule)
         by_needle.setdefault(key, []).append((rule, long, pre))
     return tuple(
         (
@@ -222,6 +237,27 @@ def _groups(rules: Sequence[Any]) -> tuple[Group, ...]:
         )
         for (needle, folded), group in by_needle.items()
     )
+
+
+def _entry(rule: Any) -> tuple[Any, tuple[str | None, bool], str | None, str | None]:
+    """(the rule's facts, its group key, its longest needle if not the first, a symbol of that)."""
+    facts = getattr(rule, "_facts", None)
+    cached = _ENTRIES.get(id(facts))
+    if cached is not None and cached[0] is facts:
+        return cached
+    needles = facts.needles if facts is not None else ()
+    folds = [n for n in facts.fold_needles if n.isascii()] if facts is not None else []
+    first = needles[0] if needles else None
+    longest = max(needles, key=len) if needles else None
+    long = longest if longest != first else None
+    key = (first, False) if first is not None or not folds else (folds[0], True)
+    pre = None if long is None else _symbol(long, skip=first if first is not None and len(first) == 1 else "")
+    entry = (facts, key, long, pre)
+    if facts is not None:
+        if len(_ENTRIES) >= _ENTRIES_MAX:
+            _ENTRIES.clear()
+        _ENTRIES[id(facts)] = entry  # the entry holds the facts: the id is not reused meanwhile
+    return entry
 
 
 def _symbol_gate(groups: tuple[Group, ...]) -> tuple[re.Pattern[str] | None, tuple[Group, ...]]:
@@ -236,4 +272,11 @@ def _symbol(needle: str | None, skip: str = "") -> str | None:
     ``skip``, a character already searched for)."""
     if needle is None:
         return None
-    return next((c for c in needle if not c.isalnum() and not c.isspace() and c != skip), None)
+    known = _SYMBOLS.get((needle, skip), "")
+    if known != "":
+        return known
+    found = next((c for c in needle if not c.isalnum() and not c.isspace() and c != skip), None)
+    if len(_SYMBOLS) >= _ENTRIES_MAX:
+        _SYMBOLS.clear()
+    _SYMBOLS[needle, skip] = found
+    return found
