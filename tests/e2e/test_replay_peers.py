@@ -72,7 +72,12 @@ def _ids(cases: list[tuple[str, str]]) -> list[str]:
 
 
 def record_argv(cassette: Path, command: list[str]) -> list[str]:
-    return [sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(cassette), "--", *command]
+    # The server exits on its stdin's EOF: the shutdown timeout only bounds a hang. At the 5 s
+    # default, mcp-server-time tearing down on a loaded machine (load average 12) was SIGTERMed.
+    return [
+        *[sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(cassette)],
+        *["--shutdown-timeout", str(WAIT), "--", *command],
+    ]
 
 
 def replay_argv(cassette: Path, report: Path) -> list[str]:
