@@ -167,7 +167,10 @@ class InspectorLab:
         path = self.folder / f"{name}.cassette.json"
         log = self.folder / f"{name}.record.stderr"
         script = self.folder / f"{name}.record.sh"
-        record = [sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(path), "--", *command]
+        # The server exits on its stdin's EOF: the shutdown timeout only bounds a hang (the 5 s
+        # default SIGTERMed a peer tearing down under load in test_replay_peers).
+        record = [sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(path)]
+        record += ["--shutdown-timeout", str(WAIT), "--", *command]
         script.write_text(
             f"#!/bin/sh\nexec {shlex.join(record)} 2>>{shlex.quote(str(log))}\n", encoding="utf-8"
         )
