@@ -124,8 +124,6 @@ def record(
 
             if command:
                 raise UsageError("--url records an HTTP server: drop the command after `--`", where="--url")
-            if emit_tape is not None:
-                raise UsageError("--emit-tape is not supported with --url yet", where="--emit-tape")
             from harn_mcp_mock.http.guard import GuardSettings
 
             guard = GuardSettings.for_host(
@@ -143,6 +141,7 @@ def record(
                 allow_remote=allow_remote,
                 guard=guard,
                 on_event=lambda text: note(prog, text),
+                emit_tape=emit_tape,
             )
             if not quiet:
                 from harn_mcp_mock.cassette.unanswered import unanswered_note

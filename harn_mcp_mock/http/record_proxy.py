@@ -330,6 +330,7 @@ def record_http(
     guard: GuardSettings | None = None,
     claim: CassetteClaim | None = None,
     stop: StopSignals | None = None,
+    emit_tape: str | Path | None = None,
 ) -> tuple[Cassette, RecordProxy]:
     """Run the recording proxy until a stop signal (SIGINT, SIGTERM, SIGHUP) or ``server.stop()``;
     write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). ``options`` says
@@ -339,7 +340,9 @@ def record_http(
 
     Holds the cassette's recording claim throughout (:mod:`harn_mcp_mock.cassette.claim`;
     ``claim``: one held already, as ``replay --http --mode once`` passes). ``stop``: the stop
-    signals the caller catches already (see :meth:`HttpServer.run`)."""
+    signals the caller catches already (see :meth:`HttpServer.run`). ``emit_tape``: also write
+    every exchange, redacted, to an event tape (as ``record --emit-tape`` over stdio), redacted
+    again at the end with what the redactor learned."""
     from harn_mcp_mock.cassette.claim import recording_claim
 
     opts = options if options is not None else RecordOptions()
@@ -347,32 +350,80 @@ def record_http(
         recorder, redactor, parsed = http_recorder(
             cassette, upstream, opts.headers, policy_path=opts.redact_policy
         )
+        if emit_tape is None:
+            return _record_claimed(
+                upstream, recorder, redactor, parsed, opts, host, port, path, allow_remote, verify,
+                on_ready, on_event, on_server, guard, stop,
+            )  # fmt: skip
+        from harn_mcp_mock.tape import TapeWriter
+        from harn_mcp_mock.tape.mcp import McpTapeObserver, redact_again
+
+        shown = recorder.command  # ["--url", URL, "--header", "NAME:VALUE"...], redacted
         try:
-            proxy = RecordProxy(
-                upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path
-            )
-            server = HttpServer(
-                build_proxy_app(proxy, path=path, guard=guard or GuardSettings.for_host(host)),
-                host=host,
-                port=port,
-                path=path,
-                allow_remote=allow_remote,
-                lifespan="on",
-                on_shutdown=proxy.close,
-            )
+            writer = TapeWriter(emit_tape, script_path=shown[1], argv=shown[2:])
         except BaseException:
             recorder.discard()
             raise
-        if on_server is not None:
-            on_server(server)
+        observer = McpTapeObserver(
+            writer, urllib.parse.urlsplit(shown[1]).netloc.rpartition("@")[2] or shown[1]
+        )
+        recorder.observer = observer
         try:
-            server.run(on_ready, stop=stop)
-        except BaseException:
-            recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
-            raise
-        stopped = server.stopped_by
-        reason = "proxy-stopped" if stopped is None else f"signal:{signal.Signals(stopped).name}"
-        entries = proxy.http_entries()
-        extra = {"http": entries} if entries else None
-        exit_info = {"code": None, "signal": None, "reason": reason}
-        return recorder.finish(exit_info, extra=extra, allow_empty=opts.allow_empty), proxy
+            done = _record_claimed(
+                upstream, recorder, redactor, parsed, opts, host, port, path, allow_remote, verify,
+                on_ready, on_event, on_server, guard, stop,
+            )  # fmt: skip
+            observer.finish()  # requests never answered are on the tape too
+            return done
+        finally:
+            writer.close()
+            redact_again([redactor], tape=writer.path)  # a value identified after it was taped
+
+
+def _record_claimed(
+    upstream: str,
+    recorder: Recorder,
+    redactor: MessageRedactor,
+    parsed: dict[str, str],
+    opts: RecordOptions,
+    host: str,
+    port: int,
+    path: str,
+    allow_remote: bool,
+    verify: bool | str,
+    on_ready: Callable[[str], None] | None,
+    on_event: Callable[[str], None] | None,
+    on_server: Callable[[HttpServer], None] | None,
+    guard: GuardSettings | None,
+    stop: StopSignals | None,
+) -> tuple[Cassette, RecordProxy]:
+    """:func:`record_http` once the claim is held and the recorder made."""
+    try:
+        proxy = RecordProxy(
+            upstream, recorder, redactor, headers=parsed, verify=verify, on_event=on_event, path=path
+        )
+        server = HttpServer(
+            build_proxy_app(proxy, path=path, guard=guard or GuardSettings.for_host(host)),
+            host=host,
+            port=port,
+            path=path,
+            allow_remote=allow_remote,
+            lifespan="on",
+            on_shutdown=proxy.close,
+        )
+    except BaseException:
+        recorder.discard()
+        raise
+    if on_server is not None:
+        on_server(server)
+    try:
+        server.run(on_ready, stop=stop)
+    except BaseException:
+        recorder.broke_off()  # a journal with client messages stays for `harn mcp mock recover`
+        raise
+    stopped = server.stopped_by
+    reason = "proxy-stopped" if stopped is None else f"signal:{signal.Signals(stopped).name}"
+    entries = proxy.http_entries()
+    extra = {"http": entries} if entries else None
+    exit_info = {"code": None, "signal": None, "reason": reason}
+    return recorder.finish(exit_info, extra=extra, allow_empty=opts.allow_empty), proxy

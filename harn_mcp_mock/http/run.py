@@ -101,7 +101,7 @@ def run_replay_http(
             )
     finally:
         if emit_tape is not None and Path(emit_tape).exists():
-            from harn_mcp_mock.replay.run import redact_again
+            from harn_mcp_mock.tape.mcp import redact_again
 
             redact_again(redactors, tape=Path(emit_tape))  # a secret a later request told
     if report_path is not None:
@@ -214,8 +214,10 @@ def run_http_session(
     when the serving stops (``url``: the recording reverse proxy; ``command``: one recorded
     session, :class:`~harn_mcp_mock.http.live.RecordEngine`); episodes replay what the cassette
     holds and forward the rest (:class:`~harn_mcp_mock.http.live.EpisodesEngine`), appending it.
-    ``emit_tape`` applies to a replay (a recording is its own record). ``plan``: one made
-    already (the pytest plugin's; then ``mode`` is not read again)."""
+    ``emit_tape``: also write every exchange to an event tape, whatever the session is (a
+    recording tapes what the clients and the live server exchanged; episodes every exchange
+    served, replayed or live), redacted again at the end with what the redactors learned.
+    ``plan``: one made already (the pytest plugin's; then ``mode`` is not read again)."""
     from harn_mcp_mock.cassette.modes import RecordMode, SessionKind, parse_record_mode, plan_session
     from harn_mcp_mock.errors import UsageError
     from harn_mcp_mock.replay.run import ReplayOutcome
@@ -259,11 +261,6 @@ def run_http_session(
                 emit_tape=emit_tape,
             )
             return ReplayOutcome(plan.mode, report)
-        if emit_tape is not None:
-            raise UsageError(
-                f"--emit-tape writes a replay's tape; this session records ({plan.kind.value})",
-                where="--emit-tape",
-            )
         if opts.fault_rules:
             raise UsageError("--faults fires on a replay, not on a session that records", where="--faults")
         server_args = (host, port, allow_remote, sse, on_event, on_ready, on_server, stop, guard)
@@ -271,7 +268,9 @@ def run_http_session(
             from harn_mcp_mock.upstream.http import parse_header_option
 
             parsed = dict(parse_header_option(h) for h in headers)
-            report = _serve_episodes(Path(cassette), list(command), url, parsed, opts, *server_args)
+            report = _serve_episodes(
+                Path(cassette), list(command), url, parsed, opts, emit_tape, *server_args
+            )
             if report_path is not None:
                 from harn_mcp_mock.store.cas import atomic_write
 
@@ -295,10 +294,11 @@ def run_http_session(
                 guard=guard,
                 claim=plan.claim,
                 stop=stop,
+                emit_tape=emit_tape,
             )
             _wrote(on_event, cassette, recorded)
             return ReplayOutcome(plan.mode, None)
-        recorded = _serve_recording(Path(cassette), list(command), opts, plan.claim, *server_args)
+        recorded = _serve_recording(Path(cassette), list(command), opts, plan.claim, emit_tape, *server_args)
         _wrote(on_event, cassette, recorded)
         return ReplayOutcome(plan.mode, None)
 
@@ -339,12 +339,28 @@ def _serve_episodes(
     url: str | None,
     headers: dict[str, str],
     options: ReplayOptions,
+    emit_tape: str | Path | None,
     *server_args: Any,
 ) -> ReplayReport:
     """``new_episodes`` over HTTP: each session replays the cassette and forwards its misses
-    to a live server of its own; an ended session's new messages are appended at once."""
+    to a live server of its own; an ended session's new messages are appended at once.
+    ``emit_tape``: every session's exchanges, replayed or live, on one tape."""
+    with contextlib.ExitStack() as stack:
+        tape = _tape(stack, emit_tape, cassette, ["replay", "--http", "--mode", "new_episodes"])
+        return _serve_sessions(cassette, command, url, headers, options, tape, *server_args)
+
+
+def _serve_sessions(
+    cassette: Path,
+    command: list[str],
+    url: str | None,
+    headers: dict[str, str],
+    options: ReplayOptions,
+    tape: _Tape | None,
+    *server_args: Any,
+) -> ReplayReport:
     from harn_mcp_mock.http.live import EpisodesEngine
-    from harn_mcp_mock.replay.episodes import NewEpisodes
+    from harn_mcp_mock.replay.episodes import NewEpisodes, tape_server_name
 
     on_event = server_args[4]
     merger = ReportMerger(str(cassette))
@@ -353,6 +369,9 @@ def _serve_episodes(
 
     def factory() -> Engine:
         session = NewEpisodes(cassette, command, options=options, on_event=on_event, url=url, headers=headers)
+        if tape is not None:
+            session.observer = tape.observer(tape_server_name(session.engine.cassette, cassette))
+            tape.redactors.extend(session.redactors)
         count[0] += 1
         if count[0] > 1:  # sessions record side by side: one scratch recording each
             session.scratch = session.scratch.with_name(f"{count[0]}.{session.scratch.name}")
@@ -378,16 +397,18 @@ def _serve_recording(
     command: list[str],
     options: ReplayOptions,
     claim: CassetteClaim | None,
+    emit_tape: str | Path | None,
     *server_args: Any,
 ) -> Cassette:
     """Record ``command`` (a stdio server) while serving its first session over HTTP; later
     sessions are answered with an error saying so. The cassette is written when that session
-    ends (``DELETE``) or the serving stops."""
+    ends (``DELETE``) or the serving stops. ``emit_tape``: its exchanges on a tape too."""
     from harn_mcp_mock.cassette.claim import recording_claim
     from harn_mcp_mock.errors import ServerError
     from harn_mcp_mock.http.live import RecordEngine, record_engine
 
-    with recording_claim(cassette, claim):
+    with recording_claim(cassette, claim), contextlib.ExitStack() as stack:
+        tape = _tape(stack, emit_tape, cassette, ["replay", "--http"])  # (the command unredacted: not here)
         recording: list[RecordEngine] = []
 
         def factory() -> Engine:
@@ -400,6 +421,9 @@ def _serve_recording(
                 recording.append(record_engine(command, cassette, options.redact_policy))
             except ServerError as exc:  # the session is told; a later one may try again
                 return _Refusing(f"the live server could not be started: {exc}")
+            if tape is not None:  # the server's name, as `record --emit-tape` gives it
+                recording[0].recorder.observer = tape.observer(Path(recording[0].recorder.command[0]).name)
+                tape.redactors.append(recording[0].recorder.redactor)
             return recording[0]
 
         def retire(engine: Engine) -> None:
@@ -418,6 +442,47 @@ def _serve_recording(
                 "no client opened a session: nothing was recorded (the cassette is as it was)", path=cassette
             )
         return recording[0].cassette
+
+
+class _Tape:
+    """The one tape of a session that records over HTTP: its writer, the observer every HTTP
+    session shares (made at the first), and the redactors it is redacted again with at the end."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+        self.redactors: list[Any] = []
+        self._observer: Any = None
+
+    def observer(self, server: str) -> Any:
+        if self._observer is None:
+            from harn_mcp_mock.tape.mcp import McpTapeObserver
+
+            self._observer = McpTapeObserver(self.writer, server)
+        return self._observer
+
+    def close(self) -> None:
+        """Tape the requests never answered, close, redact again (value memory)."""
+        from harn_mcp_mock.tape.mcp import redact_again
+
+        try:
+            if self._observer is not None:
+                self._observer.finish()
+        finally:
+            self.writer.close()
+            redact_again(self.redactors, tape=self.writer.path)
+
+
+def _tape(
+    stack: contextlib.ExitStack, emit_tape: str | Path | None, cassette: Path, argv: list[str]
+) -> _Tape | None:
+    """The tape at ``emit_tape`` (None without one), closed when ``stack`` unwinds."""
+    if emit_tape is None:
+        return None
+    from harn_mcp_mock.tape import TapeWriter
+
+    tape = _Tape(TapeWriter(emit_tape, script_path=str(cassette), argv=argv))
+    stack.callback(tape.close)
+    return tape
 
 
 class _Refusing:

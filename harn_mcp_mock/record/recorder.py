@@ -137,6 +137,12 @@ class Recorder:
         }
         self._journal = JournalWriter(self.cassette_path, header)
 
+    @property
+    def redactor(self) -> MessageRedactor:
+        """The redactor every recorded message goes through (a tape of the session is redacted
+        again with it at the end: value memory)."""
+        return self._redactor
+
     # -- feeding ---------------------------------------------------------------------------
 
     def feed(self, direction: str, chunk: bytes) -> None:

@@ -30,7 +30,7 @@ import orjson
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.model import Cassette, cas_dir, journal_path, load_cassette, save_cassette
 from harn_mcp_mock.errors import ServerError, UpstreamTimeout
-from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
+from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
 from harn_mcp_mock.options import ReplayOptions
 from harn_mcp_mock.record.recorder import Recorder
@@ -66,8 +66,12 @@ class NewEpisodes:
         stderr: int | IO[Any] | None = None,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
+        observer: Any = None,
     ) -> None:
         self.path = Path(cassette)
+        self.observer = observer
+        """Optional :class:`~harn_mcp_mock.tape.mcp.McpTapeObserver` (``--emit-tape``): it is given
+        every exchange served, replayed or live, redacted (the live ones through the recorder)."""
         self.url = url
         """The live server is this Streamable HTTP endpoint rather than ``command`` (then ``[]``)."""
         self.headers = dict(headers or {})
@@ -112,7 +116,7 @@ class NewEpisodes:
             if obj.get("method") == "initialize":
                 self.handshake = obj
             if self.engine.has_match(obj):
-                return [deepjson.dumps(o.message) for o in self.engine.receive(obj)]
+                return self._replayed(obj)
             live, recorder = self._start_live()
             recorder.feed_frame(frame)
             self.waiting.add(deepjson.dumps(frame.id))
@@ -131,8 +135,26 @@ class NewEpisodes:
             live.send(data)
             return []
         if frame.is_message:
-            return [deepjson.dumps(o.message) for o in self.engine.receive(obj)]
+            return self._replayed(obj)
         return []
+
+    def _replayed(self, obj: Any) -> list[bytes]:
+        """The replay's answer to the client's ``obj`` (on the tape, when there is one)."""
+        observer = self.observer
+        if observer is None:
+            return [deepjson.dumps(o.message) for o in self.engine.receive(obj)]
+        observer.on_message(CLIENT, self.redactor.redact_message(obj))
+        outs = self.engine.receive(obj)
+        for out in outs:
+            if getattr(out, "raw", None) is None:  # a non-JSON line is no MCP message
+                observer.on_message(SERVER, out.message)
+        return [deepjson.dumps(o.message) for o in outs]
+
+    @property
+    def redactors(self) -> list[Any]:
+        """The session's redactors (the live traffic's, the replayed requests'): what the tape is
+        redacted again with at the end (value memory, docs/redaction.md)."""
+        return [self.redactor, self.engine.redactor]
 
     # -- the live server -----------------------------------------------------------------------
 
@@ -164,6 +186,7 @@ class NewEpisodes:
             command=self.redactor.redact_argv(self.command),
             policy_name=self.policy.name,
             policy_digest=self.policy.digest,
+            observer=self.observer,
         )
         if self.on_event is not None:
             self.on_event(f"starting the live server to record a miss: {' '.join(recorder.command)}")
@@ -238,10 +261,40 @@ def serve_new_episodes(
     stdout_fd: int = 1,
     grace: float = 5.0,
     stop_fd: int | None = None,
+    emit_tape: str | Path | None = None,
 ) -> ReplayReport:
     """Serve until the client's EOF (or ``stop_fd`` turns readable: a stop signal); append
-    what the live server recorded."""
+    what the live server recorded. ``emit_tape``: also write every exchange served, replayed
+    or live, redacted, to an event tape (redacted again at the end with what the session's
+    redactors learned)."""
+    if emit_tape is None:
+        session = NewEpisodes(cassette, command, options=options, on_event=on_event, grace=grace)
+        return _serve(session, stdin_fd, stdout_fd, grace, stop_fd)
+    from harn_mcp_mock.tape import TapeWriter
+    from harn_mcp_mock.tape.mcp import McpTapeObserver, redact_again
+
     session = NewEpisodes(cassette, command, options=options, on_event=on_event, grace=grace)
+    argv = ["replay", "--mode", "new_episodes"]
+    with TapeWriter(emit_tape, script_path=str(cassette), argv=argv) as writer:
+        observer = McpTapeObserver(writer, tape_server_name(session.engine.cassette, Path(cassette)))
+        session.observer = observer
+        try:
+            report = _serve(session, stdin_fd, stdout_fd, grace, stop_fd)
+            observer.finish()  # requests never answered are on the tape too
+        finally:
+            writer.close()
+            redact_again(session.redactors, tape=writer.path)
+    return report
+
+
+def tape_server_name(cassette: Cassette, path: Path) -> str:
+    """The ``server`` of a replay's tape records: the recorded server's name, else the file's."""
+    return str((cassette.server.get("serverInfo") or {}).get("name") or path.name)
+
+
+def _serve(
+    session: NewEpisodes, stdin_fd: int, stdout_fd: int, grace: float, stop_fd: int | None
+) -> ReplayReport:
     client_lines = LineSplitter()
 
     def to_client(lines: list[bytes]) -> None:

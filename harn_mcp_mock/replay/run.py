@@ -17,7 +17,7 @@ from harn_mcp_mock.store.cas import atomic_write
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 
 @record
@@ -59,7 +59,9 @@ def run_replay(
     stop_fd: int | None = None,
 ) -> ReplayOutcome:
     """Replay (or record, as ``mode`` says) until the client disconnects or ``stop_fd`` turns
-    readable (a stop signal: :mod:`harn_mcp_mock.shutdown`); then write ``report_path``."""
+    readable (a stop signal: :mod:`harn_mcp_mock.shutdown`); then write ``report_path``.
+    ``emit_tape``: also write every exchange to an event tape, whatever the session turned out
+    to be (a recording tapes what the client and the live server exchanged)."""
     record_mode = parse_record_mode(mode)
     cassette = Path(cassette)
     options = options if options is not None else ReplayOptions()
@@ -74,12 +76,6 @@ def run_replay(
         needs_live="the live server command after `--`",
         on_wait=on_event,
     )
-    if emit_tape is not None and plan.kind is not SessionKind.REPLAY:
-        with plan:  # releases the cassette's claim
-            raise UsageError(  # as over HTTP (docs/http.md); it was ignored here
-                f"--emit-tape writes a replay's tape; this session records ({plan.kind.value})",
-                where="--emit-tape",
-            )
     if plan.kind is SessionKind.RECORD:
         from harn_mcp_mock.record.session import record_command
 
@@ -89,6 +85,7 @@ def run_replay(
             RecordOptions(options.redact_policy),
             stdin_fd=stdin_fd,
             stdout_fd=stdout_fd,
+            emit_tape=emit_tape,  # the exchanges with the live server, as `record --emit-tape`
             on_event=on_event,
             claim=plan.claim,
         )
@@ -106,6 +103,7 @@ def run_replay(
                 stdin_fd=stdin_fd,
                 stdout_fd=stdout_fd,
                 stop_fd=stop_fd,
+                emit_tape=emit_tape,  # every exchange served, replayed or live
             )
     else:
         from harn_mcp_mock.jsonrpc.server import serve_stdio
@@ -115,7 +113,7 @@ def run_replay(
         engine.raw_lines = True  # stdio: the recorded server's non-JSON lines go out where it printed them
         if emit_tape is not None:
             from harn_mcp_mock.tape import TapeWriter
-            from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
+            from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine, redact_again
 
             server = str((engine.cassette.server.get("serverInfo") or {}).get("name") or cassette.name)
             with TapeWriter(emit_tape, script_path=str(cassette), argv=["replay"]) as writer:
@@ -137,27 +135,3 @@ def run_replay(
     if report_path is not None:
         atomic_write(Path(report_path), orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
     return ReplayOutcome(record_mode, report)
-
-
-def redact_again(redactors: list[Any], *, tape: Path) -> bool:
-    """After a session: when one of ``redactors`` (the sessions' request redactors) learned a
-    secret while it ran (docs/redaction.md, value memory), redact the closed tape at ``tape``
-    again with what they all know, so that no value identified later stays where it was
-    written before. True when the tape changed."""
-    if not any(getattr(r, "learned", 0) for r in redactors):
-        return False
-    from harn_mcp_mock.tape.mcp import redact_tape
-
-    return redact_tape(tape, _with_all(redactors))
-
-
-def _with_all(redactors: list[Any]) -> Callable[[Any], Any]:
-    """One ``redact_message`` applying each redactor that learned something in turn."""
-    learned = [r for r in redactors if getattr(r, "learned", 0)]
-
-    def redact(value: Any) -> Any:
-        for r in learned:
-            value = r.redact_message(value)
-        return value
-
-    return redact

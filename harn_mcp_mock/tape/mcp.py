@@ -306,3 +306,25 @@ def _redact_line(
         new[field] = payload_ref(cas, fresh)
         new[digest_field] = digest(fresh)
     return new
+
+
+def redact_again(redactors: list[Any], *, tape: Path) -> bool:
+    """After a session: when one of ``redactors`` (the sessions' request redactors) learned a
+    secret while it ran (docs/redaction.md, value memory), redact the closed tape at ``tape``
+    again with what they all know, so that no value identified later stays where it was
+    written before. True when the tape changed."""
+    if not any(getattr(r, "learned", 0) for r in redactors):
+        return False
+    return redact_tape(tape, _with_all(redactors))
+
+
+def _with_all(redactors: list[Any]) -> Callable[[Any], Any]:
+    """One ``redact_message`` applying each redactor that learned something in turn."""
+    learned = [r for r in redactors if getattr(r, "learned", 0)]
+
+    def redact(value: Any) -> Any:
+        for r in learned:
+            value = r.redact_message(value)
+        return value
+
+    return redact

@@ -187,3 +187,95 @@ def test_new_episodes_at_a_url_sends_the_headers_and_never_writes_their_values(t
     assert [m.method for m in load_cassette(cassette).messages if m.direction == "client"][-1] == "tools/call"
     on_disk = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
     assert TOKEN not in on_disk
+
+
+SECRET = "sk-tape-" + "Wb4" * 8  # FAKE_TOKEN: the fake server's `secrets` mode answers with it
+LATE = "l4te-" + "".join("abcdefghjkmnpqrstuvwxyz23456789"[(i * 13 + 1) % 31] for i in range(14))
+SECRETS = [sys.executable, str(REPO / "tests" / "servers" / "fake_server.py"), "secrets"]
+
+
+def _call(i: int, name: str, **arguments: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+def _serve_session(args: list[str], messages: list[dict[str, Any]]) -> None:
+    """``replay --http ARGS`` as a process: one session of ``messages`` (after INIT), ended by
+    DELETE, then SIGTERM (the files are written, exit 143)."""
+    import signal
+
+    from tests.serving import url_process
+
+    with url_process(["replay", "--http", *args]) as (proc, url), httpx2.Client(timeout=WAIT) as client:
+        first = client.post(url, json=INIT, headers=ACCEPT)
+        assert first.status_code == 200, first.text
+        session = {**ACCEPT, "mcp-session-id": first.headers["mcp-session-id"]}
+        for message in messages:
+            assert client.post(url, json=message, headers=session).status_code == 200
+        assert client.delete(url, headers=session).status_code == 200
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=WAIT) == 128 + signal.SIGTERM, proc.stderr.read() if proc.stderr else ""
+
+
+def _taped(tape: Path) -> list[tuple[Any, Any]]:
+    """(request, response) of each exchange, every payload checked against its digest."""
+    from harn_mcp_mock.store import digest
+    from harn_mcp_mock.tape import load_tape
+
+    out = []
+    for rec in load_tape(tape).records:
+        request, response = rec.payload("request"), rec.payload("response")
+        assert (rec.fields["request_digest"], rec.fields["response_digest"]) == (
+            digest(request),
+            digest(response),
+        )
+        out.append((orjson.loads(request), orjson.loads(response)))
+    return out
+
+
+def _answers(cassette: Path) -> dict[Any, Any]:
+    messages = load_cassette(cassette).messages
+    return {m.message["id"]: m.message for m in messages if m.direction == "server" and m.kind == "response"}
+
+
+def _no_secret_on_disk(root: Path) -> None:
+    for path in root.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert SECRET.encode() not in data and LATE.encode() not in data, path
+
+
+def test_a_recording_over_http_tapes_its_exchanges_redacted_as_the_cassette(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("FAKE_TOKEN", SECRET)
+    cassette, tape = tmp_path / "s.cassette.json", tmp_path / "s.tape"
+    args = ["--mode", "all", "--cassette", str(cassette), "--emit-tape", str(tape), "--", *SECRETS]
+    _serve_session(args, [_call(2, "note", text=f"see {LATE}"), _call(3, "login", password=LATE)])
+    exchanges = _taped(tape)
+    assert [req["id"] for req, _ in exchanges] == [1, 2, 3]
+    answers = _answers(cassette)
+    assert [resp for _, resp in exchanges] == [answers[i] for i in (1, 2, 3)]
+    assert "token is [REDACTED:" in str(exchanges[1][1])
+    _no_secret_on_disk(tmp_path)  # LATE, taped before request 3 told it, redacted again
+
+
+def test_new_episodes_over_http_tapes_every_exchange_served_replayed_or_live(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("FAKE_TOKEN", SECRET)
+    cassette, tape = tmp_path / "s.cassette.json", tmp_path / "s.tape"
+    _serve_session(["--mode", "all", "--cassette", str(cassette), "--", *SECRETS], [_call(2, "whoami")])
+    args = ["--mode", "new_episodes", "--cassette", str(cassette), "--emit-tape", str(tape), "--", *SECRETS]
+    session = [_call(2, "whoami"), _call(3, "note", text=f"see {LATE}"), _call(4, "login", password=LATE)]
+    _serve_session(args, session)
+    exchanges = _taped(tape)
+    assert [req["id"] for req, _ in exchanges] == [1, 2, 3, 4]  # replayed 1, 2; live 3, 4
+    answers = _answers(cassette)
+    assert [resp for _, resp in exchanges] == [answers[i] for i in (1, 2, 3, 4)]
+    assert "token is [REDACTED:" in str(exchanges[2][1])
+    _no_secret_on_disk(tmp_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import signal
 import socket
 import sys
 import threading
@@ -394,3 +395,89 @@ def test_a_malformed_http_list_is_a_clear_format_error(tmp_path: Path) -> None:
         with pytest.raises(CassetteFormatError) as caught:
             load_cassette(path)
         assert where in str(caught.value)
+
+
+LATE = "l4te-" + "".join("abcdefghjkmnpqrstuvwxyz23456789"[(i * 11 + 5) % 31] for i in range(14))
+
+
+def telling_app() -> Any:
+    """An SDK Streamable HTTP server behind the bearer check whose answers carry secrets."""
+    server = MCPServer("teller")
+
+    @server.tool()
+    def whoami() -> str:
+        """Say who is calling."""
+        return f"token is {TOKEN}"
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    @server.tool()
+    def login(password: str) -> str:
+        """Log in."""
+        return "ok"
+
+    inner: ASGIApp = server.streamable_http_app()
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or [])
+        if scope["type"] == "http" and headers.get(b"authorization") != f"Bearer {TOKEN}".encode():
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await inner(scope, receive, send)
+
+    return guarded
+
+
+async def test_record_url_emit_tape_tapes_every_exchange_redacted_as_the_cassette(tmp_path: Path) -> None:
+    from tests.serving import url_process
+
+    cassette, tape = tmp_path / "up.cassette.json", tmp_path / "up.tape"
+    with serve_app_lifespan(telling_app()) as upstream:
+        args = ["record", "--cassette", str(cassette), "--url", upstream, "--emit-tape", str(tape)]
+        with url_process([*args, "--header", f"Authorization:Bearer {TOKEN}"]) as (proc, url):
+            with anyio.fail_after(30):
+                async with mcp.Client(url, mode="legacy") as client:
+                    told = await client.session.call_tool("whoami", {})
+                    await client.session.call_tool("echo", {"text": f"see {LATE}"})
+                    await client.session.call_tool("login", {"password": LATE})  # tells LATE is a secret
+            assert TOKEN in str(told.content)  # the client got the live answer
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
+    _check_tape(tmp_path, cassette, tape)
+
+
+def _check_tape(tmp_path: Path, cassette: Path, tape: Path) -> None:
+    """The tape verifies, holds the exchanges in order as redacted in the cassette, and no secret."""
+    from harn_mcp_mock.store import digest
+    from harn_mcp_mock.tape import load_tape
+
+    records = [r for r in load_tape(tape).records if not r.fields.get("notification")]
+    exchanges = []
+    for rec in records:  # every payload checked against its digest by the reader, and here
+        request, response = rec.payload("request"), rec.payload("response")
+        assert (rec.fields["request_digest"], rec.fields["response_digest"]) == (
+            digest(request),
+            digest(response),
+        )
+        exchanges.append((orjson.loads(request), orjson.loads(response)))
+    calls = [(req["params"]["name"]) for req, _ in exchanges if req["method"] == "tools/call"]
+    assert exchanges[0][0]["method"] == "initialize" and calls == ["whoami", "echo", "login"]
+    recorded = load_cassette(cassette).messages
+    requests = [m.message for m in recorded if m.direction == "client" and m.kind == "request"]
+    assert [req for req, _ in exchanges] == requests  # in order, redacted as in the cassette
+    answers = {
+        m.message["id"]: m.message for m in recorded if m.direction == "server" and m.kind == "response"
+    }
+    assert [resp for _, resp in exchanges] == [answers[req["id"]] for req, _ in exchanges]
+    assert "token is [REDACTED:" in str(exchanges[calls_at(exchanges, "whoami")][1]["result"])
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert TOKEN.encode() not in path.read_bytes() and LATE.encode() not in path.read_bytes(), path
+
+
+def calls_at(exchanges: list[tuple[Any, Any]], tool: str) -> int:
+    return next(i for i, (req, _) in enumerate(exchanges) if (req.get("params") or {}).get("name") == tool)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
+from harn_mcp_mock.store import digest
+from harn_mcp_mock.tape import load_tape
 
 FAKE = str(Path(__file__).parents[1] / "servers" / "fake_server.py")
 NOTES = str(Path(__file__).parents[2] / "examples" / "servers" / "notes_server.py")
@@ -82,21 +85,87 @@ def test_strict_mode_passes_when_everything_matched_and_was_used(tmp_path: Path)
     assert run(["replay", "--cassette", str(cassette), "--strict"], SESSION).returncode == 0
 
 
-@pytest.mark.parametrize("mode", ["all", "new_episodes"])
-def test_a_session_that_records_refuses_emit_tape_as_over_http(tmp_path: Path, mode: str) -> None:
-    cassette = tmp_path / "x.cassette.json"
-    if mode == "new_episodes":  # with a cassette: replays hits, records misses
-        record_notes(cassette, SESSION)
-    before = sorted(tmp_path.iterdir())
-    args = ["replay", "--mode", mode, "--cassette", str(cassette), "--emit-tape", str(tmp_path / "t.tape")]
-    result = run([*args, "--", sys.executable, NOTES], SESSION)
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.decode().strip().count("\n") == 0
-    assert (
-        f"this session records ({'episodes' if mode == 'new_episodes' else 'record'})"
-        in result.stderr.decode()
+SECRET = "sk-tape-" + "Zq7" * 8  # FAKE_TOKEN: the fake server answers with it (`secrets`)
+LATE = "l4te-" + "".join("abcdefghjkmnpqrstuvwxyz23456789"[(i * 7 + 3) % 31] for i in range(14))
+
+
+def run_env(args: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "FAKE_TOKEN": SECRET}
+    return subprocess.run([*HARN, *args], input=stdin, capture_output=True, timeout=WAIT, env=env)
+
+
+def taped(path: Path) -> list[tuple[str, Any, Any]]:
+    """(method, request, response) of each exchange on the tape, every payload checked against
+    its digest (and the sidecar's blobs against their names) by the tape reader."""
+    out = []
+    for rec in load_tape(path).records:
+        assert rec.kind == "mcp_json_rpc"
+        request, response = rec.payload("request"), rec.payload("response")
+        assert rec.fields["request_digest"] == digest(request)
+        assert rec.fields["response_digest"] == digest(response)
+        out.append((rec.fields["method"], orjson.loads(request), orjson.loads(response)))
+    return out
+
+
+def no_secret_on_disk(root: Path, *secrets: str) -> None:
+    for path in root.rglob("*"):
+        if path.is_file():
+            for secret in secrets:
+                assert secret.encode() not in path.read_bytes(), path
+
+
+WHOAMI = INIT + msg(1, "tools/call", name="whoami", arguments={})
+
+
+@pytest.mark.parametrize("mode", ["once", "all"])
+def test_a_session_that_records_tapes_what_the_client_and_the_live_server_exchanged(
+    tmp_path: Path, mode: str
+) -> None:
+    cassette, tape = tmp_path / "x.cassette.json", tmp_path / "t.tape"
+    if mode == "all":  # re-records a cassette that exists
+        old = run_env(["record", "-q", "--cassette", str(cassette), "--", sys.executable, FAKE, "echo"], INIT)
+        assert old.returncode == 0, old.stderr
+    args = ["replay", "--mode", mode, "--cassette", str(cassette), "--emit-tape", str(tape)]
+    result = run_env([*args, "--", sys.executable, FAKE, "secrets"], WHOAMI)
+    assert result.returncode == 0, result.stderr
+    assert SECRET in result.stdout.decode()  # the client got the live answer
+    exchanges = taped(tape)
+    assert [(m, req["id"]) for m, req, _ in exchanges] == [("initialize", 0), ("tools/call", 1)]
+    recorded = [m.message for m in load_cassette(cassette).messages if m.direction == "server"]
+    assert [resp for _, _, resp in exchanges] == recorded  # redacted as in the cassette
+    assert "[REDACTED:" in str(recorded[1])
+    no_secret_on_disk(tmp_path, SECRET)
+
+
+def test_a_new_episodes_session_tapes_every_exchange_served_replayed_or_live(tmp_path: Path) -> None:
+    cassette, tape = tmp_path / "x.cassette.json", tmp_path / "t.tape"
+    first = run_env(
+        ["record", "-q", "--cassette", str(cassette), "--", sys.executable, FAKE, "secrets"], WHOAMI
     )
-    assert sorted(tmp_path.iterdir()) == before  # nothing written, the claim released
+    assert first.returncode == 0, first.stderr
+    session = (
+        WHOAMI
+        + msg(2, "tools/call", name="note", arguments={"text": f"see {LATE}"})  # a miss: live
+        + msg(3, "tools/call", name="login", arguments={"password": LATE})  # tells LATE is a secret
+    )
+    args = ["replay", "--mode", "new_episodes", "--cassette", str(cassette), "--emit-tape", str(tape)]
+    result = run_env([*args, "--", sys.executable, FAKE, "secrets"], session)
+    assert result.returncode == 0, result.stderr
+    assert b"appended 4 new messages" in result.stderr
+    exchanges = taped(tape)
+    assert [(m, req["id"]) for m, req, _ in exchanges] == [
+        ("initialize", 0),
+        ("tools/call", 1),  # replayed
+        ("tools/call", 2),  # live, then recorded
+        ("tools/call", 3),
+    ]
+    cassette_answers = {
+        m.message["id"]: m.message for m in load_cassette(cassette).messages if m.direction == "server"
+    }
+    assert [resp for _, _, resp in exchanges] == [cassette_answers[i] for i in range(4)]
+    assert "[REDACTED:" in str(exchanges[2][2]["result"]["content"])
+    # LATE reached the tape in request 2 before request 3 told it: redacted again at the end.
+    no_secret_on_disk(tmp_path, SECRET, LATE)
 
 
 @pytest.mark.slow
