@@ -228,6 +228,9 @@ def _taped(tape: Path) -> list[tuple[Any, Any]]:
 
     out = []
     for rec in load_tape(tape).records:
+        if rec.fields.get("notification"):
+            assert digest(rec.payload("payload")) == rec.fields["request_digest"]
+            continue
         request, response = rec.payload("request"), rec.payload("response")
         assert (rec.fields["request_digest"], rec.fields["response_digest"]) == (
             digest(request),
@@ -279,3 +282,33 @@ def test_new_episodes_over_http_tapes_every_exchange_served_replayed_or_live(
     assert [resp for _, resp in exchanges] == [answers[i] for i in (1, 2, 3, 4)]
     assert "token is [REDACTED:" in str(exchanges[2][1])
     _no_secret_on_disk(tmp_path)
+
+
+def test_once_at_a_url_over_http_tapes_as_record_url_does(tmp_path: Path) -> None:
+    """``replay --http --mode once --url U --emit-tape T`` with no cassette records through the
+    reverse proxy of ``record --url``, and tapes what the client and the upstream exchanged."""
+    from tests.http.test_record_proxy import TOKEN, serve_upstream
+
+    cassette, tape = tmp_path / "auth.cassette.json", tmp_path / "auth.tape"
+    auth = [f"Authorization:Bearer {TOKEN}"]
+    with serve_upstream() as upstream:
+        with (
+            recording(cassette, [], "once", url=upstream, headers=auth, emit_tape=tape) as (url, outcomes),
+            httpx2.Client(timeout=WAIT) as client,
+        ):
+            first = client.post(url, json=INIT, headers=ACCEPT)
+            assert first.status_code == 200, first.text
+            session = {**ACCEPT, "mcp-session-id": first.headers["mcp-session-id"]}
+            client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+            added = client.post(url, json=_call(2, "add", a=2, b=3), headers=session)
+            assert "5" in added.text, added.text
+            client.delete(url, headers=session)
+    (outcome,) = outcomes
+    assert isinstance(outcome, ReplayOutcome) and outcome.report is None  # it recorded
+    exchanges = _taped(tape)
+    assert [req["id"] for req, _ in exchanges] == [1, 2]
+    answers = _answers(cassette)
+    assert [resp for _, resp in exchanges] == [answers[1], answers[2]]
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert TOKEN.encode() not in path.read_bytes(), path
