@@ -35,18 +35,6 @@ _CACHED_RUN_MAX = 256  # longer runs are data (base64 payloads): scanned, never 
 _RUNS_ONE_BY_ONE = 12  # with more runs than this, run each contained rule on the whole text
 
 
-_LAZY = frozenset(
-    {
-        "_run_groups",
-        "_text_groups",
-        "_joined_groups",
-        "_symbols",
-        "_no_symbol_groups",
-        "_text_symbols",
-        "_text_no_symbol_groups",
-    }
-)
-"""The attributes :meth:`Scanner.__getattr__` builds on first use."""
 _ENTRIES: dict[int, tuple[Any, tuple[str | None, bool], str | None, str | None]] = {}
 """id(a rule's facts) -> (the facts, its group key, its longest needle, that needle's symbol):
 what :func:`_groups` reads off a rule, once per process for the policy's rules."""
@@ -76,15 +64,19 @@ class Scanner:
         self.min_len = min((r.min_len for r in (*self._text_rules, *contained)), default=1 << 30)
 
     def __getattr__(self, name: str) -> Any:
-        if name not in _LAZY:
-            raise AttributeError(name)
-        self._run_groups = _groups(self._run_rules)
-        self._text_groups = _groups(self._text_rules)
-        self._joined_groups = _groups(self._joined)
+        # Three sets, each built alone: the env scan at start-up (``hits``) needs no joined groups.
         # The groups whose needle holds a symbol (``:``, ``-``, ``sig=``): one search for any of
         # those symbols skips them all in a text that has none (a short clean string).
-        self._symbols, self._no_symbol_groups = _symbol_gate(self._joined_groups)
-        self._text_symbols, self._text_no_symbol_groups = _symbol_gate(self._text_groups)
+        if name == "_run_groups":
+            self._run_groups = _groups(self._run_rules)
+        elif name in ("_text_groups", "_text_symbols", "_text_no_symbol_groups"):
+            self._text_groups = _groups(self._text_rules)
+            self._text_symbols, self._text_no_symbol_groups = _symbol_gate(self._text_groups)
+        elif name in ("_joined_groups", "_symbols", "_no_symbol_groups"):
+            self._joined_groups = _groups(self._joined)
+            self._symbols, self._no_symbol_groups = _symbol_gate(self._joined_groups)
+        else:
+            raise AttributeError(name)
         return getattr(self, name)
 
     def any(self, text: Text) -> bool:
