@@ -2,14 +2,21 @@
 trial outlives the runner, even one killed with SIGKILL (docs/runner.md, "Every process of a
 trial ends with it").
 
-Run as a script (``python -I -S _supervisor.py LIFE_FD STATUS_FD -- AGENT...``), standard
-library only, so it starts fast. It makes itself a child subreaper (Linux), starts the agent in
-a new session, and tells the runner on ``STATUS_FD`` the agent's pid (``P<pid>``) or why it could
-not start (``E<errno> <message>``), then its exit code (``X<code>``, negative for a signal) when
-it exits. Every orphan of the trial (a ``setsid`` or double-forked grandchild) is reparented to
-the supervisor, not to init. When ``LIFE_FD`` (the read end of a pipe only the runner writes)
-turns readable or reaches EOF (the runner asks for the end, or died: the kernel closed its end),
-the supervisor kills every descendant with SIGKILL, reaps them all, and exits.
+Supervisors are forked by a **fork server**, one per runner process, started once (``python -I -S
+_supervisor.py --serve SOCK_FD``, standard library only): the runner sends each trial's request
+on a Unix socket (the agent's argv, environment and folder, with the fds of its stdout, stderr,
+the life pipe and the status pipe) and the server answers the supervisor's pid. A fork costs about
+a millisecond where starting a Python per trial cost ~10 ms of CPU. The server exits when the
+runner closes the socket or dies; supervisors it forked go on alone.
+
+Each supervisor makes itself a child subreaper (Linux), starts the agent in a new session, and
+tells the runner on ``STATUS_FD`` the agent's pid (``P<pid>``) or why it could not start
+(``E<errno> <message>``), then its exit code (``X<code>``, negative for a signal) when it exits.
+Every orphan of the trial (a ``setsid`` or double-forked grandchild) is reparented to the
+supervisor, not to init. When ``LIFE_FD`` (the read end of a pipe only the runner writes) turns
+readable or reaches EOF (the runner asks for the end, or died: the kernel closed its end), the
+supervisor kills every descendant with SIGKILL, reaps them all, and exits: the status pipe reaches
+EOF then, which is how the runner (not its parent) knows it is gone.
 
 :func:`descendants` is also the runner's own walk of its process tree.
 """
@@ -19,6 +26,7 @@ from __future__ import annotations
 import _signal as signal  # type: ignore[import-not-found]  # ``signal`` imports enum: ~10 ms more start-up
 import os
 import select
+import socket
 import sys
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -78,14 +86,27 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def _become_subreaper() -> None:
+_libc: object = None
+"""libc through ctypes, loaded once by the server (~4 ms), before it forks any supervisor."""
+
+
+def _load_libc() -> None:
+    global _libc
     if sys.platform.startswith("linux"):
         try:
             import ctypes
 
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        except (OSError, AttributeError):
+            _libc = ctypes.CDLL(None, use_errno=True)
+        except OSError:
             pass
+
+
+def _become_subreaper() -> None:
+    """Not inherited through fork: each supervisor sets it itself."""
+    try:
+        _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
 
 
 def _kill_tree(agent: int) -> None:
@@ -110,9 +131,8 @@ def _kill_tree(agent: int) -> None:
             continue
 
 
-def main(args: list[str]) -> int:
-    life, status = int(args[0]), int(args[1])
-    argv = args[3:]
+def supervise(life: int, status: int, argv: list[str]) -> int:
+    """The supervisor's life (see the module docstring), in a process forked for it."""
     for fd in (life, status):
         os.set_inheritable(fd, False)
     _become_subreaper()
@@ -169,5 +189,102 @@ def main(args: list[str]) -> int:
     return 0
 
 
+def _recv_exactly(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+def _start(request: dict[str, object], fds: list[int]) -> int:
+    """In the forked child: the trial's session, folder, stdio and environment; then supervise."""
+    out, err, life, status = fds
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    for fd in (null, out, err):
+        os.close(fd)
+    cwd = request["cwd"]
+    try:
+        if isinstance(cwd, str):
+            os.chdir(cwd)
+    except OSError as exc:
+        os.write(status, f"E{exc.errno or 0} {exc.strerror or exc}: {cwd}\n".encode())
+        return 127
+    env = request["env"]
+    assert isinstance(env, dict)
+    os.environ.clear()
+    os.environ.update(env)  # posix_spawnp looks the agent up in this PATH
+    argv = request["argv"]
+    assert isinstance(argv, list)
+    return supervise(life, status, argv)
+
+
+def serve(sock_fd: int) -> int:
+    """The fork server (see the module docstring): one request at a time, answered with the
+    forked supervisor's pid (``<pid>\\n``); its children are reaped as they end."""
+    import json
+
+    sock = socket.socket(fileno=sock_fd)
+    _load_libc()
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_IGN)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    while True:
+        try:
+            readable, _, _ = select.select([sock_fd, wake_r], [], [])
+        except InterruptedError:
+            continue
+        if wake_r in readable:
+            os.read(wake_r, 4096)
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+            except ChildProcessError:
+                pass
+        if sock_fd not in readable:
+            continue
+        try:
+            head, fds, _, _ = socket.recv_fds(sock, 8, 4)
+            if not head:
+                return 0  # the runner closed the socket, or died
+            head += _recv_exactly(sock, 8 - len(head))
+            request = json.loads(_recv_exactly(sock, int.from_bytes(head, "big")))
+        except (EOFError, ConnectionError):
+            return 0
+        pid = os.fork()
+        if pid == 0:
+            code = 127
+            try:
+                sock.close()
+                signal.set_wakeup_fd(-1)
+                os.close(wake_r)
+                os.close(wake_w)
+                code = _start(request, fds)
+            except BaseException as exc:  # told to the runner, whatever it is
+                try:
+                    os.write(fds[3], f"E0 {exc}\n".encode())
+                except (OSError, IndexError):
+                    pass
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        try:
+            sock.sendall(f"{pid}\n".encode())
+        except OSError:
+            return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    if sys.argv[1:2] != ["--serve"]:
+        sys.exit("usage: python -I -S _supervisor.py --serve SOCK_FD")
+    sys.exit(serve(int(sys.argv[2])))

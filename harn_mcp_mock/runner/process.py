@@ -6,7 +6,8 @@
   on them at once, with no polling.
 - :class:`AgentProcess`: the agent in its own session and process group, started by a per-trial
   supervisor (:mod:`harn_mcp_mock.runner._supervisor`: a child subreaper that kills every
-  process of the trial when the runner ends it or dies, even by SIGKILL), its stdout and stderr
+  process of the trial when the runner ends it or dies, even by SIGKILL; forked by a fork server
+  this process starts once, so a trial costs a fork, not a Python start-up), its stdout and stderr
   read through pipes keeping the last ``cap`` bytes each (marked when cut), and every process it
   started tagged with a per-trial marker in its environment. :meth:`AgentProcess.end` ends the
   group, then the supervisor's tree, then any process still carrying the marker (on Linux the
@@ -16,10 +17,13 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -37,7 +41,8 @@ DEFAULT_OUTPUT_CAP = 1 << 20
 MARKER_ENV = "HARN_TRIAL_MARKER"
 PR_SET_CHILD_SUBREAPER = 36
 SUPERVISOR = str(Path(__file__).with_name("_supervisor.py"))
-"""The script between the runner and each agent (:mod:`harn_mcp_mock.runner._supervisor`)."""
+"""The fork server of the supervisors between the runner and each agent
+(:mod:`harn_mcp_mock.runner._supervisor`)."""
 
 
 def become_subreaper() -> bool:
@@ -153,15 +158,8 @@ class AgentProcess:
         life_r, self._life_w = os.pipe()
         self._status_r, status_w = os.pipe()
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", SUPERVISOR, str(life_r), str(status_w), "--", *argv],
-                stdin=subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=err_w,
-                env={**env, MARKER_ENV: marker},
-                cwd=cwd,
-                start_new_session=True,
-                pass_fds=(life_r, status_w),
+            self._supervisor_pid = _SERVER.spawn(
+                list(argv), {**env, MARKER_ENV: marker}, cwd, [out_w, err_w, life_r, status_w]
             )
         except BaseException:
             for fd in (out_r, err_r, self._life_w, self._status_r):
@@ -190,7 +188,7 @@ class AgentProcess:
 
     @property
     def supervisor_pid(self) -> int:
-        return self.proc.pid
+        return self._supervisor_pid
 
     def _next_line(self) -> str | None:
         """The supervisor's next status line (blocking), None at EOF."""
@@ -267,12 +265,100 @@ class AgentProcess:
 
     def _finish(self) -> None:
         """Close our end of the supervisor's life pipe (it kills the trial's processes and
-        exits), then reap it."""
+        exits), then wait for its status pipe's EOF: it exits then (the fork server reaps it)."""
         with contextlib.suppress(OSError):
             os.close(self._life_w)
-        self.proc.wait()
+        while not self._gone:
+            self._next_line()
         with contextlib.suppress(OSError):
             os.close(self._status_r)
+
+
+class _ForkServer:
+    """This process's fork server (:mod:`harn_mcp_mock.runner._supervisor`), started at the first
+    trial and again in a forked child or once it died; requests are serialised by a lock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self._owner = 0
+        atexit.register(self.close)
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """In a forked child: let go of the parent's server (its socket must reach EOF when the
+        parent ends) without waiting on a lock another thread of the parent may have held."""
+        self._lock = threading.Lock()
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+        self._sock, self._proc = None, None
+
+    def _start(self) -> socket.socket:
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", SUPERVISOR, "--serve", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,  # holds no pipe of whoever reads the runner's output
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                pass_fds=(theirs.fileno(),),
+            )
+        except BaseException:
+            mine.close()
+            raise
+        finally:
+            theirs.close()
+        self._sock, self._owner = mine, os.getpid()
+        return mine
+
+    def spawn(self, argv: list[str], env: dict[str, str], cwd: str | None, fds: list[int]) -> int:
+        """A supervisor forked for one trial, given its stdout, stderr, life and status fds; its pid."""
+        # the server's own folder is where the runner was when it started it, maybe not now
+        payload = json.dumps({"argv": argv, "env": env, "cwd": os.getcwd() if cwd is None else cwd}).encode()
+        with self._lock:
+            for attempt in (1, 2):
+                sock = self._sock if self._sock is not None and self._owner == os.getpid() else None
+                if sock is None:
+                    sock = self._start()
+                try:
+                    socket.send_fds(sock, [len(payload).to_bytes(8, "big")], fds)
+                except OSError:  # it was gone before this request: start another
+                    self._drop()
+                    if attempt == 2:
+                        raise
+                    continue
+                try:
+                    sock.sendall(payload)
+                    reply = b""
+                    while not reply.endswith(b"\n"):
+                        chunk = sock.recv(64)
+                        if not chunk:
+                            raise EOFError
+                        reply += chunk
+                    return int(reply)
+                except (OSError, EOFError, ValueError):
+                    self._drop()
+                    raise OSError(0, "the runner's fork server ended while starting it") from None
+        raise AssertionError("unreachable")
+
+    def _drop(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+        if self._proc is not None and self._owner == os.getpid():
+            self._proc.wait()
+        self._sock, self._proc = None, None
+
+    def close(self) -> None:
+        """End the server (it exits when its socket closes) and reap it."""
+        with self._lock:
+            if self._sock is not None and self._owner == os.getpid():
+                self._drop()
+
+
+_SERVER = _ForkServer()
 
 
 def _signal_group(pgid: int, sig: int) -> None:
