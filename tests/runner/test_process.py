@@ -1,6 +1,7 @@
 """Every trial's processes end with it: a ``setsid`` grandchild included; a stopped run ends its
 running agents (SIGTERM, then SIGKILL after the grace; at once on a second stop) and records
-nothing for them; agents' output is capped. Real processes throughout."""
+nothing for them; agents' output is capped; a fork server that died is replaced. Real processes
+throughout."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harn_mcp_mock.runner import run_episodes
-from harn_mcp_mock.runner.process import Control, Tail
+from harn_mcp_mock.runner.process import AgentProcess, Control, Tail
 
 WAIT = 60.0
 
@@ -153,3 +154,33 @@ def test_an_infra_cause_is_one_clean_line_without_exception_group_borders(tmp_pa
         "the agent exited 1 before opening a session with the world; "
         "its stderr ended: ConnectionError: the model endpoint refused us"
     )
+
+
+def test_a_fork_server_that_died_is_replaced_at_the_next_trial(tmp_path: Path) -> None:
+    from harn_mcp_mock.runner import process
+
+    def one_trial(marker: str) -> tuple[int, int | None, bytes]:
+        """A trial's agent; its supervisor's pid, exit code and stdout."""
+        agent = AgentProcess(
+            [
+                sys.executable,
+                "-c",
+                "import os; print(os.getcwd(), os.environ['HARN_TRIAL_MARKER']); raise SystemExit(3)",
+            ],
+            env=dict(os.environ),
+            cwd=str(tmp_path),
+            marker=marker,
+        )
+        ended = agent.wait(WAIT, None)
+        assert ended.how == "exited"
+        return agent.supervisor_pid, agent.end(0.0, None), agent.stdout.value()
+
+    _, code, out = one_trial("first")
+    assert code == 3 and out == f"{tmp_path} first\n".encode()
+    server = process._SERVER._proc
+    assert server is not None
+    server.kill()
+    server.wait(WAIT)
+    _, code, out = one_trial("second")
+    assert code == 3 and out == f"{tmp_path} second\n".encode()
+    assert process._SERVER._proc is not None and process._SERVER._proc.pid != server.pid
