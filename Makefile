@@ -44,12 +44,17 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # The project itself (editable) with its dev tools and the Python peer servers (mcp-server-time).
-# On CI (CI set) the `frameworks` extra comes in the same pip run (one resolver pass, no second
-# install), so `make test` runs the framework tests too, in the same xdist pool as the rest.
-comma := ,
-EXTRAS := dev,peers,ray$(if $(CI),$(comma)frameworks)
 $(INSTALL_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --disable-pip-version-check -e '.[$(EXTRAS)]'
+	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray]'
+	touch $@
+
+# The agent frameworks of examples/frameworks/ (the `frameworks` extra, too heavy for a local
+# `make test`). On CI (CI set) `make install` adds them, so `make test` runs the framework tests
+# too, in the same xdist pool as the rest. A second pip run on top of the first: one run of all
+# the extras from scratch backtracked for minutes over s3fs and boto3 versions.
+FRAMEWORKS_STAMP := $(VENV)/.harn-frameworks.stamp
+$(FRAMEWORKS_STAMP): pyproject.toml $(INSTALL_STAMP)
+	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray,frameworks]'
 	touch $@
 
 # The npm peer servers, exactly as tests/e2e/package-lock.json pins them.
@@ -84,7 +89,7 @@ browser:
 screenshots: $(INSTALL_STAMP) browser
 	HARN_UPDATE_SCREENSHOTS=1 $(BIN)/pytest -q -p no:randomly tests/report
 
-install: $(INSTALL_STAMP) $(PEERS_STAMP) browser
+install: $(INSTALL_STAMP) $(PEERS_STAMP) browser $(if $(CI),$(FRAMEWORKS_STAMP))
 
 lint: $(INSTALL_STAMP)
 	$(BIN)/ruff check .
@@ -103,14 +108,8 @@ test: install lint
 test-conformance: $(INSTALL_STAMP) $(CONFORMANCE_STAMP)
 	$(PY) scripts/conformance.py
 
-# The agent frameworks of examples/frameworks/ (the `frameworks` extra, too heavy for a local
-# `make test`) and the tests that run them: the scripted LLM endpoint, each recipe on the bank
+# The tests that run the agent frameworks: the scripted LLM endpoint, each recipe on the bank
 # world. Once the extra is installed, `make test` runs these tests as well (CI installs it).
-FRAMEWORKS_STAMP := $(VENV)/.harn-frameworks.stamp
-$(FRAMEWORKS_STAMP): pyproject.toml $(INSTALL_STAMP)
-	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray,frameworks]'
-	touch $@
-
 test-frameworks: $(FRAMEWORKS_STAMP)
 	$(BIN)/pytest -q -n $(JOBS) --dist loadgroup tests/llm tests/test_inspect.py tests/e2e/test_frameworks.py tests/e2e/test_frameworks_faults.py $(PYTEST_ARGS)
 
