@@ -100,7 +100,11 @@ def _record_claimed(
         )
     finally:
         if writer is not None:
-            writer.close()
+            try:
+                if observer is not None:  # requests never answered (the server died, the client left)
+                    observer.finish()
+            finally:
+                writer.close()
             if redactor.learned:
                 # A value identified as a secret after the records that carry it were written
                 # (docs/redaction.md, value memory): the tape is redacted again with all it knows.

@@ -141,3 +141,24 @@ def test_a_replay_tape_and_report_hold_no_value_a_later_request_told(tmp_path: P
     assert "see [REDACTED:" in str(orjson.loads(report.read_bytes())["misses"])
     records = [r for r in load_tape(tape).records if r.kind == "mcp_json_rpc"]
     assert b"see [REDACTED:" in records[1].payload("request")
+
+
+def test_record_tapes_the_request_the_server_died_on_as_unanswered(tmp_path: Path) -> None:
+    session = INIT + msg(1, "tools/list") + msg(2, "tools/call", name="whoami", arguments={})
+    done = subprocess.run(
+        [
+            *HARN,
+            *("record", "-q", "--cassette", str(tmp_path / "d.cassette.json")),
+            *("--emit-tape", str(tmp_path / "d.tape"), "--", sys.executable, FAKE, "die-on", "2"),
+        ],
+        input=session,
+        capture_output=True,
+        timeout=WAIT,
+    )
+    assert done.returncode == 3, done.stderr  # the server's exit code
+    records = [r.fields for r in load_tape(tmp_path / "d.tape").records if r.kind == "mcp_json_rpc"]
+    assert [(f.get("method"), f.get("unanswered", False)) for f in records] == [
+        ("initialize", False),
+        ("tools/list", False),
+        ("tools/call", True),
+    ]
