@@ -258,8 +258,13 @@ def test_a_recording_stopped_by_a_signal_writes_no_value_told_later(
     proc = _start_recording(out)
     try:
         _late_session(proc)
-        proc.send_signal(sig)  # stdin still open: only the signal ends the recording
-        _, stderr = proc.communicate(timeout=WAIT)
+        proc.send_signal(sig)
+        # stdin stays open until the recorder has ended: only the signal ends the recording
+        # (communicate() would close it at once, and a recorder that reads that EOF before it
+        # runs its signal handler takes the signal as "stop now": the server gets SIGTERM, 143)
+        proc.wait(timeout=WAIT)
+        assert proc.stderr is not None
+        stderr = proc.stderr.read()
     finally:
         proc.kill()
         proc.communicate(timeout=WAIT)
