@@ -38,6 +38,8 @@ __all__ = ["DEFAULT_OUTPUT_CAP", "MARKER_ENV", "AgentProcess", "Control", "Tail"
 
 DEFAULT_OUTPUT_CAP = 1 << 20
 """Bytes of an agent's stdout and of its stderr kept per trial (the last ones)."""
+OUTPUT_DRAIN_WAIT = 10.0
+"""Seconds a trial's end waits for the last of its agent's output (the pipes' EOF)."""
 MARKER_ENV = "HARN_TRIAL_MARKER"
 PR_SET_CHILD_SUBREAPER = 36
 SUPERVISOR = str(Path(__file__).with_name("_supervisor.py"))
@@ -260,7 +262,11 @@ class AgentProcess:
             self._take_exit()
         self._finish()
         kill_marked(self.marker)
-        self._reader.join(grace)
+        # Every holder of the output pipes has ended by now (the supervisor killed the trial's
+        # processes and exited; the fork server closed its copies), so their EOF is near: wait
+        # for it whatever the grace (``--grace 0`` kept only what the reader had read so far),
+        # bounded against a process that took the pipe outside the trial.
+        self._reader.join(max(grace, OUTPUT_DRAIN_WAIT))
         return self.code
 
     def _finish(self) -> None:
