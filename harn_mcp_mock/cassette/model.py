@@ -33,7 +33,7 @@ Format version 1 (``docs/cassette-format.md``, schema in ``schema.json``)::
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import orjson
@@ -463,7 +463,7 @@ def recover_journal(path: str | Path) -> Cassette:
     os.unlink(jpath)
     if stale:
         cas = CasStore(cas_dir(path))
-        for key in stale - {_blob_of(m) for m in cassette.messages}:
+        for key in stale - {blob_key(m) for m in cassette.messages}:
             cas.path_for(key).unlink(missing_ok=True)
     return cassette
 
@@ -496,26 +496,40 @@ def _redact_remembered(cassette: Cassette) -> set[str]:
     stale: set[str] = set()
     for _ in range(_RECOVERY_PASSES):
         learned = red.learned
-        for msg in cassette.messages:
-            if msg.invalid is not None:
-                raw = red.redact_text(msg.raw or "")
-                if raw != msg.raw:
-                    stale.add(_blob_of(msg))
-                    msg.raw = raw
-                continue
-            new = red.redact_message(msg.message)
-            if new is not msg.message and new != msg.message:
-                stale.add(_blob_of(msg))
-                msg.message = new
+        stale |= redact_messages_again(cassette, red)
         if red.learned == learned:
             break
-    command = cassette.meta.get("command")
-    if isinstance(command, list):
-        cassette.meta["command"] = [red.redact_text(a) if isinstance(a, str) else a for a in command]
     return stale
 
 
-def _blob_of(msg: Message) -> str:
+def redact_messages_again(
+    cassette: Cassette, red: Any, *, skip: Callable[[Message], bool] | None = None
+) -> set[str]:
+    """Run the redactor ``red`` (a :class:`~harn_mcp_mock.redact.MessageRedactor`) again over
+    the recorded command and every message of ``cassette`` but those ``skip`` names, in place
+    (value memory: a value learned after these were written). Returns the CAS blob keys of the
+    messages that changed (their old blobs, which nothing may use any more)."""
+    command = cassette.meta.get("command")
+    if isinstance(command, list):
+        cassette.meta["command"] = [red.redact_text(a) if isinstance(a, str) else a for a in command]
+    stale: set[str] = set()
+    for msg in cassette.messages:
+        if skip is not None and skip(msg):
+            continue
+        if msg.invalid is not None:
+            raw = red.redact_text(msg.raw or "")
+            if raw != msg.raw:
+                stale.add(blob_key(msg))
+                msg.raw = raw
+            continue
+        new = red.redact_message(msg.message)
+        if new is not msg.message and new != msg.message:
+            stale.add(blob_key(msg))
+            msg.message = new
+    return stale
+
+
+def blob_key(msg: Message) -> str:
     """The name the blob of ``msg`` has (or would have) in the CAS: BLAKE3 of its bytes."""
     from blake3 import blake3
 

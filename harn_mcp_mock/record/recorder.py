@@ -23,10 +23,12 @@ from harn_mcp_mock.cassette.migrate import FORMAT_VERSION, JOURNAL_FORMAT
 from harn_mcp_mock.cassette.model import (
     Cassette,
     Message,
+    blob_key,
     cas_dir,
     journal_path,
     load_journal,
     message_entry,
+    redact_messages_again,
     save_cassette,
 )
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
@@ -336,24 +338,10 @@ class Recorder:
         final = _learned(self._redactor)
         if not final:
             return set()
-        red = self._redactor
-        command = cassette.meta.get("command")
-        if isinstance(command, list):
-            cassette.meta["command"] = [red.redact_text(a) if isinstance(a, str) else a for a in command]
-        stale: set[str] = set()
-        for msg in cassette.messages:
-            if self._learned_by.get(msg.seq, final) >= final:
-                continue
-            if msg.invalid is not None:
-                raw = red.redact_text(msg.raw or "")
-                if raw != msg.raw:
-                    stale.add(_blob_key(msg))
-                    msg.raw = raw
-                continue
-            new = red.redact_message(msg.message)
-            if new is not msg.message and new != msg.message:
-                stale.add(_blob_key(msg))
-                msg.message = new
+        learned_by = self._learned_by
+        stale = redact_messages_again(
+            cassette, self._redactor, skip=lambda msg: learned_by.get(msg.seq, final) >= final
+        )
         self._refresh_server(cassette)  # the trailer's summary of the handshake response
         return stale
 
@@ -361,7 +349,7 @@ class Recorder:
         """Delete the blobs of ``stale`` the saved cassette does not use (they held a secret)."""
         if not stale:
             return
-        used = {_blob_key(m) for m in cassette.messages}
+        used = {blob_key(m) for m in cassette.messages}
         for key in stale - used:
             self._cas.path_for(key).unlink(missing_ok=True)
 
@@ -442,19 +430,6 @@ def _learned(redactor: Any) -> int:
     """How many values ``redactor`` has learned (0 for a redactor without a memory)."""
     learned = getattr(redactor, "learned", 0)
     return learned if isinstance(learned, int) else 0
-
-
-def _entry_bytes(msg: Message) -> bytes:
-    if msg.invalid is not None:
-        return (msg.raw or "").encode()
-    return deepjson.dumps(msg.message)
-
-
-def _blob_key(msg: Message) -> str:
-    """The name the blob of ``msg`` has (or would have) in the CAS: BLAKE3 of its bytes."""
-    from blake3 import blake3
-
-    return str(blake3(_entry_bytes(msg)).hexdigest())
 
 
 def _nothing_recorded(path: Path, exit_info: dict[str, Any]) -> str:
