@@ -131,17 +131,24 @@ def _kill_tree(agent: int) -> None:
             continue
 
 
-def supervise(life: int, status: int, argv: list[str]) -> int:
-    """The supervisor's life (see the module docstring), in a process forked for it."""
-    for fd in (life, status):
-        os.set_inheritable(fd, False)
-    _become_subreaper()
+def _deaf_and_woken() -> tuple[int, int]:
+    """Ignore the terminal's signals and wake on SIGCHLD: a pipe (read end, write end) that a
+    byte reaches at each signal, for ``select``."""
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_IGN)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    return wake_r, wake_w
+
+
+def supervise(life: int, status: int, argv: list[str]) -> int:
+    """The supervisor's life (see the module docstring), in a process forked for it."""
+    for fd in (life, status):
+        os.set_inheritable(fd, False)
+    _become_subreaper()
+    wake_r, _ = _deaf_and_woken()
     # the agent starts with every signal at its default, as subprocess's restore_signals does
     # (Python ignores SIGPIPE and SIGXFSZ; this process ignores the terminal's signals)
     defaults = {signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ}
@@ -232,12 +239,7 @@ def serve(sock_fd: int) -> int:
 
     sock = socket.socket(fileno=sock_fd)
     _load_libc()
-    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(sig, signal.SIG_IGN)
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
+    wake_r, wake_w = _deaf_and_woken()
     while True:
         try:
             readable, _, _ = select.select([sock_fd, wake_r], [], [])

@@ -34,6 +34,20 @@ from .conftest import serve_cassette
 TOKEN = "sk-live-0123456789abcdefSECRET"
 
 
+def bearer_guarded(inner: ASGIApp) -> ASGIApp:
+    """``inner`` behind a bearer check: 401 unless ``Authorization: Bearer TOKEN``."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or [])
+        if scope["type"] == "http" and headers.get(b"authorization") != f"Bearer {TOKEN}".encode():
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await inner(scope, receive, send)
+
+    return guarded
+
+
 def upstream_app() -> Any:
     server = MCPServer("upstream")
 
@@ -48,17 +62,7 @@ def upstream_app() -> Any:
         await ctx.info(f"shouting {text}")
         return text.upper()
 
-    inner: ASGIApp = server.streamable_http_app()
-
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        headers = dict(scope.get("headers") or [])
-        if scope["type"] == "http" and headers.get(b"authorization") != f"Bearer {TOKEN}".encode():
-            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-length", b"0")]})
-            await send({"type": "http.response.body", "body": b""})
-            return
-        await inner(scope, receive, send)
-
-    return guarded
+    return bearer_guarded(server.streamable_http_app())
 
 
 @contextmanager
@@ -419,17 +423,7 @@ def telling_app() -> Any:
         """Log in."""
         return "ok"
 
-    inner: ASGIApp = server.streamable_http_app()
-
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        headers = dict(scope.get("headers") or [])
-        if scope["type"] == "http" and headers.get(b"authorization") != f"Bearer {TOKEN}".encode():
-            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-length", b"0")]})
-            await send({"type": "http.response.body", "body": b""})
-            return
-        await inner(scope, receive, send)
-
-    return guarded
+    return bearer_guarded(server.streamable_http_app())
 
 
 async def test_record_url_emit_tape_tapes_every_exchange_redacted_as_the_cassette(tmp_path: Path) -> None:
