@@ -82,9 +82,11 @@ class _HttpFront:
     """One loopback Streamable HTTP server (uvicorn in a thread) for every trial of the hub.
 
     The socket listens at once (so a trial's URL is known before its agent starts, and a client
-    that comes early waits in the backlog); uvicorn and the HTTP stack are imported and started in
-    the server's thread, and a trial's endpoint is made on its first request: a run whose agents
-    speak stdio only pays for none of it on its trials' path."""
+    that comes early waits in the backlog). uvicorn and the HTTP stack are imported and started in
+    the server's thread only when the first client connects, and a trial's endpoint is made on its
+    first request: a run whose agents speak stdio only pays for none of it, neither on its
+    trials' path nor at its start and end. Its shutdown wakes uvicorn's main loop at once (uvicorn
+    itself looks at ``should_exit`` every 0.1 s)."""
 
     def __init__(self) -> None:
         self.worlds: dict[str, TrialWorld] = {}
@@ -96,12 +98,22 @@ class _HttpFront:
         self.server: Any = None
         self.loop: Any = None
         self.guard: Any = None
+        self._woken: Any = None
+        """An ``asyncio.Event`` of the server's loop: set to end its main loop."""
         self._lock = threading.Lock()
         self._stopping = False
+        self._stop_r, self._stop_w = os.pipe()
         self.thread = threading.Thread(target=self._serve, name="harn-hub-http", daemon=True)
         self.thread.start()
 
     def _serve(self) -> None:
+        try:
+            readable, _, _ = select.select([self.socket, self._stop_r], [], [])
+        except (OSError, ValueError):  # closed under us
+            return
+        with self._lock:
+            if self._stopping or self._stop_r in readable:
+                return
         import asyncio
 
         import uvicorn
@@ -113,15 +125,26 @@ class _HttpFront:
         config = uvicorn.Config(
             app, log_level="warning", lifespan="off", ws="none", access_log=False, timeout_graceful_shutdown=1
         )
+        front = self
 
         class Server(uvicorn.Server):
             @contextlib.contextmanager
             def capture_signals(self) -> Iterator[None]:
                 yield  # signals are the runner's
 
+            async def main_loop(self) -> None:
+                # uvicorn's own loop sleeps 0.1 s between looks at should_exit; this one is woken
+                # by the hub's shutdown, and still ticks once a second (the Date header).
+                counter = 0
+                while not await self.on_tick(counter):
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(front._woken.wait(), 1.0)
+                    counter += 10
+
         async def main() -> None:
             with self._lock:
                 self.loop = asyncio.get_running_loop()
+                self._woken = asyncio.Event()
                 self.server = Server(config)
                 self.server.should_exit = self._stopping
             await self.server.serve(sockets=[self.socket])
@@ -165,10 +188,15 @@ class _HttpFront:
     def shutdown(self) -> None:
         with self._lock:
             self._stopping = True
+            os.write(self._stop_w, b"\0")
             if self.server is not None:
                 self.server.should_exit = True
+                with contextlib.suppress(RuntimeError):  # its loop already ended
+                    self.loop.call_soon_threadsafe(self._woken.set)
         self.thread.join(JOIN_TIMEOUT_S)
         self.socket.close()
+        os.close(self._stop_r)
+        os.close(self._stop_w)
 
 
 class WorldHub:
