@@ -108,7 +108,7 @@ class _HttpFront:
 
     def _serve(self) -> None:
         try:
-            readable, _, _ = select.select([self.socket, self._stop_r], [], [])
+            readable, _, _ = select.select([self.socket.fileno(), self._stop_r], [], [])
         except (OSError, ValueError):  # closed under us
             return
         with self._lock:
