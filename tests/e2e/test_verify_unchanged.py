@@ -9,7 +9,7 @@ text mirror that went away, not one a server never sent. No ``--ignore-path`` is
 
 from __future__ import annotations
 
-import select
+import queue
 import shutil
 import subprocess
 import sys
@@ -75,9 +75,17 @@ def test_server_everything_stdio_unchanged(everything_command: list[str], tmp_pa
     assert_unchanged(cassette, tmp_path, command=everything_command)
 
 
-def _drain(stream: IO[str]) -> None:
-    for _ in stream:
-        pass
+def _watch_listening(stream: IO[str], found: queue.SimpleQueue[str | None]) -> None:
+    """Put the URL of the ``HARN-LISTENING`` line on ``found`` (None if the stream ended first),
+    then drain the rest. One reader of the pipe: a ``select`` on the pipe beside a buffered
+    ``readline`` misses a line that came in the same read as the one before it."""
+    url = None
+    for line in stream:
+        if url is None and line.startswith("HARN-LISTENING "):
+            url = line.split()[1]
+            found.put(url)
+    if url is None:
+        found.put(None)
 
 
 def _locate_node() -> list[str]:
@@ -96,23 +104,22 @@ def everything_http() -> Iterator[str]:
     command = require_peer(_locate_node)
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
+    found: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+    reader = threading.Thread(target=_watch_listening, args=(proc.stdout, found), daemon=True)
+    reader.start()
     try:
-        url = None
-        while url is None:
-            ready, _, _ = select.select([proc.stdout], [], [], WAIT)
-            assert ready, f"server-everything (HTTP) printed no HARN-LISTENING line within {WAIT} s"
-            line = proc.stdout.readline()
-            assert line, "server-everything (HTTP) exited before listening"
-            if line.startswith("HARN-LISTENING "):
-                url = line.split()[1]
-        drain = threading.Thread(target=_drain, args=(proc.stdout,), daemon=True)
-        drain.start()
+        try:
+            url = found.get(timeout=WAIT)
+        except queue.Empty:
+            raise AssertionError(
+                f"server-everything (HTTP) printed no HARN-LISTENING line within {WAIT} s"
+            ) from None
+        assert url is not None, "server-everything (HTTP) exited before listening"
         yield url
     finally:
         proc.terminate()
         proc.wait(10)
-        if "drain" in locals():
-            drain.join(10)
+        reader.join(10)
         proc.stdout.close()
 
 
