@@ -9,7 +9,7 @@ from mcp.shared.exceptions import MCPError
 
 from harn_mcp_mock.api import ReplayTransport, replay_session
 from harn_mcp_mock.jsonrpc.codes import CASSETTE_MISS
-from tests.test_pytest_plugin import echo_cassette
+from tests.echo_cassette import echo_cassette
 
 
 async def test_an_error_in_a_transport_block_is_raised_as_itself(tmp_path: Path) -> None:

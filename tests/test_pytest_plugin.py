@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
 
 import deepdiff  # noqa: F401  # imported here, in-process runs reuse these modules instead of re-importing
 import mcp.client.stdio  # noqa: F401
@@ -13,8 +12,8 @@ import pytest
 
 import harn_mcp_mock.api
 import harn_mcp_mock.replay.session  # noqa: F401
-from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
 from harn_mcp_mock.pytest_plugin import default_cassette_path, resolve_cassette_path, sanitize_name
+from tests.echo_cassette import echo_cassette
 
 pytest_plugins = ["pytester"]
 
@@ -22,41 +21,6 @@ REPO = Path(__file__).resolve().parent.parent
 NOTES = str(REPO / "examples" / "servers" / "notes_server.py")
 INSTALLED = any(ep.name == "harn_mcp_mock" for ep in entry_points(group="pytest11"))
 PLUGIN = [] if INSTALLED else ["-p", "harn_mcp_mock.pytest_plugin"]
-
-ECHO_TOOL = {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
-
-
-def echo_cassette(path: Path, *texts: str) -> Path:
-    """A hand-made cassette of an echo server: handshake, tools/list, one tools/call per text."""
-    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
-    answer = {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {"listChanged": False}},
-        "serverInfo": {"name": "echo", "version": "1.0"},
-    }
-    wire: list[tuple[str, dict[str, Any]]] = [
-        ("client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
-        ("server", {"jsonrpc": "2.0", "id": 0, "result": answer}),
-        ("client", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        ("client", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        ("server", {"jsonrpc": "2.0", "id": 1, "result": {"tools": [ECHO_TOOL]}}),
-    ]
-    for n, text in enumerate(texts, start=2):
-        call = {"name": "echo", "arguments": {"text": text}}
-        result = {"content": [{"type": "text", "text": text}], "isError": False}
-        wire += [
-            ("client", {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}),
-            ("server", {"jsonrpc": "2.0", "id": n, "result": result}),
-        ]
-    messages = []
-    for seq, (direction, message) in enumerate(wire):
-        entry = Message(seq, direction, message)
-        if direction == "server":
-            entry.reply_to, entry.latency_ms = seq - 1, 1.0
-        messages.append(entry)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_cassette(Cassette(messages, {"server": {"handshake": "initialize"}}), path)
-    return path
 
 
 @pytest.fixture

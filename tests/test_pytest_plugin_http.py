@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from tests.test_pytest_plugin import NOTES, echo_cassette, project, run  # noqa: F401  (project: a fixture)
+from tests.echo_cassette import echo_cassette
+from tests.test_pytest_plugin import NOTES, project, run  # noqa: F401  (project: a fixture)
 
 pytest_plugins = ["pytester"]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from harn_mcp_mock.cassette.model import Message, load_cassette, save_cassette
-from tests.test_pytest_plugin import echo_cassette, run
+from tests.echo_cassette import echo_cassette
+from tests.test_pytest_plugin import run
 
 pytest_plugins = ["pytester"]
 

@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 from harn_mcp_mock.cassette.claim import CassetteClaim
 from harn_mcp_mock.cassette.model import journal_path
-from tests.test_pytest_plugin import echo_cassette
+from tests.echo_cassette import echo_cassette
 
 path = Path(sys.argv[1])
 claim = CassetteClaim(path).acquire()
@@ -239,7 +239,7 @@ def test_once_does_not_wait_for_a_recording_of_its_own_process(cassette: Path) -
 
 @pytest.mark.parametrize("mode", ["none", "once"])
 def test_a_replay_that_records_nothing_never_imports_filelock(cassette: Path, mode: str) -> None:
-    from tests.test_pytest_plugin import echo_cassette
+    from tests.echo_cassette import echo_cassette
 
     echo_cassette(cassette, "hi")
     probe = (

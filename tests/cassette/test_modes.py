@@ -12,7 +12,7 @@ from harn_mcp_mock.cassette.claim import CassetteClaim, claim_path
 from harn_mcp_mock.cassette.model import journal_path
 from harn_mcp_mock.cassette.modes import RecordMode, SessionKind, parse_record_mode, plan_session
 from harn_mcp_mock.errors import CassetteBusyError, CassetteError, UsageError
-from tests.test_pytest_plugin import echo_cassette
+from tests.echo_cassette import echo_cassette
 
 REPO = Path(__file__).resolve().parents[2]
 REPLAY, RECORD, EPISODES = SessionKind.REPLAY, SessionKind.RECORD, SessionKind.EPISODES

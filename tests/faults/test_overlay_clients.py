@@ -17,9 +17,10 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from harn_mcp_mock.tape.model import load_tape
+from tests.echo_cassette import echo_cassette
 from tests.faults.sequences import ARGS, SECOND_THIRD_FIFTH, SEEN, seen_calls
 from tests.serving import url_process
-from tests.test_pytest_plugin import echo_cassette, run
+from tests.test_pytest_plugin import run
 
 pytest_plugins = ["pytester"]
 

@@ -102,7 +102,7 @@ def test_a_live_server_that_exits_mid_recording_answers_the_client_with_an_error
 
 
 def test_a_live_server_that_cannot_start_answers_the_miss_with_an_error(tmp_path: Path) -> None:
-    from tests.test_pytest_plugin import echo_cassette
+    from tests.echo_cassette import echo_cassette
 
     cassette = echo_cassette(tmp_path / "echo.cassette.json", "hi")
     before = cassette.read_bytes()
