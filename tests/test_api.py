@@ -26,6 +26,10 @@ from harn_mcp_mock.api import (
 from harn_mcp_mock.cassette.model import Cassette, Message, load_cassette, save_cassette
 from harn_mcp_mock.errors import CassetteError, UsageError
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("test_api")
+
 REPO = Path(__file__).resolve().parent.parent
 NOTES = [sys.executable, str(REPO / "examples" / "servers" / "notes_server.py")]
 SECRET = "sk-live-4f9c2a7e1b3d5f60718293a4b5c6d7e8"

@@ -19,6 +19,10 @@ import pytest
 from harn_mcp_mock.cassette.model import journal_path, load_cassette
 from harn_mcp_mock.tape import load_tape
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("test_signals")
+
 REPO = Path(__file__).resolve().parents[1]
 NOTES = REPO / "examples" / "servers" / "notes_server.py"
 NOTES_WORLD = REPO / "worlds" / "notes" / "notes.world.json"

@@ -32,6 +32,10 @@ from tests.agents.test_conform_servers import (
     without_header,
 )
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("agents/test_conform")
+
 SPEC = Path(__file__).resolve().parent / "spec" / "agents-protocol-v1.md"
 
 

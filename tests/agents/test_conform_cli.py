@@ -15,6 +15,10 @@ from harn_mcp_mock.cli.protocol import app
 from tests.agents.test_conform import answers_400_for_bad_versions
 from tests.agents.test_conform_servers import KEY, serve_mock
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("agents/test_conform_cli")
+
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

@@ -46,7 +46,9 @@ from tests.e2e import scenarios
 from tests.e2e.peers import WAIT
 from tests.e2e.scenarios import run_everything, run_time
 
-pytestmark = pytest.mark.e2e
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e/test_record_peers")]
 
 
 HANDSHAKE_ERA = "2025-11-25"

@@ -19,6 +19,10 @@ from tests.serving import url_process
 from .conftest import ACCEPT, INIT, serve_cassette
 from .test_replay_server_sessions import WAIT, counter_server, stop
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("http/test_replay_server_get_stream")
+
 TOUCH = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "touch", "arguments": {}}}
 CHANGED = "notifications/resources/list_changed"
 

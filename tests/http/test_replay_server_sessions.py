@@ -20,6 +20,10 @@ import pytest
 from harn_mcp_mock.cassette.model import load_cassette
 from tests.serving import url_process
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("http/test_replay_server_sessions")
+
 REPO = Path(__file__).resolve().parents[2]
 COUNTER = REPO / "tests" / "servers" / "counter_server.py"
 WAIT = 60

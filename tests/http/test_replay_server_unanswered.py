@@ -16,6 +16,10 @@ from tests.replay.test_session_unanswered import record_crash
 
 from .conftest import serve_cassette
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("http/test_replay_server_unanswered")
+
 ACCEPT = {"accept": "application/json, text/event-stream"}
 
 

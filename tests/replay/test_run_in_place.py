@@ -31,6 +31,10 @@ from mcp.client.stdio import stdio_client
 
 from harn_mcp_mock.cassette.model import Cassette, load_cassette
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("replay/test_run_in_place")
+
 SERVER = Path(__file__).parents[1] / "servers" / "noisy_server.py"
 NOISY = [sys.executable, str(SERVER)]
 WAIT = 60  # seconds: the bound of one whole client session or process run

@@ -18,6 +18,10 @@ from mcp.shared.exceptions import MCPError
 from harn_mcp_mock.api import open_replay, replay_session
 from harn_mcp_mock.jsonrpc.codes import RECORDED_UNANSWERED
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("replay/test_session_unanswered")
+
 SERVERS = Path(__file__).parents[1] / "servers"
 CRASHING = str(SERVERS / "crashing_server.py")
 FAKE = str(SERVERS / "fake_server.py")

@@ -21,6 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "agent"))
 from scripted_agent import in_process  # noqa: E402
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("report/test_run")
+
 IMAGES = ROOT / "docs" / "images"
 
 

@@ -17,7 +17,9 @@ import pytest
 
 from harn_mcp_mock.runner import run_episodes
 
-pytestmark = [pytest.mark.ray, pytest.mark.slow]
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = [pytest.mark.ray, pytest.mark.slow, pytest.mark.xdist_group("runner/test_ray_backend_cluster")]
 ray = pytest.importorskip("ray")
 
 WAIT = 240.0

@@ -35,6 +35,10 @@ from harn_mcp_mock.verify.run import verify
 from tests.http.test_record_proxy import recording, serve_app_lifespan
 from tests.servers.mrtr_server import build
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("verify/test_answers_round_trips")
+
 TIMEOUT = 60
 SERVER = [sys.executable, str(Path(__file__).parents[1] / "servers" / "mrtr_server.py")]
 HARN = [sys.executable, "-m", "harn_mcp_mock"]

@@ -20,6 +20,10 @@ from harn_mcp_mock.findings.model import Severity
 from harn_mcp_mock.verify.run import verify
 from tests.http.test_record_proxy import TOKEN, _session, recording, serve_app_lifespan, serve_upstream
 
+# One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
+# made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("verify/test_live_http")
+
 AUTH = f"Authorization:Bearer {TOKEN}"
 
 
