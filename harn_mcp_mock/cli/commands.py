@@ -461,6 +461,7 @@ def run_main(
     max_cost: float | None = None,
     run_max_cost: float | None = None,
     plan: bool = False,
+    preload: list[str] | None = None,
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
@@ -519,6 +520,7 @@ def run_main(
                 timeout=seconds,
                 grace=grace,
                 output_cap=output_cap,
+                preload=preload or (),
                 max_retries=max_retries,
                 gates=gates,
                 force=force,

@@ -714,6 +714,12 @@ def run(
     output_cap: Annotated[
         int, typer.Option("--output-cap", help="Bytes of agent stdout/stderr kept per trial (the last).")
     ] = 1 << 20,
+    preload: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--preload", help="Module a Python agent imports, imported once, not per trial (repeatable)."
+        ),
+    ] = None,
     max_retries: Annotated[
         int, typer.Option("--max-retries", help="Retries of an infrastructure error.")
     ] = 1,
@@ -784,6 +790,7 @@ def run(
             timeout=timeout,
             grace=grace,
             output_cap=output_cap,
+            preload=preload or [],
             max_retries=max_retries,
             min_pass_k=min_pass_k or [],
             min_pass_rate=min_pass_rate,

@@ -18,6 +18,13 @@ readable or reaches EOF (the runner asks for the end, or died: the kernel closed
 supervisor kills every descendant with SIGKILL, reaps them all, and exits: the status pipe reaches
 EOF then, which is how the runner (not its parent) knows it is gone.
 
+**Warm starts** (``--preload``, docs/runner.md): a Python agent's own interpreter runs this file as
+a *preloading* fork server (``PY _supervisor.py --serve SOCK_FD --path DIR --preload MODULE...``,
+with its site-packages), which imports the modules once and says ``ok`` (or ``E<why>`` and exits)
+on the socket. A request then names the script (or ``-m`` module) to run: each supervisor forks
+the agent instead of spawning it, and the child runs it with :mod:`runpy` as a fresh interpreter
+would (:func:`_run_python`).
+
 :func:`descendants` is also the runner's own walk of its process tree.
 """
 
@@ -143,17 +150,29 @@ def _deaf_and_woken() -> tuple[int, int]:
     return wake_r, wake_w
 
 
-def supervise(life: int, status: int, argv: list[str]) -> int:
-    """The supervisor's life (see the module docstring), in a process forked for it."""
+def supervise(life: int, status: int, argv: list[str], run: list[str] | None = None) -> int:
+    """The supervisor's life (see the module docstring), in a process forked for it; ``run``
+    (``["script", PATH]`` or ``["module", NAME]``): fork a Python agent (warm start), not spawn it."""
     for fd in (life, status):
         os.set_inheritable(fd, False)
     _become_subreaper()
-    wake_r, _ = _deaf_and_woken()
+    wake_r, wake_w = _deaf_and_woken()
     # the agent starts with every signal at its default, as subprocess's restore_signals does
     # (Python ignores SIGPIPE and SIGXFSZ; this process ignores the terminal's signals)
     defaults = {signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ}
     try:
-        agent = os.posix_spawnp(argv[0], argv, dict(os.environ), setsid=True, setsigdef=defaults)
+        if run is None:
+            agent = os.posix_spawnp(argv[0], argv, dict(os.environ), setsid=True, setsigdef=defaults)
+        else:
+            agent = os.fork()
+            if agent == 0:
+                code = 1
+                try:
+                    for fd in (life, status, wake_r, wake_w):
+                        os.close(fd)
+                    code = _run_python(run, argv)
+                finally:
+                    os._exit(code)
     except OSError as exc:
         os.write(status, f"E{exc.errno or 0} {exc.strerror or exc}\n".encode())
         return 127
@@ -196,6 +215,138 @@ def supervise(life: int, status: int, argv: list[str]) -> int:
     return 0
 
 
+_SERVER_PYTHONPATH: list[str] = []
+"""The preloading server's own ``PYTHONPATH`` entries (on its ``sys.path`` from its start)."""
+
+
+def _pythonpath(value: str | None) -> list[str]:
+    return [os.path.abspath(p) for p in (value or "").split(os.pathsep) if p]
+
+
+def _run_python(run: list[str], argv: list[str]) -> int:
+    """In the agent's process, forked from a preloading server's supervisor: become what
+    ``PY script.py ARGS`` / ``PY -m module ARGS`` would be (session, signals, ``sys.argv``,
+    ``sys.path``), run it as ``__main__``, and end as the interpreter ends (threads joined,
+    atexit, streams flushed); the exit code."""
+    import runpy
+
+    os.setsid()
+    signal.set_wakeup_fd(-1)
+    for sig in (signal.SIGHUP, signal.SIGQUIT, signal.SIGCHLD, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as Python sets them at its start
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(sig, signal.SIG_IGN)
+    kind, target = run
+    if kind == "script":
+        target = os.path.abspath(target)
+        first = os.path.dirname(os.path.realpath(target))
+    else:
+        first = os.getcwd()
+    # sys.path: the script's folder (-m: the folder), then the trial's PYTHONPATH, then the rest
+    # of the server's path less the server's own PYTHONPATH entries the trial does not have
+    wanted = _pythonpath(os.environ.get("PYTHONPATH"))
+    dropped = set(_SERVER_PYTHONPATH) - set(wanted)
+    rest = [p for p in sys.path[1:] if p not in wanted and os.path.abspath(p) not in dropped]
+    sys.path[:] = [first, *wanted, *rest]
+    sys.argv[:] = [target if kind == "script" else "-m", *argv[3 if kind == "module" else 2 :]]
+    code = 0
+    interrupted = False
+    try:
+        if kind == "script":
+            runpy.run_path(target, run_name="__main__")
+        else:
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        code = _exit_code(exc.code)
+    except BaseException as exc:  # as the interpreter: the traceback on stderr, exit 1
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        tb = exc.__traceback__  # from the agent's first frame: not this file's, not runpy's
+        while tb is not None and tb.tb_next is not None and _ours(tb.tb_frame.f_code.co_filename):
+            tb = tb.tb_next
+        sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+        code = 1
+    return _finalize(code, interrupted)
+
+
+def _ours(filename: str) -> bool:
+    return filename in (__file__, "<frozen runpy>") or os.path.basename(filename) == "runpy.py"
+
+
+def _exit_code(value: object) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, int):
+        return value
+    try:
+        sys.stderr.write(f"{value}\n")
+    except Exception:
+        pass
+    return 1
+
+
+def _finalize(code: int, interrupted: bool) -> int:
+    """What the interpreter does at its end: join non-daemon threads, run atexit, flush."""
+    import atexit
+
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        try:
+            threading._shutdown()
+        except BaseException:
+            pass
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:
+            if stream is sys.stdout and code == 0:
+                code = 120  # as Python: stdout could not be flushed
+    if interrupted:  # an uncaught KeyboardInterrupt: die of SIGINT, as Python does
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        code = 130
+    return code
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        threading = sys.modules.get("threading")
+        return 1 if threading is None else int(threading.active_count())
+
+
+def _preload(sock: socket.socket, modules: list[str], first: str | None) -> bool:
+    """Import ``modules`` as the agent would find them (``first``: its ``sys.path[0]``); tell the
+    runner ``ok`` or ``E<why>`` on ``sock``. False when it failed."""
+    import importlib
+    import runpy  # noqa: F401  (each agent runs through it)
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.path and os.path.abspath(sys.path[0] or ".") == here:
+        del sys.path[0]  # this file's folder: not the agent's
+    sys.path.insert(0, first or os.getcwd())
+    _SERVER_PYTHONPATH[:] = _pythonpath(os.environ.get("PYTHONPATH"))
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:
+            why = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+            sock.sendall(f"Ecannot import {name} ({why})\n".encode())
+            return False
+    threads = _threads()
+    if threads > 1:
+        sock.sendall(
+            f"Eafter importing {', '.join(modules)} the server runs {threads} threads, and forking "
+            "a process with threads is unsafe: preload other modules\n".encode()
+        )
+        return False
+    sock.sendall(b"ok\n")
+    return True
+
+
 def _recv_exactly(sock: socket.socket, n: int) -> bytes:
     data = b""
     while len(data) < n:
@@ -229,15 +380,20 @@ def _start(request: dict[str, object], fds: list[int]) -> int:
     os.environ.update(env)  # posix_spawnp looks the agent up in this PATH
     argv = request["argv"]
     assert isinstance(argv, list)
-    return supervise(life, status, argv)
+    run = request.get("run")
+    assert run is None or isinstance(run, list)
+    return supervise(life, status, argv, run)
 
 
-def serve(sock_fd: int) -> int:
+def serve(sock_fd: int, preload: list[str] | None = None, first: str | None = None) -> int:
     """The fork server (see the module docstring): one request at a time, answered with the
-    forked supervisor's pid (``<pid>\\n``); its children are reaped as they end."""
+    forked supervisor's pid (``<pid>\\n``); its children are reaped as they end. ``preload``:
+    import these first (``first``: the agent's ``sys.path[0]``), exit 2 if one fails."""
     import json
 
     sock = socket.socket(fileno=sock_fd)
+    if preload is not None and not _preload(sock, preload, first):
+        return 2
     _load_libc()
     wake_r, wake_w = _deaf_and_woken()
     while True:
@@ -286,7 +442,22 @@ def serve(sock_fd: int) -> int:
             return 0
 
 
+def _main(args: list[str]) -> int:
+    if args[:1] != ["--serve"] or len(args) < 2:
+        sys.exit("usage: python -I -S _supervisor.py --serve SOCK_FD [--path DIR] [--preload MODULE]...")
+    if len(args) == 2:
+        return serve(int(args[1]))
+    modules: list[str] = []
+    first = None
+    rest = args[2:]
+    while rest:
+        flag, value, rest = rest[0], rest[1], rest[2:]
+        if flag == "--path":
+            first = value
+        else:
+            modules.append(value)
+    return serve(int(args[1]), modules, first)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] != ["--serve"]:
-        sys.exit("usage: python -I -S _supervisor.py --serve SOCK_FD")
-    sys.exit(serve(int(sys.argv[2])))
+    sys.exit(_main(sys.argv[1:]))

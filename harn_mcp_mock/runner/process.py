@@ -21,7 +21,9 @@ import atexit
 import contextlib
 import json
 import os
+import re
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -34,7 +36,17 @@ from pathlib import Path
 
 from harn_mcp_mock.runner._supervisor import descendants
 
-__all__ = ["DEFAULT_OUTPUT_CAP", "MARKER_ENV", "AgentProcess", "Control", "Tail", "become_subreaper"]
+__all__ = [
+    "DEFAULT_OUTPUT_CAP",
+    "MARKER_ENV",
+    "AgentProcess",
+    "Control",
+    "PythonAgent",
+    "Tail",
+    "become_subreaper",
+    "python_agent",
+    "start_preload",
+]
 
 DEFAULT_OUTPUT_CAP = 1 << 20
 """Bytes of an agent's stdout and of its stderr kept per trial (the last ones)."""
@@ -42,6 +54,8 @@ OUTPUT_DRAIN_WAIT = 10.0
 """Seconds a trial's end waits for the last of its agent's output (the pipes' EOF)."""
 MARKER_ENV = "HARN_TRIAL_MARKER"
 PR_SET_CHILD_SUBREAPER = 36
+PRELOAD_WAIT = 600.0
+"""Seconds a preloading fork server may take to import its modules."""
 SUPERVISOR = str(Path(__file__).with_name("_supervisor.py"))
 """The fork server of the supervisors between the runner and each agent
 (:mod:`harn_mcp_mock.runner._supervisor`)."""
@@ -147,8 +161,14 @@ class AgentProcess:
         cwd: str | None,
         marker: str,
         cap: int = DEFAULT_OUTPUT_CAP,
+        preload: Sequence[str] = (),
     ) -> None:
         self.marker = marker
+        server, run = _SERVER, None
+        if preload:  # a warm start: forked from a server that imported ``preload`` (docs/runner.md)
+            python = python_agent(argv)
+            server = _preloaded(python, tuple(preload), cwd)
+            run = [python.kind, python.target]
         self.stdout = Tail(cap)
         self.stderr = Tail(cap)
         self.code: int | None = None
@@ -160,8 +180,8 @@ class AgentProcess:
         life_r, self._life_w = os.pipe()
         self._status_r, status_w = os.pipe()
         try:
-            self._supervisor_pid = _SERVER.spawn(
-                list(argv), {**env, MARKER_ENV: marker}, cwd, [out_w, err_w, life_r, status_w]
+            self._supervisor_pid = server.spawn(
+                list(argv), {**env, MARKER_ENV: marker}, cwd, [out_w, err_w, life_r, status_w], run
             )
         except BaseException:
             for fd in (out_r, err_r, self._life_w, self._status_r):
@@ -280,11 +300,85 @@ class AgentProcess:
             os.close(self._status_r)
 
 
+@dataclass(frozen=True, slots=True)
+class PythonAgent:
+    """A Python agent command: ``python`` (its interpreter, a path) runs ``target``, a script
+    (``kind`` ``script``, a path from the agent's folder) or a module (``module``: ``-m``)."""
+
+    python: str
+    kind: str
+    target: str
+
+    def first_path(self, cwd: str | None) -> str:
+        """The agent's ``sys.path[0]``: its script's folder (symlinks resolved), or its folder."""
+        folder = os.getcwd() if cwd is None else cwd
+        if self.kind == "module":
+            return os.path.abspath(folder)
+        return os.path.dirname(os.path.realpath(os.path.join(folder, self.target)))
+
+
+_PYTHON_NAME = re.compile(r"(python|pypy)(\d+(\.\d+)?t?)?(\.exe)?")
+
+
+def python_agent(argv: Sequence[str]) -> PythonAgent:
+    """``PY script.py ARGS...`` or ``PY -m module ARGS...`` (PY: a Python interpreter, by name),
+    the agent commands ``--preload`` can start warm; a UsageError for any other."""
+    from harn_mcp_mock.errors import UsageError
+
+    how = "runs a Python agent only (`PY script.py ARGS...` or `PY -m module ARGS...`)"
+    found = shutil.which(argv[0]) if argv else None
+    if found is None or not _PYTHON_NAME.fullmatch(os.path.basename(argv[0])):
+        raise UsageError(
+            f"{how}; {argv[0] if argv else 'no command'!r} is not a Python interpreter", where="--preload"
+        )
+    if len(argv) < 2 or (argv[1] == "-m" and len(argv) < 3):
+        raise UsageError(f"{how}; the command names no script or module", where="--preload")
+    if argv[1] == "-m":
+        return PythonAgent(os.path.abspath(found), "module", argv[2])
+    if argv[1].startswith("-"):
+        raise UsageError(f"{how}; the interpreter option {argv[1]!r} is not supported", where="--preload")
+    return PythonAgent(os.path.abspath(found), "script", argv[1])
+
+
+def start_preload(argv: Sequence[str], preload: Sequence[str], cwd: str | None = None) -> None:
+    """Before any trial: check the agent command is a Python one (:func:`python_agent`) and start
+    its preloading fork server, which imports ``preload``; a UsageError naming ``--preload`` when
+    the command is not one, a module does not import, or importing it started a thread."""
+    from harn_mcp_mock.errors import UsageError
+
+    python = python_agent(argv)
+    try:
+        _preloaded(python, tuple(preload), cwd).ready()
+    except PreloadError as exc:
+        raise UsageError(exc.strerror or str(exc), where="--preload") from None
+
+
+class PreloadError(OSError):
+    """A preloading fork server could not import its modules (the reason: one line)."""
+
+
+_PRELOADED: dict[tuple[str, tuple[str, ...], str], _ForkServer] = {}
+_PRELOADED_LOCK = threading.Lock()
+
+
+def _preloaded(python: PythonAgent, modules: tuple[str, ...], cwd: str | None) -> _ForkServer:
+    """The fork server of this interpreter, these modules and this ``sys.path[0]`` (one each)."""
+    key = (python.python, modules, python.first_path(cwd))
+    with _PRELOADED_LOCK:
+        server = _PRELOADED.get(key)
+        if server is None:
+            server = _PRELOADED[key] = _ForkServer(key)
+        return server
+
+
 class _ForkServer:
     """This process's fork server (:mod:`harn_mcp_mock.runner._supervisor`), started at the first
-    trial and again in a forked child or once it died; requests are serialised by a lock."""
+    trial and again in a forked child or once it died; requests are serialised by a lock.
+    ``preload`` (interpreter, modules, ``sys.path[0]``): a preloading server, run by that
+    interpreter, that imports the modules before it answers (its first line: ``ok`` or why not)."""
 
-    def __init__(self) -> None:
+    def __init__(self, preload: tuple[str, tuple[str, ...], str] | None = None) -> None:
+        self._preload = preload
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
@@ -303,9 +397,15 @@ class _ForkServer:
 
     def _start(self) -> socket.socket:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        command = [sys.executable, "-I", "-S", SUPERVISOR, "--serve", str(theirs.fileno())]
+        if self._preload is not None:
+            python, modules, first = self._preload
+            command = [python, SUPERVISOR, "--serve", str(theirs.fileno()), "--path", first]
+            for name in modules:
+                command += ["--preload", name]
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", SUPERVISOR, "--serve", str(theirs.fileno())],
+                command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # holds no pipe of whoever reads the runner's output
                 stderr=subprocess.DEVNULL,
@@ -318,12 +418,54 @@ class _ForkServer:
         finally:
             theirs.close()
         self._sock, self._owner = mine, os.getpid()
+        if self._preload is not None:
+            self._await_imports(mine)
         return mine
 
-    def spawn(self, argv: list[str], env: dict[str, str], cwd: str | None, fds: list[int]) -> int:
-        """A supervisor forked for one trial, given its stdout, stderr, life and status fds; its pid."""
+    def _await_imports(self, sock: socket.socket) -> None:
+        """A preloading server's first line: ``ok`` once it imported its modules, else why not."""
+        reply = b""
+        sock.settimeout(PRELOAD_WAIT)
+        try:
+            while not reply.endswith(b"\n"):
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                reply += chunk
+        except TimeoutError:
+            if self._proc is not None:
+                self._proc.kill()
+            reply = f"Eits modules were not imported after {PRELOAD_WAIT:g} s\n".encode()
+        finally:
+            sock.settimeout(None)
+        if reply != b"ok\n":
+            self._drop()
+            text = reply.decode("utf-8", "replace").strip()
+            raise PreloadError(
+                0, text[1:] if text.startswith("E") else "the preloading server ended at its start"
+            )
+
+    def ready(self) -> None:
+        """Start the server now (a preloading one: once its modules are imported)."""
+        with self._lock:
+            if self._sock is None or self._owner != os.getpid():
+                self._start()
+
+    def spawn(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: str | None,
+        fds: list[int],
+        run: list[str] | None = None,
+    ) -> int:
+        """A supervisor forked for one trial, given its stdout, stderr, life and status fds; its pid.
+        ``run``: the Python agent a preloading server forks (``[kind, target]``)."""
         # the server's own folder is where the runner was when it started it, maybe not now
-        payload = json.dumps({"argv": argv, "env": env, "cwd": os.getcwd() if cwd is None else cwd}).encode()
+        request: dict[str, object] = {"argv": argv, "env": env, "cwd": os.getcwd() if cwd is None else cwd}
+        if run is not None:
+            request["run"] = run
+        payload = json.dumps(request).encode()
         with self._lock:
             for attempt in (1, 2):
                 sock = self._sock if self._sock is not None and self._owner == os.getpid() else None

@@ -335,6 +335,18 @@ def _check_agent(agent: Sequence[str]) -> None:
         raise UsageError(f"the agent command {agent[0]!r} was not found (or is not executable)")
 
 
+def _check_preload(agent: Sequence[str], preload: Sequence[str], backend: str) -> None:
+    """``--preload``: a Python agent command on the local backend, whose modules import (its fork
+    server is started now, before any trial); else a UsageError."""
+    if backend != "local":
+        raise UsageError("runs on the local backend only", where="--preload")
+    if any(not isinstance(name, str) or not name or name.strip() != name for name in preload):
+        raise UsageError(f"give module names; got {list(preload)!r}", where="--preload")
+    from harn_mcp_mock.runner.process import start_preload
+
+    start_preload(agent, preload)
+
+
 def check_settings(
     *, timeout: float | None, grace: float, max_retries: int, workers: int | None, output_cap: int
 ) -> None:
@@ -383,6 +395,7 @@ def run_episodes(
     on_note: Callable[[str], None] | None = None,
     alpha: float = 0.05,
     budget: Budget | None = None,
+    preload: Sequence[str] = (),
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
@@ -393,13 +406,16 @@ def run_episodes(
     ``ray_address`` or a local Ray for the run). ``timeout``: each trial's limit in seconds (None:
     none). ``stop``: set it (an Event) or call ``stop()`` / ``kill_now()`` (a
     :class:`~harn_mcp_mock.runner.process.Control`) to stop the run. ``on_note`` hears what
-    resume does ("all N trials already finished")."""
+    resume does ("all N trials already finished"). ``preload``: modules a Python agent command's
+    fork server imports once, each trial forked from it (docs/runner.md, "Warm starts")."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})", where="--backend")
     check_settings(
         timeout=timeout, grace=grace, max_retries=max_retries, workers=workers, output_cap=output_cap
     )
     if callable(agent):
+        if preload:
+            raise UsageError("is for an agent command, not an in-process agent", where="--preload")
         if backend != "local":
             raise UsageError("an in-process agent runs on the local backend only", where="--backend")
         import asyncio
@@ -446,6 +462,8 @@ def run_episodes(
     chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
     baseline_doc = _early_baseline(baseline)
     plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
+    if preload:
+        _check_preload(agent, preload, backend)
     plan.on_trial = on_trial
     if on_note is not None:
         done = len(plan.matrix) - len(plan.todo)
@@ -464,7 +482,9 @@ def run_episodes(
 
     become_subreaper()
     _clear_the_way(plan, on_note)
-    settings = TrialSettings(timeout=timeout, grace=grace, max_retries=max_retries, output_cap=output_cap)
+    settings = TrialSettings(
+        timeout=timeout, grace=grace, max_retries=max_retries, output_cap=output_cap, preload=tuple(preload)
+    )
     try:
         chosen.run(plan, list(agent), settings, control)
     finally:

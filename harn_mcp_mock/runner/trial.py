@@ -72,6 +72,8 @@ class TrialSettings:
     max_retries: int = 1
     output_cap: int = DEFAULT_OUTPUT_CAP
     """Bytes of the agent's stdout and of its stderr kept (the last ones)."""
+    preload: tuple[str, ...] = ()
+    """Modules a Python agent's fork server imports once (``--preload``; docs/runner.md)."""
 
 
 def _dump(doc: Any) -> bytes:
@@ -142,7 +144,9 @@ def _attempt(
     try:
         env = agent_env(trial, where, world, base)
         try:
-            process = AgentProcess(agent, env=env, cwd=cwd, marker=world.token, cap=settings.output_cap)
+            process = AgentProcess(
+                agent, env=env, cwd=cwd, marker=world.token, cap=settings.output_cap, preload=settings.preload
+            )
         except OSError as exc:
             return {
                 "status": "infra_error",

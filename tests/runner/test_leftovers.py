@@ -95,12 +95,15 @@ def _parent(pid: int) -> int:
     return int(stat[stat.rfind(b")") + 2 :].split()[1])
 
 
-def _start(tmp_path: Path) -> tuple[subprocess.Popen[str], list[str], dict[str, int], list[int]]:
+def _start(
+    tmp_path: Path, preload: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[str], list[str], dict[str, int], list[int]]:
     fifo = tmp_path / "said.fifo"
     os.mkfifo(fifo)
     fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
     (tmp_path / "evil").touch()
-    args = ["--spec", "bank", "--task", "pay-rent", "--out", "out", "--timeout", "none", "--",
+    warm = [arg for name in preload for arg in ("--preload", name)]
+    args = ["--spec", "bank", "--task", "pay-rent", "--out", "out", "--timeout", "none", *warm, "--",
             *_agent(tmp_path, fifo)]  # fmt: skip
     runner = subprocess.Popen([*HARN, "run", *args], cwd=tmp_path, stdout=subprocess.DEVNULL, text=True)
     pids = _said(fd, 2)
@@ -132,8 +135,11 @@ def _check_resumed(tmp_path: Path, done: subprocess.CompletedProcess[str]) -> No
 
 
 @pytest.mark.slow
-def test_a_sigkilled_runners_agent_and_its_setsid_grandchild_end_with_it(tmp_path: Path) -> None:
-    runner, args, pids, pidfds = _start(tmp_path)
+@pytest.mark.parametrize("preload", [(), ("json",)])  # a fresh agent; a warm one (--preload)
+def test_a_sigkilled_runners_agent_and_its_setsid_grandchild_end_with_it(
+    tmp_path: Path, preload: tuple[str, ...]
+) -> None:
+    runner, args, pids, pidfds = _start(tmp_path, preload)
     try:
         supervisor = _parent(pids["agent"])
         assert _parent(pids["grandchild"]) == pids["agent"]  # then it becomes the supervisor's
@@ -149,8 +155,11 @@ def test_a_sigkilled_runners_agent_and_its_setsid_grandchild_end_with_it(tmp_pat
 
 
 @pytest.mark.slow
-def test_a_resume_ends_what_a_runner_killed_with_its_supervisor_left(tmp_path: Path) -> None:
-    runner, args, pids, pidfds = _start(tmp_path)
+@pytest.mark.parametrize("preload", [(), ("json",)])
+def test_a_resume_ends_what_a_runner_killed_with_its_supervisor_left(
+    tmp_path: Path, preload: tuple[str, ...]
+) -> None:
+    runner, args, pids, pidfds = _start(tmp_path, preload)
     try:
         runner.send_signal(signal.SIGSTOP)  # frozen, it cannot end the trial once its supervisor is gone
         os.waitpid(runner.pid, os.WUNTRACED)  # returns once it is stopped
