@@ -338,9 +338,12 @@ def _preload(sock: socket.socket, modules: list[str], first: str | None) -> bool
             return False
     threads = _threads()
     if threads > 1:
+        hint = "preload other modules"
+        if "numpy" in sys.modules:  # OpenBLAS starts its pool of threads when numpy is imported
+            hint += " (numpy's OpenBLAS threads: set OPENBLAS_NUM_THREADS=1)"
         sock.sendall(
             f"Eafter importing {', '.join(modules)} the server runs {threads} threads, and forking "
-            "a process with threads is unsafe: preload other modules\n".encode()
+            f"a process with threads is unsafe: {hint}\n".encode()
         )
         return False
     sock.sendall(b"ok\n")

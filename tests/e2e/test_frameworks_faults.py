@@ -1,18 +1,21 @@
 """How each fault kind reaches the model (or the host) through each framework recipe of
 examples/frameworks/: every recipe runs the probe world (tests/e2e/probe.world.json: one read,
 one write, a fault profile per kind) under `harn mcp mock run`, and the text its model was handed
-for the faulted call is read from the trial's llm.ndjson. docs/frameworks.md's table is PROBED."""
+for the faulted call is read from the trial's llm.ndjson. docs/frameworks.md's table is PROBED.
+The runs are warm starts (`--preload` of the modules each recipe imports, PRELOAD in recipes.py;
+test_frameworks.py runs the same recipes plain), so both ways are proven with real frameworks."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.recipes import HARN, RECIPES, ROOT
+from tests.e2e.recipes import HARN, PRELOAD_ENV, RECIPES, ROOT, preload_args
 
 pytestmark = pytest.mark.frameworks
 
@@ -153,6 +156,7 @@ def test_how_each_fault_kind_reaches_the_model(name: str, tmp_path: Path) -> Non
             "120",
             "--out",
             str(tmp_path / "run"),
+            *preload_args(name),
             "--",
             sys.executable,
             str(agent),
@@ -161,6 +165,7 @@ def test_how_each_fault_kind_reaches_the_model(name: str, tmp_path: Path) -> Non
         text=True,
         timeout=1200,
         cwd=ROOT,
+        env={**os.environ, **PRELOAD_ENV.get(name, {})},
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     trials = tmp_path / "run" / "trials" / "probe" / "probe"
