@@ -335,11 +335,9 @@ def _check_agent(agent: Sequence[str]) -> None:
         raise UsageError(f"the agent command {agent[0]!r} was not found (or is not executable)")
 
 
-def _check_preload(agent: Sequence[str], preload: Sequence[str], backend: str) -> None:
-    """``--preload``: a Python agent command on the local backend, whose modules import (its fork
-    server is started now, before any trial); else a UsageError."""
-    if backend != "local":
-        raise UsageError("runs on the local backend only", where="--preload")
+def _check_preload(agent: Sequence[str], preload: Sequence[str]) -> None:
+    """``--preload``: a Python agent command whose modules import (its fork server is started
+    now, before any trial); else a UsageError."""
     if any(not isinstance(name, str) or not name or name.strip() != name for name in preload):
         raise UsageError(f"give module names; got {list(preload)!r}", where="--preload")
     from harn_mcp_mock.runner.process import start_preload
@@ -413,6 +411,8 @@ def run_episodes(
     check_settings(
         timeout=timeout, grace=grace, max_retries=max_retries, workers=workers, output_cap=output_cap
     )
+    if preload and backend != "local":
+        raise UsageError("runs on the local backend only", where="--preload")
     if callable(agent):
         if preload:
             raise UsageError("is for an agent command, not an in-process agent", where="--preload")
@@ -463,7 +463,7 @@ def run_episodes(
     baseline_doc = _early_baseline(baseline)
     plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
     if preload:
-        _check_preload(agent, preload, backend)
+        _check_preload(agent, preload)
     plan.on_trial = on_trial
     if on_note is not None:
         done = len(plan.matrix) - len(plan.todo)

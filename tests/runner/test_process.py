@@ -329,6 +329,32 @@ def test_preload_refuses_before_any_trial(
     assert not (tmp_path / "out" / "trials").exists()
 
 
+@pytest.mark.parametrize(
+    ("argv", "kind", "target"),
+    [
+        ([sys.executable, "agent.py", "--flag"], "script", "agent.py"),
+        ([sys.executable, "-m", "pkg.agent", "x"], "module", "pkg.agent"),
+        (["python3", "sub/agent.py"], "script", "sub/agent.py"),
+    ],
+)
+def test_a_python_agent_command_is_told_apart(argv: list[str], kind: str, target: str) -> None:
+    from harn_mcp_mock.runner.process import python_agent
+
+    found = python_agent(argv)
+    assert (found.kind, found.target) == (kind, target) and os.path.isabs(found.python)
+
+
+def test_preload_refuses_the_ray_backend_and_an_in_process_agent(tmp_path: Path) -> None:
+    async def agent(session: object, trial: object) -> None:
+        pass
+
+    command = agent_script(tmp_path, "agent", "sys.exit(0)\n")
+    for how, backend in ((command, "ray"), (agent, "local")):
+        with pytest.raises(UsageError, match=r"^--preload: "):
+            run_episodes(["bank"], how, out=tmp_path / "out", preload=["json"], backend=backend)  # type: ignore[arg-type]
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_cli_refuses_a_module_that_does_not_import_in_one_line(tmp_path: Path) -> None:
     import subprocess
 
