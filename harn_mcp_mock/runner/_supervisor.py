@@ -249,6 +249,9 @@ def _run_python(run: list[str], argv: list[str]) -> int:
     dropped = set(_SERVER_PYTHONPATH) - set(wanted)
     rest = [p for p in sys.path[1:] if p not in wanted and os.path.abspath(p) not in dropped]
     sys.path[:] = [first, *wanted, *rest]
+    import importlib
+
+    importlib.invalidate_caches()  # the server's listings of folders may predate the trial's files
     sys.argv[:] = [target if kind == "script" else "-m", *argv[3 if kind == "module" else 2 :]]
     code = 0
     interrupted = False
