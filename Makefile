@@ -43,9 +43,14 @@ venv: $(PY)
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# pip byte-compiles every file it installs (ray, botocore, the frameworks: ~20 s of CPU); with
+# --no-compile Python compiles what is imported on first use instead (the Makefile keeps
+# bytecode writing on), a fraction of it.
+PIP_INSTALL := $(PY) -m pip install --disable-pip-version-check --no-compile
+
 # The project itself (editable) with its dev tools and the Python peer servers (mcp-server-time).
 $(INSTALL_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray]'
+	$(PIP_INSTALL) -e '.[dev,peers,ray]'
 	touch $@
 
 # The agent frameworks of examples/frameworks/ (the `frameworks` extra, too heavy for a local
@@ -54,7 +59,7 @@ $(INSTALL_STAMP): pyproject.toml | $(PY)
 # the extras from scratch backtracked for minutes over s3fs and boto3 versions.
 FRAMEWORKS_STAMP := $(VENV)/.harn-frameworks.stamp
 $(FRAMEWORKS_STAMP): pyproject.toml $(INSTALL_STAMP)
-	$(PY) -m pip install --disable-pip-version-check -e '.[dev,peers,ray,frameworks]'
+	$(PIP_INSTALL) -e '.[dev,peers,ray,frameworks]'
 	touch $@
 
 # The npm peer servers, exactly as tests/e2e/package-lock.json pins them.
