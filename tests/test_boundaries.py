@@ -21,6 +21,10 @@ from pathlib import Path
 
 import pytest
 
+# One xdist worker runs this module: its tests share one parse of the package (``_imports`` is
+# cached per process), ~1 s of CPU a test otherwise.
+pytestmark = pytest.mark.xdist_group("test_boundaries")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PACKAGE = ROOT / "harn_mcp_mock"
