@@ -38,7 +38,7 @@ JOBS ?= 4
 FAST_JOBS ?= 3
 FAST_MARKERS := not e2e and not slow and not browser and not ray and not frameworks
 
-.PHONY: venv install peers browser screenshots lint lint-test-patterns test test-fast test-conformance test-frameworks fuzz bench demo peers-missing \
+.PHONY: venv install peers browser screenshots lint lint-test-patterns test suite test-fast test-conformance test-frameworks fuzz bench demo peers-missing \
 	conformance-missing
 
 venv: $(PY)
@@ -108,7 +108,12 @@ lint: $(INSTALL_STAMP)
 lint-test-patterns: | $(PY)
 	$(PY) scripts/lint_test_patterns.py
 
-test: install lint
+# Lint (mypy: ~30 s from a fresh clone) runs beside the suite, not before it; either failing
+# fails `make test`, once both have ended.
+test: install
+	@$(MAKE) --no-print-directory -j2 lint suite
+
+suite: install
 	$(BIN)/pytest -q -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 
 # Differential conformance: the suite against a live server, through `record --url`, and
