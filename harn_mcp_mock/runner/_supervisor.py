@@ -138,6 +138,15 @@ def _kill_tree(agent: int) -> None:
             continue
 
 
+def _reap_ended() -> None:
+    """Reap every child that has ended, without waiting for the others."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+
 def _deaf_and_woken() -> tuple[int, int]:
     """Ignore the terminal's signals and wake on SIGCHLD: a pipe (read end, write end) that a
     byte reaches at each signal, for ``select``."""
@@ -198,11 +207,7 @@ def supervise(life: int, status: int, argv: list[str], run: list[str] | None = N
                     except OSError:
                         pass
         else:  # orphans reparented here: reap them as they end
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0]:
-                    pass
-            except ChildProcessError:
-                pass
+            _reap_ended()
         try:
             readable, _, _ = select.select([life, wake_r], [], [])
         except InterruptedError:
@@ -409,11 +414,7 @@ def serve(sock_fd: int, preload: list[str] | None = None, first: str | None = No
             continue
         if wake_r in readable:
             os.read(wake_r, 4096)
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0]:
-                    pass
-            except ChildProcessError:
-                pass
+            _reap_ended()
         if sock_fd not in readable:
             continue
         try:
