@@ -177,6 +177,98 @@ def _replay_http_main(
     return _replay_exit(prog, outcome, strict, stop.exit_code)
 
 
+def record_main(
+    cassette: Path,
+    *,
+    command: list[str],
+    redact_policy: Path | None = None,
+    shutdown_timeout: float = 5.0,
+    quiet: bool = False,
+    emit_tape: Path | None = None,
+    url: str | None = None,
+    header: list[str] | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    allow_remote: bool = False,
+    allow_empty: bool = False,
+    allow_origin: list[str] | None = None,
+    allow_host: list[str] | None = None,
+    max_body_bytes: int | None = None,
+) -> int:
+    """`harn mcp mock record`: the server's exit code (stdio), 0 (``--url``), 5 nothing recorded."""
+    prog = "harn mcp mock record"
+    with handle_errors(prog):
+        from harn_mcp_mock.options import RecordOptions
+
+        options = RecordOptions(redact_policy, shutdown_timeout, allow_empty, header or ())
+    if url is not None:
+        with handle_errors(prog):
+            from harn_mcp_mock.errors import UsageError
+            from harn_mcp_mock.http.record_proxy import record_http
+
+            if command:
+                raise UsageError("--url records an HTTP server: drop the command after `--`", where="--url")
+            from harn_mcp_mock.http.guard import GuardSettings
+
+            guard = GuardSettings.for_host(
+                host,
+                allow_origins=allow_origin or [],
+                allow_hosts=allow_host or [],
+                max_body_bytes=max_body_bytes,
+            )
+            recorded, _proxy = record_http(
+                cassette,
+                url,
+                options,
+                host=host,
+                port=port,
+                allow_remote=allow_remote,
+                guard=guard,
+                on_event=lambda text: note(prog, text),
+                emit_tape=emit_tape,
+            )
+            if not quiet:
+                from harn_mcp_mock.cassette.unanswered import unanswered_note
+
+                note(
+                    prog,
+                    f"wrote {cassette} ({len(recorded.messages)} messages, {recorded.meta['exit']['reason']}"
+                    f"{unanswered_note(recorded)})",
+                )
+        return 0
+    with handle_errors(prog):
+        http_only = {
+            "--allow-origin": allow_origin,
+            "--allow-host": allow_host,
+            "--max-body-bytes": max_body_bytes,
+        }
+        given = [flag for flag, value in http_only.items() if value]
+        if given:
+            from harn_mcp_mock.errors import UsageError
+
+            raise UsageError(f"{given[0]} applies to --url only", where=given[0])
+        from harn_mcp_mock.record.session import record_command
+
+        result = record_command(
+            command,
+            cassette,
+            options,
+            emit_tape=emit_tape,
+            on_event=lambda text: note(prog, text),
+        )
+        if not quiet:
+            from harn_mcp_mock.cassette.unanswered import unanswered_note
+
+            counts = result.counts
+            note(
+                prog,
+                f"wrote {cassette} ({counts['client']} client, {counts['server']} server, "
+                f"{counts['invalid']} invalid messages; server exit {result.exit_code}, {result.reason}"
+                f"{unanswered_note(result.cassette)})",
+            )
+    return result.exit_code
+
+
 def verify_main(
     cassette: Path,
     *,

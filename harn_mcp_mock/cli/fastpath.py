@@ -1,24 +1,34 @@
-"""Start-up fast path for the commands that must start fast (``replay``).
+"""Start-up fast path for the commands that are spawned most (``replay``, ``world``, ``record``).
 
-typer coerces every parameter through pydantic, which costs about 50 ms per process start,
-more than everything else replay does before answering ``initialize``. A well-formed
-``replay`` invocation is therefore parsed here with plain code from the table below and run
-directly; anything else (``--help``, an unknown or malformed flag, another command) returns
-``False`` and typer handles it, with its usual help and error messages. The table mirrors the
-typer command's options exactly: ``tests/cli/test_main.py`` pins the two together.
+typer 0.29 coerces every parameter through pydantic: importing the typer apps and parsing one
+command line costs about 0.2 s of CPU per process start, more than everything ``replay`` does
+before answering ``initialize`` and, for ``record``, more than the recording of a short test. A
+well-formed invocation of a command below is therefore parsed here with plain code from the
+command's flag table and its body (``commands.py``) is run directly. Anything else returns
+``None`` and typer handles it, with its usual help and error messages: ``--help``, an unknown
+flag, a missing required option, an option given twice, a value this module is not sure typer
+would read the same way (an int or float that is not plain ASCII digits, an existing path that
+is not readable), a positional argument where typer would stop parsing options. So what the
+fast path accepts, typer accepts with the same values (``tests/cli/test_main.py`` pins each
+table to its typer command and compares both parsers on the same command lines), and a command
+line the fast path refuses reaches typer untouched.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 from harn_mcp_mock import options
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-# flag -> (parameter name, kind): "str", "int", "path", "flag" (bool), "list" (repeatable str).
+# flag -> (typer parameter name, kind). Kinds: "str", "int", "float", "path", "flag" (bool),
+# "list" (repeatable str), "paths" (repeatable path). A short alias is one more entry (-q).
 # The matching options come from harn_mcp_mock.options (REPLAY_FLAGS there), the rest are the
 # command's own (where the cassette is, the mode, what to write, how to serve it).
 REPLAY_FLAGS: dict[str, tuple[str, str]] = {
@@ -53,6 +63,24 @@ WORLD_FLAGS: dict[str, tuple[str, str]] = {
     "--tape": ("emit_tape", "path"),
 }
 
+RECORD_FLAGS: dict[str, tuple[str, str]] = {
+    "--cassette": ("cassette", "path"),
+    "--redact-policy": ("redact_policy", "path"),
+    "--shutdown-timeout": ("shutdown_timeout", "float"),
+    "--quiet": ("quiet", "flag"),
+    "-q": ("quiet", "flag"),
+    "--emit-tape": ("emit_tape", "path"),
+    "--url": ("url", "str"),
+    "--header": ("header", "list"),
+    "--host": ("host", "str"),
+    "--port": ("port", "int"),
+    "--allow-remote": ("allow_remote", "flag"),
+    "--allow-empty": ("allow_empty", "flag"),
+    "--allow-origin": ("allow_origin", "list"),
+    "--allow-host": ("allow_host", "list"),
+    "--max-body-bytes": ("max_body_bytes", "int"),
+}
+
 
 def parse(argv: list[str], flags: dict[str, tuple[str, str]]) -> dict[str, Any] | None:
     """Options and the command after ``--``, or None if typer should handle this argv."""
@@ -63,36 +91,96 @@ def parse(argv: list[str], flags: dict[str, tuple[str, str]]) -> dict[str, Any] 
         if arg == "--":
             values["command"] = argv[i + 1 :]
             return values
-        name, _, inline = arg.partition("=")
+        name, eq, inline = arg.partition("=")
         spec = flags.get(name)
         if spec is None:
             return None  # positional, unknown flag, --help: typer's job
         param, kind = spec
         if kind == "flag":
-            if inline:
-                return None
+            if eq:
+                return None  # typer: "Option '--strict' does not take a value."
             values[param] = True
             i += 1
             continue
-        if inline:
-            value = inline
+        if eq:
+            text = inline
             i += 1
         elif i + 1 < len(argv) and not argv[i + 1].startswith("--"):
-            value = argv[i + 1]
+            text = argv[i + 1]
             i += 2
         else:
             return None
-        if kind == "list":
+        value = _value(text, kind)
+        if value is None:
+            return None  # typer says what is wrong with it
+        if kind in ("list", "paths"):
             values.setdefault(param, []).append(value)
         elif param in values:
             return None  # given twice: let typer decide
-        elif kind == "int":
-            if not value.lstrip("-").isdigit():
-                return None  # typer says what is wrong
-            values[param] = int(value)
         else:
-            values[param] = Path(value) if kind == "path" else value
+            values[param] = value
     return values
+
+
+def _value(text: str, kind: str) -> Any:
+    """``text`` as typer would read it for ``kind``, or None where typer may read it otherwise."""
+    if kind in ("str", "list"):
+        return text
+    if kind in ("path", "paths"):
+        return _path(text)
+    digits = text.removeprefix("-")
+    whole, dot, fraction = digits.partition(".") if kind == "float" else (digits, "", "")
+    plain = "0123456789"
+    if (
+        not whole
+        or len(digits) > 15
+        or whole.strip(plain)
+        or (dot and (not fraction or fraction.strip(plain)))
+    ):
+        return None  # not plain ASCII digits: "+1", "1e3", "1_000", " 1", "inf", non-ASCII digits
+    return float(text) if kind == "float" else int(text)
+
+
+def _path(text: str) -> Path | None:
+    """typer's Path option: refused (None) if it exists but cannot be read."""
+    try:
+        os.stat(text)
+    except (OSError, ValueError):
+        return Path(text)
+    return Path(text) if os.access(text, os.R_OK) else None
+
+
+def _replay(values: dict[str, Any]) -> int:
+    from harn_mcp_mock.cli.commands import replay_main
+
+    return replay_main(values.pop("cassette"), **values)
+
+
+def _world(values: dict[str, Any]) -> int | None:
+    if values.pop("command"):
+        return None
+    from harn_mcp_mock.cli.commands import world_main
+
+    return world_main(values.pop("spec"), **values)
+
+
+def _record(values: dict[str, Any]) -> int:
+    from harn_mcp_mock.cli.commands import record_main
+
+    return record_main(values.pop("cassette"), **values)
+
+
+# command -> (its flags, the options typer requires, what runs it: the exit code, or None if
+# the parsed command line still needs typer)
+COMMANDS: dict[
+    str, tuple[dict[str, tuple[str, str]], tuple[str, ...], Callable[[dict[str, Any]], int | None]]
+] = {
+    "replay": (REPLAY_FLAGS, ("cassette",), _replay),
+    "world": (WORLD_FLAGS, ("spec",), _world),
+    "record": (RECORD_FLAGS, ("cassette",), _record),
+}
+TABLES = {name: flags for name, (flags, _required, _main) in COMMANDS.items()}
+"""Each command's flag table (``tests/cli/test_main.py`` pins them to typer's options)."""
 
 
 def run(argv: list[str]) -> int | None:
@@ -102,24 +190,51 @@ def run(argv: list[str]) -> int | None:
 
         print(version_line(), flush=True)
         return 0
-    if argv[:1] == ["world"]:
-        return _world(argv[1:])
-    if not argv or argv[0] != "replay":
+    found = COMMANDS.get(argv[0]) if argv else None
+    if found is None:
         return None
-    values = parse(argv[1:], REPLAY_FLAGS)
-    if values is None or "cassette" not in values:
+    flags, required, main = found
+    values = parse(argv[1:], flags)
+    if values is None or any(name not in values for name in required):
         return None
-    from harn_mcp_mock.cli.commands import replay_main
-
-    cassette = values.pop("cassette")
-    return replay_main(cassette, **values)
+    return _as_typer_ends(main, values)
 
 
-def _world(args: list[str]) -> int | None:
-    values = parse(args, WORLD_FLAGS)
-    if values is None or "spec" not in values or values.pop("command"):
-        return None
-    from harn_mcp_mock.cli.commands import world_main
+def _as_typer_ends(main: Callable[[dict[str, Any]], int | None], values: dict[str, Any]) -> int | None:
+    """Run ``main`` ending as typer's ``main()`` ends the exceptions it catches: EOFError prints
+    ``Aborted!`` and exits 1, a broken pipe exits 1 quietly (a KeyboardInterrupt exits 130 in
+    both, in :mod:`harn_mcp_mock.cli.main`)."""
+    try:
+        return main(values)
+    except EOFError:
+        sys.stderr.write("\nAborted!\n")
+        sys.stderr.flush()
+        return 1
+    except OSError as exc:
+        import errno
 
-    spec = values.pop("spec")
-    return world_main(spec, **values)
+        if exc.errno != errno.EPIPE:
+            raise
+        sys.stdout = _Pacified(sys.stdout)
+        sys.stderr = _Pacified(sys.stderr)
+        return 1
+
+
+class _Pacified:
+    """A stream whose ``flush()`` ignores a broken pipe (click's ``PacifyFlushWrapper``), so the
+    interpreter's last flush of a closed stdout prints nothing."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+
+    def flush(self) -> None:
+        import errno
+
+        try:
+            self.wrapped.flush()
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)

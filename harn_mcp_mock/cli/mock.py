@@ -112,77 +112,27 @@ def record(
     --shutdown-timeout seconds to exit; a second Ctrl-C kills it. The cassette
     keeps what was recorded.
     """
-    prog = "harn mcp mock record"
-    with handle_errors(prog):
-        from harn_mcp_mock.options import RecordOptions
+    from harn_mcp_mock.cli.commands import record_main
 
-        options = RecordOptions(redact_policy, shutdown_timeout, allow_empty, header or ())
-    if url is not None:
-        with handle_errors(prog):
-            from harn_mcp_mock.errors import UsageError
-            from harn_mcp_mock.http.record_proxy import record_http
-
-            if command:
-                raise UsageError("--url records an HTTP server: drop the command after `--`", where="--url")
-            from harn_mcp_mock.http.guard import GuardSettings
-
-            guard = GuardSettings.for_host(
-                host,
-                allow_origins=allow_origin or [],
-                allow_hosts=allow_host or [],
-                max_body_bytes=max_body_bytes,
-            )
-            recorded, _proxy = record_http(
-                cassette,
-                url,
-                options,
-                host=host,
-                port=port,
-                allow_remote=allow_remote,
-                guard=guard,
-                on_event=lambda text: note(prog, text),
-                emit_tape=emit_tape,
-            )
-            if not quiet:
-                from harn_mcp_mock.cassette.unanswered import unanswered_note
-
-                note(
-                    prog,
-                    f"wrote {cassette} ({len(recorded.messages)} messages, {recorded.meta['exit']['reason']}"
-                    f"{unanswered_note(recorded)})",
-                )
-        raise typer.Exit(0)
-    with handle_errors(prog):
-        http_only = {
-            "--allow-origin": allow_origin,
-            "--allow-host": allow_host,
-            "--max-body-bytes": max_body_bytes,
-        }
-        given = [flag for flag, value in http_only.items() if value]
-        if given:
-            from harn_mcp_mock.errors import UsageError
-
-            raise UsageError(f"{given[0]} applies to --url only", where=given[0])
-        from harn_mcp_mock.record.session import record_command
-
-        result = record_command(
-            command or [],
+    raise typer.Exit(
+        record_main(
             cassette,
-            options,
+            command=command or [],
+            redact_policy=redact_policy,
+            shutdown_timeout=shutdown_timeout,
+            quiet=quiet,
             emit_tape=emit_tape,
-            on_event=lambda text: note(prog, text),
+            url=url,
+            header=header,
+            host=host,
+            port=port,
+            allow_remote=allow_remote,
+            allow_empty=allow_empty,
+            allow_origin=allow_origin,
+            allow_host=allow_host,
+            max_body_bytes=max_body_bytes,
         )
-        if not quiet:
-            from harn_mcp_mock.cassette.unanswered import unanswered_note
-
-            counts = result.counts
-            note(
-                prog,
-                f"wrote {cassette} ({counts['client']} client, {counts['server']} server, "
-                f"{counts['invalid']} invalid messages; server exit {result.exit_code}, {result.reason}"
-                f"{unanswered_note(result.cassette)})",
-            )
-    raise typer.Exit(result.exit_code)
+    )
 
 
 @app.command(short_help="Finish the cassette of a killed recording.")

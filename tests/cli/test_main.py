@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -18,26 +20,53 @@ runner = CliRunner()
 
 def click_command(name: str) -> Any:
     group: Any = typer.main.get_command(apps.mock.app)  # typer vendors its own click
-    return group.commands[name]
+    command = group
+    for part in name.split():
+        command = command.commands[part]
+    return command
+
+
+def typer_function(name: str) -> Any:
+    """The Python function typer builds the command ``name`` from (its type hints are the kinds)."""
+    if name == "world":
+        return apps.mock.world_app.registered_callback.callback  # type: ignore[union-attr]
+    if name.startswith("world "):
+        infos = apps.mock.world_app.registered_commands
+        return next(c.callback for c in infos if c.name == name.removeprefix("world "))
+    infos = apps.mock.app.registered_commands
+    return next(c.callback for c in infos if (c.name or c.callback.__name__) == name)  # type: ignore[union-attr]
+
+
+KINDS = {
+    bool: "flag",
+    int: "int",
+    float: "float",
+    str: "str",
+    Path: "path",
+    list[str]: "list",
+    list[Path]: "paths",
+}
 
 
 def typer_options(name: str) -> dict[str, tuple[str, str]]:
+    """Every flag of the typer command ``name`` (aliases too) -> (parameter, the fast path's kind
+    for its annotation: ``int | None`` is ``int``, ``list[Path]`` is ``paths``)."""
+    hints = typing.get_type_hints(typer_function(name))
     out: dict[str, tuple[str, str]] = {}
     for param in click_command(name).params:
         if type(param).__name__.endswith("Option"):
-            kind = "flag" if param.is_flag else "list" if param.multiple else "str"
+            assert not param.secondary_opts, f"{name} {param.opts}: the fast path has no --no-X"
+            hint = hints[str(param.name)]
+            plain = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+            kind = KINDS[plain[0] if typing.get_origin(hint) is types.UnionType and len(plain) == 1 else hint]
             for flag in param.opts:
                 out[flag] = (str(param.name), kind)
     return out
 
 
-def loosely(table: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
-    return {flag: (name, "str" if kind in ("path", "int") else kind) for flag, (name, kind) in table.items()}
-
-
-def test_the_fast_path_tables_mirror_the_typer_options_exactly() -> None:
-    assert loosely(fastpath.REPLAY_FLAGS) == typer_options("replay")
-    assert loosely(fastpath.WORLD_FLAGS) == typer_options("world")
+@pytest.mark.parametrize("name", sorted(fastpath.TABLES))
+def test_the_fast_path_tables_mirror_the_typer_options_exactly(name: str) -> None:
+    assert fastpath.TABLES[name] == typer_options(name)
 
 
 def test_the_fast_path_leaves_help_unknown_flags_and_other_commands_to_typer() -> None:
@@ -45,32 +74,111 @@ def test_the_fast_path_leaves_help_unknown_flags_and_other_commands_to_typer() -
     assert fastpath.run(["replay", "--cassette"]) is None
     assert fastpath.run(["replay", "--cassette", "x", "--bogus"]) is None
     assert fastpath.run(["replay", "--strict"]) is None  # no --cassette: typer says what is missing
-    assert fastpath.run(["record", "--cassette", "x"]) is None
-    assert fastpath.run(["world", "check", "--spec", "w.json"]) is None
+    assert fastpath.run(["world", "check", "--spec", "w.json", "--bogus"]) is None
     assert fastpath.run(["world", "--spec", "w.json", "--seed", "x"]) is None
+    assert fastpath.run(["world", "--spec", "w.json", "--", "srv"]) is None
+    assert fastpath.run(["recover", "--cassette", "x"]) is None
+    for malformed in (
+        ["--help"],
+        ["--cassette", "x", "-h"],
+        ["--url", "http://h"],  # no --cassette
+        ["--cassette"],
+        ["--cassette", "x", "--cassette", "y"],  # twice: typer keeps the last
+        ["--cassette", "x", "--quiet=yes"],
+        ["--cassette", "x", "-q=1"],
+        ["--cassette", "x", "-qq"],
+        ["--cassette", "x", "--port", "+1"],
+        ["--cassette", "x", "--port", "1_000"],
+        ["--cassette", "x", "--port", "--url"],
+        ["--cassette", "x", "--shutdown-timeout", "1e3"],
+        ["--cassette", "x", "--shutdown-timeout", "nan"],
+        ["--cassette", "x", "--shutdown-timeout", "1."],
+        ["--cassette", "x", "--shutdown-timeout", "--", "srv"],
+        ["--cassette", "x", "srv"],  # a positional ends typer's options: it is the command
+        ["--cassette", "x", "--no-quiet", "--", "srv"],
+        ["--cassette=x", "--bogus=1", "--", "srv"],
+    ):
+        assert fastpath.run(["record", *malformed]) is None, malformed
 
 
-def test_the_fast_path_parses_what_typer_parses() -> None:
-    argv = [
-        "--cassette",
-        "a.json",
-        "--mode=once",
-        "--strict",
-        "--ignore-path",
-        "/a",
-        "--ignore-path",
-        "/b",
-        "--",
-        "srv",
-        "--flag",
-    ]
-    assert fastpath.parse(argv, fastpath.REPLAY_FLAGS) == {
-        "cassette": Path("a.json"),
-        "mode": "once",
-        "strict": True,
-        "ignore_paths": ["/a", "/b"],
-        "command": ["srv", "--flag"],
-    }
+def test_an_existing_path_that_cannot_be_read_is_left_to_typer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy = tmp_path / "policy.json"
+    policy.write_text("{}")
+    assert fastpath.parse(["--redact-policy", str(policy)], fastpath.RECORD_FLAGS) is not None
+    monkeypatch.setattr(fastpath.os, "access", lambda path, mode: False)  # root reads everything
+    assert fastpath.parse(["--redact-policy", str(policy)], fastpath.RECORD_FLAGS) is None
+    absent = str(tmp_path / "absent.json")
+    assert fastpath.parse(["--redact-policy", absent], fastpath.RECORD_FLAGS) is not None
+
+
+# Command lines the fast path must read as typer does, or leave to typer (None).
+SAME_AS_TYPER = {
+    "record": [
+        ["--cassette", "a.json", "--", "srv", "--flag", "--"],
+        ["--cassette=a.json", "-q", "--quiet", "--allow-empty", "--", "srv"],
+        ["--cassette", "-q", "--", "srv"],  # a value may look like a short flag, as in typer
+        ["--cassette", "", "--", "srv"],
+        ["--cassette", "a.json", "--cassette=", "--", "srv"],
+        ["--cassette", "a.json", "--url", "http://h/mcp", "--header", "A: 1", "--header=B:2", "--port", "-0"],
+        "--cassette a.json --port 007 --host ::1 --allow-remote --max-body-bytes 10".split(),
+        ["--cassette", "a.json", "--port", "1.0"],
+        ["--cassette", "a.json", "--shutdown-timeout", "0.25", "--emit-tape", "t.ndjson", "--", "s"],
+        ["--cassette", "a.json", "--shutdown-timeout=-1", "--", "s"],
+        ["--cassette", "a.json", "--shutdown-timeout", "007.50", "--", "s"],
+        ["--cassette", "a.json", "--shutdown-timeout", "2", "--", "s"],
+        ["--cassette", "a.json", "--shutdown-timeout", ".5", "--", "s"],
+        ["--cassette", "a.json", "--allow-origin", "http://a", "--allow-host", "h", "--allow-origin=*"],
+        ["--cassette", "a.json", "--redact-policy", "p.json", "--", "s"],
+        ["--cassette", "a.json", "--port", "99999999999999999999"],
+        ["--cassette", "a.json", "--", "s", "--cassette", "b.json"],
+    ],
+    "replay": [
+        ["--cassette", "a.json", "--mode=once", "--strict", "--ignore-path", "/a", "--ignore-path", "/b"],
+        "--cassette a.json --seed -3 --run-id r --faults f.json --http --port 0".split(),
+        ["--cassette", "a.json", "--latency", "scaled:2", "--repeat", "cycle", "--strict-order"],
+        ["--cassette", "a.json", "--max-sessions", "1", "--session-idle-timeout", "0", "--", "srv"],
+    ],
+    "world": [
+        ["--spec", "notes", "--task", "t", "--seed", "2", "--tape", "x.ndjson", "--state-out", "s.json"],
+        ["--spec", "notes", "--emit-tape", "x.ndjson", "--tape", "y.ndjson"],
+    ],
+}
+
+
+def typer_reads(name: str, argv: list[str]) -> dict[str, Any] | None:
+    """The parameters typer's parser gives the command ``name`` for ``argv`` (None: an error)."""
+    try:
+        with click_command(name).make_context(name, list(argv)) as ctx:
+            return dict(ctx.params)
+    except Exception:  # click's usage errors
+        return None
+
+
+@pytest.mark.parametrize("name", sorted(SAME_AS_TYPER))
+def test_what_the_fast_path_accepts_typer_reads_the_same_way(name: str) -> None:
+    flags = fastpath.TABLES[name]
+    taken = 0
+    for argv in SAME_AS_TYPER[name]:
+        fast = fastpath.parse(argv, flags)
+        if fast is None:
+            continue
+        taken += 1
+        slow = typer_reads(name, argv)
+        assert slow is not None, argv
+        rest = fast.pop("command")
+        for param, value in fast.items():
+            assert slow[param] == value and type(slow[param]) is type(value), (argv, param)
+        positional = next((p.name for p in click_command(name).params if p.nargs == -1), None)
+        if positional is not None:
+            assert list(slow[positional]) == rest, argv
+        defaults = {
+            str(p.name): p.default for p in click_command(name).params if p.name not in (*fast, positional)
+        }
+        for param, default in defaults.items():
+            assert slow[param] in (default, ()), (argv, param)
+    assert taken >= len(SAME_AS_TYPER[name]) - 5  # the fast path takes the common command lines
 
 
 def test_every_entry_point_runs_the_same_commands() -> None:
@@ -123,3 +231,79 @@ def test_a_typer_exit_inside_handle_errors_keeps_its_exit_code() -> None:
     with pytest.raises(typer.Exit) as raised, handle_errors("harn test"):
         raise typer.Exit(5)
     assert raised.value.exit_code == 5
+
+
+TYPER_ONLY = (
+    "import sys\n"
+    "from harn_mcp_mock.cli import main\n"
+    "main._fast = lambda args: None  # the typer path, as before the fast path took the command\n"
+    "main.mock_main()\n"
+)
+
+
+def both_paths(argv: list[str], cwd: Path) -> list[tuple[int, str, str]]:
+    """(exit code, stdout, stderr) of ``harn-mcp-mock ARGV`` on the fast path, then on typer's."""
+    runs = []
+    for prefix in ([sys.executable, "-m", "harn_mcp_mock"], [sys.executable, "-c", TYPER_ONLY]):
+        done = subprocess.run(
+            [*prefix, *argv], capture_output=True, text=True, cwd=cwd, timeout=60, input="", check=False
+        )
+        runs.append((done.returncode, done.stdout, done.stderr))
+    return runs
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["record", "--cassette", "x.cassette.json", "--url", "http://127.0.0.1:9/mcp", "--", "srv"],
+        ["record", "--cassette", "x.cassette.json", "--allow-origin", "http://a", "--", "true"],
+        ["record", "--cassette", "x.cassette.json", "--", "/nonexistent/server"],
+        ["record", "--cassette", "x.cassette.json", "-q"],
+        ["record", "--cassette", "x.cassette.json", "--shutdown-timeout", "-1", "--", "true"],
+        ["record", "--cassette", "x.cassette.json", "--", "sh", "-c", "exit 3"],
+    ],
+)
+def test_the_fast_path_and_typer_end_a_bad_command_line_byte_for_byte_alike(
+    argv: list[str], tmp_path: Path
+) -> None:
+    fast, slow = both_paths(argv, tmp_path)
+    assert fast == slow
+    assert fast[0] != 0 and fast[2].count("\n") == 1 and fast[2].startswith("harn mcp mock record: ")
+
+
+def test_record_starts_without_typer_or_pydantic(tmp_path: Path) -> None:
+    script = (
+        "import runpy, sys\n"
+        "sys.argv = ['harn-mcp-mock', 'record', '--cassette', 'x.cassette.json', '--', 'true']\n"
+        "try:\n    runpy.run_module('harn_mcp_mock', run_name='__main__')\n"
+        "except SystemExit as exc:\n    sys.stderr.write(f'EXIT {exc.code}\\n')\n"
+        "sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input="", capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert "nothing recorded" in done.stderr and "EXIT 5" in done.stderr
+    [line] = [x for x in done.stderr.splitlines() if x.startswith("MODULES ")]
+    assert {"typer", "click", "pydantic"} & set(line.split()[1:]) == set()
+
+
+def test_the_fast_path_ends_eof_and_a_broken_pipe_as_typer_does(capfd: pytest.CaptureFixture[str]) -> None:
+    def eof(values: dict[str, Any]) -> int:
+        raise EOFError
+
+    def broken_pipe(values: dict[str, Any]) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def other(values: dict[str, Any]) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    assert fastpath._as_typer_ends(eof, {}) == 1
+    assert capfd.readouterr().err == "\nAborted!\n"  # typer: echo(), then "Aborted!"
+    stdout, stderr = sys.stdout, sys.stderr
+    try:
+        assert fastpath._as_typer_ends(broken_pipe, {}) == 1
+        assert sys.stdout is not stdout  # wrapped: the interpreter's last flush stays quiet
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+    with pytest.raises(PermissionError):
+        fastpath._as_typer_ends(other, {})
