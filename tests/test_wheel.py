@@ -22,7 +22,7 @@ from hatchling.builders.wheel import WheelBuilder
 
 from harn_mcp_mock import __version__
 
-pytestmark = pytest.mark.slow  # builds the wheel and a fresh venv
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_wheel")]  # builds the wheel and a fresh venv
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 120

@@ -55,7 +55,7 @@ from tests.e2e import scenarios
 from tests.e2e.peers import WAIT
 from tests.e2e.scenarios import run_everything, run_time
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e/test_replay_peers")]
 
 
 HANDSHAKE_ERA = "2025-11-25"

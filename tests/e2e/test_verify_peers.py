@@ -22,7 +22,7 @@ import pytest
 from tests.e2e.peers import WAIT
 from tests.e2e.scenarios import run_time
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e/test_verify_peers")]
 
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 VARIANT = str(Path(__file__).parents[1] / "servers" / "variant_time.py")

@@ -20,6 +20,9 @@ from harn_mcp_mock.redact import RedactionPolicy
 from tests.redaction_corpus import corpus, harness
 from tests.redaction_corpus.corpus import Harmless, Secret
 
+# One worker runs the module: its recordings (module fixtures) are made once.
+pytestmark = pytest.mark.xdist_group("redact/test_pipeline_corpus")
+
 
 # Built when a test first asks (not at collection: every xdist worker collects this module).
 @cache

@@ -10,6 +10,7 @@ placeholder instead. Over stdio, in ``new_episodes`` mode, and over HTTP.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,9 @@ from harn_mcp_mock.cassette.model import load_cassette
 from tests.http.conftest import serve_cassette
 
 NOTES = str(Path(__file__).parents[2] / "examples" / "servers" / "notes_server.py")
+# One worker runs the module, so the live server is recorded once (notes_session / recorded).
+pytestmark = pytest.mark.xdist_group("replay/test_engine_redaction")
+
 WAIT = 60
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 SECRET = "zebra-" + "cobalt-" + "7Q2x9K"  # assembled: no scanner flags this file
@@ -51,9 +55,10 @@ def run(args: list[str], stdin: bytes, env: dict[str, str]) -> subprocess.Comple
     return subprocess.run([*HARN, *args], input=stdin, capture_output=True, timeout=WAIT, env=env)
 
 
-@pytest.fixture
-def cassette(tmp_path: Path) -> Path:
-    path = tmp_path / "notes.cassette.json"
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """SESSION recorded once for the module, the secret in the server's environment."""
+    path = tmp_path_factory.mktemp("notes") / "notes.cassette.json"
     result = run(
         ["record", "--quiet", "--cassette", str(path), "--", sys.executable, NOTES],
         SESSION,
@@ -64,6 +69,12 @@ def cassette(tmp_path: Path) -> Path:
     assert SECRET.encode() not in data
     assert load_cassette(path).meta["redaction"]["fingerprints"]["values"]
     return path
+
+
+@pytest.fixture
+def cassette(recorded: Path, tmp_path: Path) -> Path:
+    """A copy of the module's recording (a new_episodes replay appends to it)."""
+    return Path(shutil.copy(recorded, tmp_path / "notes.cassette.json"))
 
 
 def test_a_secret_of_the_recordings_env_never_comes_out_of_a_stdio_replay(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,9 @@ from harn_mcp_mock.tape import load_tape
 
 FAKE = str(Path(__file__).parents[1] / "servers" / "fake_server.py")
 NOTES = str(Path(__file__).parents[2] / "examples" / "servers" / "notes_server.py")
+# One worker runs the module, so the live server is recorded once (notes_session / recorded).
+pytestmark = pytest.mark.xdist_group("replay/test_run")
+
 WAIT = 60
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 
@@ -53,17 +57,29 @@ SESSION = (
 )
 
 
-def test_a_replay_answers_exactly_what_the_live_server_answered(tmp_path: Path) -> None:
-    cassette = tmp_path / "notes.cassette.json"
-    live = record_notes(cassette, SESSION)
+@pytest.fixture(scope="module")
+def notes_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """SESSION recorded once for the module from the live notes server: the cassette, and what
+    the server answered (through the recorder's stdout)."""
+    cassette = tmp_path_factory.mktemp("notes") / "notes.cassette.json"
+    return cassette, record_notes(cassette, SESSION)
+
+
+@pytest.fixture
+def cassette(notes_session: tuple[Path, bytes], tmp_path: Path) -> Path:
+    """A copy of the module's recording, for a test to replay (and write beside) on its own."""
+    return Path(shutil.copy(notes_session[0], tmp_path / "notes.cassette.json"))
+
+
+def test_a_replay_answers_exactly_what_the_live_server_answered(
+    notes_session: tuple[Path, bytes], cassette: Path
+) -> None:
     replayed = run(["replay", "--cassette", str(cassette)], SESSION)
     assert replayed.returncode == 0, replayed.stderr
-    assert replies(replayed.stdout) == replies(live)
+    assert replies(replayed.stdout) == replies(notes_session[1])
 
 
-def test_strict_mode_fails_on_a_miss_and_the_report_explains_it(tmp_path: Path) -> None:
-    cassette = tmp_path / "notes.cassette.json"
-    record_notes(cassette, SESSION)
+def test_strict_mode_fails_on_a_miss_and_the_report_explains_it(cassette: Path, tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     stdin = INIT + INITIALIZED + msg(2, "tools/call", name="read_note", arguments={"name": "missing"})
     result = run(["replay", "--cassette", str(cassette), "--strict", "--report", str(report)], stdin)
@@ -78,10 +94,7 @@ def test_strict_mode_fails_on_a_miss_and_the_report_explains_it(tmp_path: Path) 
     assert [u["method"] for u in summary["unused"]] == ["tools/list", "tools/call"]
 
 
-@pytest.mark.slow
-def test_strict_mode_passes_when_everything_matched_and_was_used(tmp_path: Path) -> None:
-    cassette = tmp_path / "notes.cassette.json"
-    record_notes(cassette, SESSION)
+def test_strict_mode_passes_when_everything_matched_and_was_used(cassette: Path) -> None:
     assert run(["replay", "--cassette", str(cassette), "--strict"], SESSION).returncode == 0
 
 

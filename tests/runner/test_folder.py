@@ -17,6 +17,9 @@ from harn_mcp_mock.runner.folder import TrialRecord, load_results, load_run_fold
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "run-folder.schema.json").read_text())
 
+# One worker runs the module: its run folder (a module fixture) is made once.
+pytestmark = pytest.mark.xdist_group("runner/test_folder")
+
 
 def agent_script(folder: Path, name: str, body: str) -> list[str]:
     path = folder / f"{name}.py"
