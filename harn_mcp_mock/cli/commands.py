@@ -269,6 +269,73 @@ def record_main(
     return result.exit_code
 
 
+def show_main(
+    cassette: Path,
+    *,
+    as_json: bool = False,
+    fmt: str = "text",
+    out: Path | None = None,
+    faults: str | None = None,
+    seed: int = 0,
+    run_id: str = "run",
+) -> int:
+    """`harn mcp mock show`: the summary (or its page) on stdout or in ``out``; 0, or an error's code."""
+    import os
+
+    prog = "harn mcp mock show"
+    with handle_errors(prog):
+        from harn_mcp_mock.cassette.model import load_cassette
+        from harn_mcp_mock.cassette.summary import render_summary, summarise
+        from harn_mcp_mock.errors import UsageError
+
+        if fmt not in ("text", "json", "html"):
+            raise UsageError(f"unknown format {fmt!r}: use text, json, html", where="--format")
+        as_json = as_json or fmt == "json"
+        loaded = load_cassette(cassette)
+        summary = summarise(loaded)
+        if fmt == "html":
+            if faults is not None:
+                raise UsageError("--faults is a text or JSON dry run, not part of the page", where="--faults")
+            from harn_mcp_mock.report import cassette_report_data, render_page
+
+            page = render_page(cassette_report_data(loaded, summary)).encode()
+            if out is not None:
+                from harn_mcp_mock.store.cas import atomic_write
+
+                atomic_write(out, page)
+                note(prog, f"wrote {out}")
+            else:
+                os.write(1, page)
+            return 0
+        plan = None
+        if faults is not None:
+            from harn_mcp_mock.faults.overlay import fault_plan, render_plan
+            from harn_mcp_mock.faults.rules import load_rules
+
+            plan = fault_plan(load_rules(faults), loaded, seed=seed, run_id=run_id)
+        if as_json:
+            import orjson
+
+            doc = orjson.loads(render_summary(summary, as_json=True))
+            if plan is not None:
+                doc["faults"] = plan
+            text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+        else:
+            text = render_summary(summary, as_json=False)
+            if plan is not None:
+                text += render_plan(plan)
+        if out is not None:
+            from harn_mcp_mock.store.cas import atomic_write
+
+            atomic_write(out, text.encode())
+        else:
+            os.write(1, text.encode())
+        for rule in (plan or {}).get("rules", ()):
+            if rule["never"]:
+                note(prog, f"warning: fault {rule['fault']!r} can never fire: {rule['never']}")
+    return 0
+
+
 def verify_main(
     cassette: Path,
     *,
@@ -745,12 +812,12 @@ def report_main(
 def lint_main(
     paths: list[Path],
     *,
-    fmt: str,
-    report: Path | None,
-    fail_on: str | None,
-    max_age: int | None,
-    config: Path | None,
-    usage: Path | None,
+    fmt: str = "text",
+    report: Path | None = None,
+    fail_on: str | None = None,
+    max_age: int | None = None,
+    config: Path | None = None,
+    usage: Path | None = None,
 ) -> int:
     """`harn mcp mock lint`: 0 clean, 1 findings at or above fail-on, 2 bad input."""
     prog = "harn mcp mock lint"

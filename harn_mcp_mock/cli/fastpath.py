@@ -82,19 +82,26 @@ RECORD_FLAGS: dict[str, tuple[str, str]] = {
 }
 
 
-def parse(argv: list[str], flags: dict[str, tuple[str, str]]) -> dict[str, Any] | None:
-    """Options and the command after ``--``, or None if typer should handle this argv."""
+def parse(
+    argv: list[str], flags: dict[str, tuple[str, str]], *, interspersed: bool = False
+) -> dict[str, Any] | None:
+    """Options and the arguments (``command``: after ``--``, or anywhere if ``interspersed``), or
+    None if typer should handle this argv."""
     values: dict[str, Any] = {"command": []}
     i = 0
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
-            values["command"] = argv[i + 1 :]
+            values["command"] += argv[i + 1 :]
             return values
+        if interspersed and not arg.startswith("-"):
+            values["command"].append(arg)
+            i += 1
+            continue
         name, eq, inline = arg.partition("=")
         spec = flags.get(name)
         if spec is None:
-            return None  # positional, unknown flag, --help: typer's job
+            return None  # an unknown flag, --help, an argument that ends typer's options
         param, kind = spec
         if kind == "flag":
             if eq:
@@ -150,36 +157,99 @@ def _path(text: str) -> Path | None:
     return Path(text) if os.access(text, os.R_OK) else None
 
 
-def _replay(values: dict[str, Any]) -> int:
-    from harn_mcp_mock.cli.commands import replay_main
-
-    return replay_main(values.pop("cassette"), **values)
-
-
-def _world(values: dict[str, Any]) -> int | None:
-    if values.pop("command"):
-        return None
-    from harn_mcp_mock.cli.commands import world_main
-
-    return world_main(values.pop("spec"), **values)
-
-
-def _record(values: dict[str, Any]) -> int:
-    from harn_mcp_mock.cli.commands import record_main
-
-    return record_main(values.pop("cassette"), **values)
-
-
-# command -> (its flags, the options typer requires, what runs it: the exit code, or None if
-# the parsed command line still needs typer)
-COMMANDS: dict[
-    str, tuple[dict[str, tuple[str, str]], tuple[str, ...], Callable[[dict[str, Any]], int | None]]
-] = {
-    "replay": (REPLAY_FLAGS, ("cassette",), _replay),
-    "world": (WORLD_FLAGS, ("spec",), _world),
-    "record": (RECORD_FLAGS, ("cassette",), _record),
+SHOW_FLAGS: dict[str, tuple[str, str]] = {
+    "--cassette": ("cassette", "path"),
+    "--json": ("as_json", "flag"),
+    "--format": ("fmt", "str"),
+    "--out": ("out", "path"),
+    **options.FAULT_FLAGS,
 }
-TABLES = {name: flags for name, (flags, _required, _main) in COMMANDS.items()}
+
+VERIFY_FLAGS: dict[str, tuple[str, str]] = {
+    "--cassette": ("cassette", "path"),
+    "--candidate": ("candidate", "path"),
+    "--url": ("url", "str"),
+    "--header": ("header", "list"),
+    "--save-candidate": ("save_candidate", "path"),
+    "--format": ("fmt", "str"),
+    "--report": ("report", "path"),
+    "--fail-on": ("fail_on", "str"),
+    "--ignore-file": ("ignore_file", "path"),
+    "--ignore-path": ("ignore_path", "list"),
+    "--latency-ratio": ("latency_ratio", "float"),
+    "--latency-floor-ms": ("latency_floor_ms", "float"),
+    "--timeout": ("timeout", "float"),
+    "--redact-policy": ("redact_policy", "path"),
+}
+
+LINT_FLAGS: dict[str, tuple[str, str]] = {
+    "--format": ("fmt", "str"),
+    "--report": ("report", "path"),
+    "--fail-on": ("fail_on", "str"),
+    "--max-age": ("max_age", "int"),
+    "--config": ("config", "path"),
+    "--usage": ("usage", "path"),
+}
+
+WORLD_CHECK_FLAGS: dict[str, tuple[str, str]] = {
+    "--spec": ("spec", "path"),
+    "--json": ("as_json", "flag"),
+}
+
+EVAL_FLAGS: dict[str, tuple[str, str]] = {
+    "--spec": ("spec", "paths"),
+    "--state": ("state", "paths"),
+    "--task": ("task", "str"),
+    "--faults": ("faults", "str"),
+    "--k": ("k", "int"),
+    "--format": ("fmt", "str"),
+    "--report": ("report", "path"),
+    "--confidence": ("confidence", "float"),
+    "--power": ("power", "float"),
+    "--alpha": ("alpha", "float"),
+}
+
+
+class Command:
+    """How the fast path runs one command: its flags, the options typer requires, the function
+    of :mod:`harn_mcp_mock.cli.commands` that runs it (called with typer's parameter names, but
+    those in ``rename``), and its arguments (after ``--``, or anywhere if ``interspersed``)."""
+
+    __slots__ = ("flags", "interspersed", "main", "rename", "required", "rest")
+
+    def __init__(
+        self,
+        flags: dict[str, tuple[str, str]],
+        main: str,
+        *,
+        required: tuple[str, ...],
+        rest: tuple[str, str] | None = None,
+        interspersed: bool = False,
+        rename: dict[str, str] | None = None,
+    ) -> None:
+        self.flags = flags
+        self.main = main
+        self.required = required
+        self.rest = rest  # (parameter, kind "list" or "paths"); None: the command takes none
+        self.interspersed = interspersed  # typer reads arguments between options too
+        self.rename = rename or {}
+
+
+COMMANDS: dict[str, Command] = {
+    "replay": Command(REPLAY_FLAGS, "replay_main", required=("cassette",), rest=("command", "list")),
+    "world": Command(WORLD_FLAGS, "world_main", required=("spec",)),
+    "record": Command(RECORD_FLAGS, "record_main", required=("cassette",), rest=("command", "list")),
+    "show": Command(SHOW_FLAGS, "show_main", required=("cassette",)),
+    "verify": Command(VERIFY_FLAGS, "verify_main", required=("cassette",), rest=("command", "list")),
+    "lint": Command(LINT_FLAGS, "lint_main", required=(), rest=("paths", "paths"), interspersed=True),
+    "world check": Command(WORLD_CHECK_FLAGS, "world_check_main", required=("spec",)),
+    "eval": Command(
+        EVAL_FLAGS, "eval_main", required=("spec", "state"), rename={"spec": "specs", "state": "states"}
+    ),
+}
+"""Command (as typed after ``harn mcp mock``) -> how the fast path runs it."""
+
+TABLES = {name: command.flags for name, command in COMMANDS.items()}
 """Each command's flag table (``tests/cli/test_main.py`` pins them to typer's options)."""
 
 
@@ -190,22 +260,35 @@ def run(argv: list[str]) -> int | None:
 
         print(version_line(), flush=True)
         return 0
-    found = COMMANDS.get(argv[0]) if argv else None
-    if found is None:
+    name = " ".join(argv[:2]) if argv[:2] == ["world", "check"] else argv[0] if argv else ""
+    command = COMMANDS.get(name)
+    if command is None:
         return None
-    flags, required, main = found
-    values = parse(argv[1:], flags)
-    if values is None or any(name not in values for name in required):
+    values = parse(argv[len(name.split()) :], command.flags, interspersed=command.interspersed)
+    if values is None or any(param not in values for param in command.required):
         return None
-    return _as_typer_ends(main, values)
+    rest = values.pop("command")
+    if command.rest is None:
+        if rest:
+            return None  # typer: "Got unexpected extra argument"
+    else:
+        param, kind = command.rest
+        values[param] = [_value(text, kind) for text in rest]
+        if None in values[param]:
+            return None
+    from harn_mcp_mock.cli import commands
+
+    main = getattr(commands, command.main)
+    kwargs = {command.rename.get(param, param): value for param, value in values.items()}
+    return _as_typer_ends(main, kwargs)
 
 
-def _as_typer_ends(main: Callable[[dict[str, Any]], int | None], values: dict[str, Any]) -> int | None:
+def _as_typer_ends(main: Callable[..., int], kwargs: dict[str, Any]) -> int:
     """Run ``main`` ending as typer's ``main()`` ends the exceptions it catches: EOFError prints
     ``Aborted!`` and exits 1, a broken pipe exits 1 quietly (a KeyboardInterrupt exits 130 in
     both, in :mod:`harn_mcp_mock.cli.main`)."""
     try:
-        return main(values)
+        return main(**kwargs)
     except EOFError:
         sys.stderr.write("\nAborted!\n")
         sys.stderr.flush()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -167,57 +166,11 @@ def show(
     With --faults: when each rule would fire if a client repeated the recorded calls in order,
     and a warning (on stderr too) for each rule that can never fire on this cassette.
     """
-    prog = "harn mcp mock show"
-    with handle_errors(prog):
-        from harn_mcp_mock.cassette.model import load_cassette
-        from harn_mcp_mock.cassette.summary import render_summary, summarise
-        from harn_mcp_mock.errors import UsageError
+    from harn_mcp_mock.cli.commands import show_main
 
-        if fmt not in ("text", "json", "html"):
-            raise UsageError(f"unknown format {fmt!r}: use text, json, html", where="--format")
-        as_json = as_json or fmt == "json"
-        loaded = load_cassette(cassette)
-        summary = summarise(loaded)
-        if fmt == "html":
-            if faults is not None:
-                raise UsageError("--faults is a text or JSON dry run, not part of the page", where="--faults")
-            from harn_mcp_mock.report import cassette_report_data, render_page
-
-            page = render_page(cassette_report_data(loaded, summary)).encode()
-            if out is not None:
-                from harn_mcp_mock.store.cas import atomic_write
-
-                atomic_write(out, page)
-                note(prog, f"wrote {out}")
-            else:
-                os.write(1, page)
-            return
-        plan = None
-        if faults is not None:
-            from harn_mcp_mock.faults.overlay import fault_plan, render_plan
-            from harn_mcp_mock.faults.rules import load_rules
-
-            plan = fault_plan(load_rules(faults), loaded, seed=seed, run_id=run_id)
-        if as_json:
-            import orjson
-
-            doc = orjson.loads(render_summary(summary, as_json=True))
-            if plan is not None:
-                doc["faults"] = plan
-            text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
-        else:
-            text = render_summary(summary, as_json=False)
-            if plan is not None:
-                text += render_plan(plan)
-        if out is not None:
-            from harn_mcp_mock.store.cas import atomic_write
-
-            atomic_write(out, text.encode())
-        else:
-            os.write(1, text.encode())
-        for rule in (plan or {}).get("rules", ()):
-            if rule["never"]:
-                note(prog, f"warning: fault {rule['fault']!r} can never fire: {rule['never']}")
+    raise typer.Exit(
+        show_main(cassette, as_json=as_json, fmt=fmt, out=out, faults=faults, seed=seed, run_id=run_id)
+    )
 
 
 @app.command(context_settings=_SERVER_CMD, short_help="Serve a cassette as an MCP server.")
