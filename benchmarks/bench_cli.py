@@ -7,7 +7,8 @@ typer path is the same entry point with the fast path switched off (``main._fast
 which is what every command paid before it moved to the fast path. Each command line ends in a
 way that does real work but no waiting: ``record`` runs a server that exits at once (exit 5,
 nothing recorded), ``show`` and ``lint`` read the shipped cassette, ``verify`` compares it with
-itself, ``world check`` checks a shipped world, ``eval`` scores a state of it.
+itself, ``world check`` checks a shipped world, ``run --plan`` plans trials of it (no agent
+runs), ``eval`` scores a state of it.
 
 Run: `.venv/bin/python benchmarks/bench_cli.py [--runs N] [--only COMMAND ...]`.
 """
@@ -42,6 +43,7 @@ def command_lines(tmp: Path) -> dict[str, list[str]]:
         "verify": ["verify", "--cassette", CASSETTE, "--candidate", CASSETTE],
         "lint": ["lint", CASSETTE],
         "world check": ["world", "check", "--spec", "notes"],
+        "run --plan": ["run", "--spec", "notes", "--k", "5", "--plan"],
         "eval": ["eval", "--spec", "notes", "--task", "save-new-todo", "--state", str(state)],
     }
 

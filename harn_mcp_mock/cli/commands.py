@@ -594,20 +594,20 @@ def parse_timeout(text: str) -> float | None:
 
 
 def run_main(
-    specs: list[Path],
-    agent: list[str],
+    specs: list[Path] | None = None,
+    agent: list[str] | None = None,
     *,
-    tasks: list[str],
-    k: int,
-    seed: int,
-    faults: list[str],
-    workers: int | None,
-    out: Path,
-    timeout: str | float | None,
-    max_retries: int,
-    min_pass_k: list[str],
-    min_pass_rate: float | None,
-    force: bool,
+    tasks: list[str] | None = None,
+    k: int = 1,
+    seed: int = 0,
+    faults: list[str] | None = None,
+    workers: int | None = None,
+    out: Path = Path("harn-run"),
+    timeout: str | float | None = "600",
+    max_retries: int = 1,
+    min_pass_k: list[str] | None = None,
+    min_pass_rate: float | None = None,
+    force: bool = False,
     backend: str = "local",
     ray_address: str | None = None,
     baseline: Path | None = None,
@@ -625,6 +625,9 @@ def run_main(
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
     import sys
+
+    specs, agent, tasks, faults = specs or [], agent or [], tasks or [], faults or []
+    min_pass_k = min_pass_k or []
 
     from harn_mcp_mock.runner.process import Control
     from harn_mcp_mock.shutdown import StopSignals

@@ -209,6 +209,34 @@ EVAL_FLAGS: dict[str, tuple[str, str]] = {
     "--alpha": ("alpha", "float"),
 }
 
+RUN_FLAGS: dict[str, tuple[str, str]] = {
+    "--spec": ("spec", "paths"),
+    "--task": ("task", "list"),
+    "--k": ("k", "int"),
+    "--seed": ("seed", "int"),
+    "--faults": ("faults", "list"),
+    "--workers": ("workers", "int"),
+    "--out": ("out", "path"),
+    "--timeout": ("timeout", "str"),
+    "--grace": ("grace", "float"),
+    "--output-cap": ("output_cap", "int"),
+    "--preload": ("preload", "list"),
+    "--max-retries": ("max_retries", "int"),
+    "--min-pass-k": ("min_pass_k", "list"),
+    "--min-pass-rate": ("min_pass_rate", "float"),
+    "--force": ("force", "flag"),
+    "--backend": ("backend", "str"),
+    "--ray-address": ("ray_address", "str"),
+    "--baseline": ("baseline", "path"),
+    "--fail-on-regression": ("fail_on_regression", "flag"),
+    "--alpha": ("alpha", "float"),
+    "--gate-on": ("gate_on", "str"),
+    "--max-tokens": ("max_tokens", "int"),
+    "--max-cost": ("max_cost", "float"),
+    "--run-max-cost": ("run_max_cost", "float"),
+    "--plan": ("plan", "flag"),
+}
+
 
 class Command:
     """How the fast path runs one command: its flags, the options typer requires, the function
@@ -243,6 +271,9 @@ COMMANDS: dict[str, Command] = {
     "verify": Command(VERIFY_FLAGS, "verify_main", required=("cassette",), rest=("command", "list")),
     "lint": Command(LINT_FLAGS, "lint_main", required=(), rest=("paths", "paths"), interspersed=True),
     "world check": Command(WORLD_CHECK_FLAGS, "world_check_main", required=("spec",)),
+    "run": Command(
+        RUN_FLAGS, "run_main", required=(), rest=("agent", "list"), rename={"spec": "specs", "task": "tasks"}
+    ),
     "eval": Command(
         EVAL_FLAGS, "eval_main", required=("spec", "state"), rename={"spec": "specs", "state": "states"}
     ),

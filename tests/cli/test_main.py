@@ -197,6 +197,13 @@ SAME_AS_TYPER = {
         ["a", "--", "--b", "c"],
         [],
     ],
+    "run": [
+        "--spec notes --spec w.json --task a --task b --k 3 --seed 7 --faults f --workers 2 -- python a.py".split(),
+        "--out o --timeout none --grace 0.5 --output-cap 100 --preload m --max-retries 0 --force".split(),
+        "--min-pass-k 2=0.5 --min-pass-rate 0.9 --backend ray --ray-address auto --baseline b".split(),
+        "--fail-on-regression --alpha 0.1 --gate-on lower --max-tokens 10 --max-cost 1.5 --plan".split(),
+        "--run-max-cost 2 --timeout=600 --spec=notes -- agent --spec x".split(),
+    ],
     "eval": [
         ["--spec", "notes", "--state", "s1.json", "--state", "s2.json", "--k", "2", "--format", "json"],
         ["--spec=notes", "--spec", "w.json", "--state", "s", "--confidence", "0.9", "--power", "0.2"],
@@ -345,6 +352,7 @@ def both_paths(argv: list[str], cwd: Path) -> list[tuple[int, str, str]]:
         ["lint", "--format", "xml", "."],
         ["world", "check", "--spec", "absent.world.json"],
         ["eval", "--spec", "notes", "--state", "absent.json"],
+        ["run", "--spec", "notes", "--timeout", "soon", "--", "true"],
     ],
 )
 def test_the_fast_path_and_typer_end_a_bad_command_line_byte_for_byte_alike(
@@ -362,6 +370,7 @@ def test_the_fast_path_and_typer_end_a_bad_command_line_byte_for_byte_alike(
         ["record", "--cassette", "x.cassette.json", "--", "true"],
         ["show", "--cassette", "x.cassette.json"],
         ["world", "check", "--spec", "x.world.json"],
+        ["run", "--spec", "x.world.json", "--plan"],
     ],
 )
 def test_the_fast_commands_start_without_typer_or_pydantic(argv: list[str], tmp_path: Path) -> None:
