@@ -1,7 +1,7 @@
 """Start-up cost of the commands the tests and users spawn most: the CLI's fast path (a plain
 flag table, no typer) against the typer path for the same command line, measured in the same run.
 
-For each command, N processes on each path, alternated (so both see the same load): the CPU
+For each command, after one warm-up run of each, N processes on each path, alternated (so both see the same load): the CPU
 each process used (user + system, from ``wait4``) and its wall time, from spawn to exit. The
 typer path is the same entry point with the fast path switched off (``main._fast`` replaced),
 which is what every command paid before it moved to the fast path. Each command line ends in a
@@ -51,6 +51,7 @@ def command_lines(tmp: Path) -> dict[str, list[str]]:
 def one(argv: list[str], cwd: Path) -> tuple[float, float, int]:
     """(CPU seconds, wall seconds, exit code) of one process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode cached, not compiled per start
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -82,6 +83,8 @@ def main() -> None:
             if args.only and name not in args.only:
                 continue
             runs: dict[str, list[tuple[float, float, int]]] = {"fast": [], "typer": []}
+            one([*FAST, *argv], Path(tmp))  # warm-up: bytecode written, files in the page cache
+            one([*TYPER, *argv], Path(tmp))
             for _ in range(args.runs):
                 runs["fast"].append(one([*FAST, *argv], Path(tmp)))
                 runs["typer"].append(one([*TYPER, *argv], Path(tmp)))

@@ -1,17 +1,19 @@
-"""Start-up fast path for the commands that are spawned most (``replay``, ``world``, ``record``).
+"""Start-up fast path for the commands spawned most: ``replay``, ``world``, ``record``, ``show``,
+``verify``, ``lint``, ``world check``, ``eval``, ``run`` (the table ``COMMANDS`` below).
 
 typer 0.29 coerces every parameter through pydantic: importing the typer apps and parsing one
 command line costs about 0.2 s of CPU per process start, more than everything ``replay`` does
-before answering ``initialize`` and, for ``record``, more than the recording of a short test. A
-well-formed invocation of a command below is therefore parsed here with plain code from the
-command's flag table and its body (``commands.py``) is run directly. Anything else returns
+before answering ``initialize``, and more than the rest of a short ``record`` (which sits in front
+of every server a test records). A well-formed invocation of one of these commands is
+therefore parsed here with plain code from the command's flag table, and its body (a function of
+``commands.py``, which the typer command calls too) is run directly. Anything else returns
 ``None`` and typer handles it, with its usual help and error messages: ``--help``, an unknown
-flag, a missing required option, an option given twice, a value this module is not sure typer
-would read the same way (an int or float that is not plain ASCII digits, an existing path that
-is not readable), a positional argument where typer would stop parsing options. So what the
-fast path accepts, typer accepts with the same values (``tests/cli/test_main.py`` pins each
-table to its typer command and compares both parsers on the same command lines), and a command
-line the fast path refuses reaches typer untouched.
+flag, a missing required option, an option given twice, a value typer might read otherwise (an
+int or float that is not plain ASCII digits, an existing path that cannot be read), an argument
+where typer would stop reading options. So what the fast path accepts, typer reads the same way:
+``tests/cli/test_main.py`` pins each table, required option, argument and default to the typer
+command, compares both parsers on the same command lines and runs bad command lines on both
+paths (same bytes, same exit code). ``benchmarks/bench_cli.py`` measures both paths.
 """
 
 from __future__ import annotations

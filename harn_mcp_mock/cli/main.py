@@ -1,7 +1,7 @@
 """Entry points: `harn` (groups `harn mcp mock ...`) and `harn-mcp-mock` (= `harn mcp mock`).
 
 Both first offer the arguments to the start-up fast path (no typer import for a well-formed
-``replay``), then build the typer app.
+``replay``, ``record``, ``show``, ... command line: ``fastpath.py``), then build the typer app.
 """
 
 from __future__ import annotations
