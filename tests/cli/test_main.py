@@ -131,6 +131,28 @@ def test_the_fast_path_leaves_help_unknown_flags_and_other_commands_to_typer() -
         ["--cassette=x", "--bogus=1", "--", "srv"],
     ):
         assert fastpath.run(["record", *malformed]) is None, malformed
+    for malformed in (
+        ["show", "--json"],  # no --cassette
+        ["show", "--cassette", "a.json", "--json=1"],
+        ["show", "--cassette", "a.json", "extra"],
+        ["show", "--cassette", "a.json", "--seed", "0x10"],
+        ["verify", "--cassette", "a.json", "srv"],  # typer: the command, without `--`
+        ["verify", "--cassette", "a.json", "--timeout", "1e1", "--", "srv"],
+        ["lint", "-x"],
+        ["lint", "-", "a"],  # "-": typer's argument, the fast path's unknown flag
+        ["lint", "a", "--max-age", "1.5"],
+        ["lint", "a", "--format"],
+        ["world", "check", "--spec", "w.json", "extra"],
+        ["world", "check", "--spec", "w.json", "--", "extra"],
+        ["world", "check"],
+        ["eval", "--spec", "notes"],  # no --state
+        ["eval", "--spec", "notes", "--state", "s.json", "extra"],
+        ["eval", "--spec", "notes", "--state", "s.json", "--k", "two"],
+        ["run", "--spec", "notes", "agent.py"],  # typer: the agent, without `--`
+        ["run", "--spec", "notes", "--force=no", "--", "agent"],
+        ["run", "--spec", "notes", "--k", "1", "--k", "2", "--", "agent"],
+    ):
+        assert fastpath.run(malformed) is None, malformed
 
 
 def test_an_existing_path_that_cannot_be_read_is_left_to_typer(
