@@ -95,6 +95,8 @@ class HttpServer:
                 f"refusing to listen on {host!r}: only loopback by default (pass --allow-remote to bind elsewhere)",
                 where="--host",
             )
+        if not 0 <= port <= 65535:  # bind() would raise OverflowError, not OSError
+            raise UsageError(f"{port} is not a TCP port (0 to 65535; 0 picks a free one)", where="--port")
         self.app = app
         self.lifespan = lifespan
         self.on_shutdown = on_shutdown
