@@ -9,6 +9,8 @@ from harn_mcp_mock.cli._common import handle_errors, note
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from harn_mcp_mock.http.guard import GuardSettings
     from harn_mcp_mock.options import ReplayOptions
     from harn_mcp_mock.replay.run import ReplayOutcome
@@ -107,11 +109,7 @@ def replay_main(
     from harn_mcp_mock.shutdown import StopSignals
 
     with StopSignals() as stop, handle_errors(prog):
-        given = [flag for flag, value in http_only.items() if value is not None]
-        if given:
-            from harn_mcp_mock.errors import UsageError
-
-            raise UsageError(f"{given[0]} applies to --http only", where=given[0])
+        _only_with("--http", http_only)
         from harn_mcp_mock.replay.run import run_replay
 
         outcome = run_replay(
@@ -125,6 +123,16 @@ def replay_main(
             stop_fd=stop.fd,
         )
     return _replay_exit(prog, outcome, strict, stop.exit_code)
+
+
+def _only_with(needed: str, flags: Mapping[str, object]) -> None:
+    """A usage error naming the first of ``flags`` given (not None, not an empty list): each
+    applies only with the ``needed`` flag, which the command line lacks."""
+    given = [flag for flag, value in flags.items() if value is not None and value != []]
+    if given:
+        from harn_mcp_mock.errors import UsageError
+
+        raise UsageError(f"{given[0]} applies to {needed} only", where=given[0])
 
 
 def _replay_exit(prog: str, outcome: ReplayOutcome, strict: bool, stopped: int | None) -> int:
@@ -242,11 +250,7 @@ def record_main(
             "--allow-host": allow_host,
             "--max-body-bytes": max_body_bytes,
         }
-        given = [flag for flag, value in http_only.items() if value]
-        if given:
-            from harn_mcp_mock.errors import UsageError
-
-            raise UsageError(f"{given[0]} applies to --url only", where=given[0])
+        _only_with("--url", http_only)
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
