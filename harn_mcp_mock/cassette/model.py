@@ -284,7 +284,9 @@ def load_cassette(path: str | Path) -> Cassette:
 
 
 def load_journal(jpath: Path, *, cassette_path: Path | None = None) -> Cassette:
-    """Read a recording journal; a torn last line (the recorder died mid-write) is dropped."""
+    """Read a recording journal; a torn last line (the recorder died mid-write) is dropped.
+    The journal's ``tape`` (where the session's ``--emit-tape`` tape is, relative to the
+    cassette's folder) is in ``meta["tape"]``: no cassette keeps it."""
     target = cassette_path or jpath.with_name(jpath.name.removesuffix(".journal"))
     try:
         lines = jpath.read_bytes().split(b"\n")
@@ -308,11 +310,13 @@ def load_journal(jpath: Path, *, cassette_path: Path | None = None) -> Cassette:
             if record.get("format") != JOURNAL_FORMAT:
                 raise CassetteFormatError(f"expected a {JOURNAL_FORMAT!r} header", path=jpath, where="1")
             check_version(record, jpath)
-            meta.update({k: record[k] for k in _META_KEYS if k in record})
+            meta.update({k: record[k] for k in (*_META_KEYS, "tape") if k in record})
         elif "seq" in record:
             messages.append(message_from_entry(record, len(messages), cas, jpath))
         else:
-            meta.update({k: record[k] for k in ("server", "exit", "redaction", "http") if k in record})
+            meta.update(
+                {k: record[k] for k in ("server", "exit", "redaction", "http", "tape") if k in record}
+            )
             if isinstance(record.get("learned"), dict):  # fingerprints of values learned meanwhile
                 _add_fingerprints(meta, record["learned"])
     if not meta and not messages:
@@ -442,8 +446,26 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
 
 
 def recover_journal(path: str | Path) -> Cassette:
-    """Turn the journal of an unfinished recording of ``path`` into the cassette ``path``."""
+    """Turn the journal of an unfinished recording of ``path`` into the cassette ``path``
+    (the session's tape, if it wrote one, is not touched: see
+    :func:`harn_mcp_mock.record.recover.recover_recording`)."""
     path = Path(path)
+    cassette = open_recovery(path)
+    memory = remembered_redactor(cassette)
+    stale: set[str] = set()
+    if memory is not None:
+        for _ in range(RECOVERY_PASSES):
+            learned = memory.learned
+            stale |= redact_messages_again(cassette, memory)
+            if memory.learned == learned:
+                break
+    finish_recovery(cassette, path, stale)
+    return cassette
+
+
+def open_recovery(path: Path) -> Cassette:
+    """The unfinished recording of ``path``, read from its journal (``exit`` set to
+    ``recorder-died`` when the journal has none); the first step of recovering it."""
     jpath = journal_path(path)
     if not jpath.exists():
         raise CassetteError("no unfinished recording (journal) to recover", path=jpath)
@@ -458,29 +480,36 @@ def recover_journal(path: str | Path) -> Cassette:
         )
     if "exit" not in cassette.meta:
         cassette.meta["exit"] = {"code": None, "signal": None, "reason": "recorder-died"}
-    stale = _redact_remembered(cassette)
+    return cassette
+
+
+def finish_recovery(cassette: Cassette, path: Path, stale: set[str]) -> None:
+    """Write the recovered ``cassette`` to ``path``, remove its journal, delete the blobs in
+    ``stale`` that no message uses any more; the last step of recovering it."""
     save_cassette(cassette, path)
-    os.unlink(jpath)
+    os.unlink(journal_path(path))
     if stale:
         cas = CasStore(cas_dir(path))
         for key in stale - {blob_key(m) for m in cassette.messages}:
             cas.path_for(key).unlink(missing_ok=True)
-    return cassette
 
 
-_RECOVERY_PASSES = 3
+RECOVERY_PASSES = 3
+"""Passes of a recovery over all it redacts: they go on while they learn something."""
 
 
-def _redact_remembered(cassette: Cassette) -> set[str]:
-    """Redact the messages of a recovered journal with the memory it carries: the keyed
-    fingerprints of every value its recorder had learned (``redaction.fingerprints``, written
-    each time it learned one). A value found as a whole string, a word or a piece of a word is
-    then remembered and chased everywhere (glued, URL-encoded, JSON-escaped, in base64): passes
-    over all messages go on while they learn something. New placeholders are numbered after
-    those already there. Returns the blob keys of the messages that changed."""
+def remembered_redactor(cassette: Cassette, *, taken: int = 0) -> Any:
+    """The memory of a recovered journal: a redactor (a
+    :class:`~harn_mcp_mock.redact.MessageRedactor`) knowing the keyed fingerprints of every
+    value its recorder had learned (``redaction.fingerprints``, written each time it learned
+    one); None when the journal carries none. Passing it over the messages
+    (:func:`redact_messages_again`) replaces each value found as a whole string, a word or a
+    piece of a word, and remembers it, so that later passes chase it everywhere (glued,
+    URL-encoded, JSON-escaped, in base64). New placeholders are numbered after those the
+    messages use and after ``taken`` (the highest a tape of the session uses)."""
     fingerprints = (cassette.meta.get("redaction") or {}).get("fingerprints")
     if not fingerprints:
-        return set()
+        return None
     import re
 
     from harn_mcp_mock.redact import RedactionPolicy
@@ -491,15 +520,9 @@ def _redact_remembered(cassette: Cassette) -> set[str]:
         cassette.meta.get("command"),
         *(m.message if m.invalid is None else m.raw for m in cassette.messages),
     ]
-    taken = re.findall(rb"\[REDACTED:([0-9]+)\]", deepjson.dumps(held))
-    red.number_after(max(map(int, taken), default=0))
-    stale: set[str] = set()
-    for _ in range(_RECOVERY_PASSES):
-        learned = red.learned
-        stale |= redact_messages_again(cassette, red)
-        if red.learned == learned:
-            break
-    return stale
+    numbers = re.findall(rb"\[REDACTED:([0-9]+)\]", deepjson.dumps(held))
+    red.number_after(max([taken, *map(int, numbers)]))
+    return red
 
 
 def redact_messages_again(

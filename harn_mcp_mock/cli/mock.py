@@ -139,11 +139,14 @@ def recover(cassette: CassetteOpt) -> None:
     """Turn the journal of a recording that was killed into a finished cassette."""
     prog = "harn mcp mock recover"
     with handle_errors(prog):
-        from harn_mcp_mock.cassette.model import recover_journal
         from harn_mcp_mock.cassette.unanswered import unanswered_note
+        from harn_mcp_mock.record.recover import recover_recording
 
-        recovered = recover_journal(cassette)
+        done = recover_recording(cassette)
+        recovered = done.cassette
         note(prog, f"wrote {cassette} ({len(recovered.messages)} messages{unanswered_note(recovered)})")
+        if done.tape is not None:  # what was done with the session's --emit-tape tape
+            note(prog, done.tape)
 
 
 @app.command(short_help="Summarise a cassette.")

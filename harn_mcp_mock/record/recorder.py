@@ -99,8 +99,7 @@ class Recorder:
         observer: Any = None,
     ) -> None:
         self.cassette_path = Path(cassette)
-        self.observer = observer
-        """Optional ``on_message(direction, redacted_message, latency_ms=...)`` (the MCP tape)."""
+        self._observer = observer
         self.command = command
         self._redactor = redactor
         self._clock = clock
@@ -137,7 +136,26 @@ class Recorder:
             "command": command,
             "redaction": self._redaction,
         }
+        tape = _tape_field(observer, self.cassette_path)
+        if tape is not None:
+            header["tape"] = tape
         self._journal = JournalWriter(self.cassette_path, header)
+
+    @property
+    def observer(self) -> Any:
+        """Optional ``on_message(direction, redacted_message, latency_ms=...)`` (the MCP tape).
+        An observer that writes a tape (``tape_path``) has the journal say where that tape is
+        (``tape``, relative to the cassette's folder), so that ``recover`` redacts it again."""
+        return self._observer
+
+    @observer.setter
+    def observer(self, value: Any) -> None:
+        self._observer = value
+        tape = _tape_field(value, self.cassette_path)
+        if tape is not None:
+            with self._lock:
+                if not self._journal.closed:
+                    self._journal.append([{"tape": tape}])
 
     @property
     def redactor(self) -> MessageRedactor:
@@ -405,7 +423,20 @@ class Recorder:
         self._drop_blobs(stale, cassette)
 
 
-_JOURNAL_HEADER = ("recorder", "recorded_at", "transport", "command", "redaction")
+_JOURNAL_HEADER = ("recorder", "recorded_at", "transport", "command", "redaction", "tape")
+
+
+def _tape_field(observer: Any, cassette: Path) -> str | None:
+    """Where the tape ``observer`` writes is, as the journal's ``tape`` field: relative to the
+    cassette's folder (both resolved), so that ``recover`` finds it from there wherever it runs."""
+    tape = getattr(observer, "tape_path", None)
+    if tape is None:
+        return None
+    real: str = os.path.realpath(Path(tape))
+    try:
+        return os.path.relpath(real, os.path.realpath(cassette.parent))
+    except ValueError:  # another drive (Windows): no relative path
+        return real
 
 
 def _server_info(method: str, response: dict[str, Any]) -> dict[str, Any] | None:

@@ -64,6 +64,11 @@ class McpTapeObserver:
         self._pending: dict[tuple[str, tuple[str, Any]], _Pending] = {}
         self._lock = threading.Lock()
 
+    @property
+    def tape_path(self) -> Path:
+        """The tape this observer writes to (a recorder's journal names it, for ``recover``)."""
+        return self.writer.path
+
     def on_message(self, direction: str, message: Any, *, latency_ms: float | None = None) -> None:
         """Observe one message sent in ``direction`` (``client->server``/``server->client``;
         ``client``/``server`` name the sender). A batch (a JSON array) is taken element by element."""
@@ -244,6 +249,7 @@ def redact_tape(path: str | Path, redact: Callable[[Any], Any]) -> bool:
         except orjson.JSONDecodeError:
             if index == len(lines) - 1:  # a torn last line: what it held is not kept
                 changed = True
+                out.append(b"")  # the tape ends with its last complete line's newline
                 continue
             out.append(line)
             continue

@@ -286,3 +286,44 @@ def test_each_learned_value_adds_only_its_own_fingerprint_to_the_journal(tmp_pat
     rec.abandon()  # rewritten: the header holds them all
     header = orjson.loads(journal_path(rec.cassette_path).read_bytes().splitlines()[0])
     assert header["redaction"]["fingerprints"]["values"] == merged["values"]
+
+
+class _TapeObserver:
+    """An observer that writes a tape (what a recorder's journal names for ``recover``)."""
+
+    def __init__(self, tape_path: Path) -> None:
+        self.tape_path = tape_path
+
+    def on_message(self, direction: str, message: Any, *, latency_ms: float | None = None) -> None:
+        pass
+
+
+def test_the_journal_says_where_the_tape_is_relative_to_the_cassettes_folder(tmp_path: Path) -> None:
+    (tmp_path / "tapes").mkdir()
+    rec = Recorder(
+        tmp_path / "r.cassette.json",
+        ReplaceSecret(),
+        command=["srv"],
+        policy_name="test",
+        policy_digest="blake3:" + "0" * 64,
+        observer=_TapeObserver(tmp_path / "tapes" / "t.tape"),
+    )
+    journal = journal_path(rec.cassette_path)
+    assert orjson.loads(journal.read_bytes().splitlines()[0])["tape"] == "tapes/t.tape"
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+    assert load_cassette(rec.cassette_path).meta["tape"] == "tapes/t.tape"  # read back from the journal
+    cassette = rec.finish(EXIT)
+    assert "tape" not in orjson.loads(rec.cassette_path.read_bytes())  # the cassette keeps no tape
+    assert cassette.messages
+
+
+def test_a_tape_attached_after_the_journal_began_is_journaled_and_survives_its_rewrite(
+    tmp_path: Path,
+) -> None:
+    rec = _real(tmp_path)  # sessions over HTTP attach the tape's observer once the session opens
+    rec.observer = _TapeObserver(tmp_path.parent / "elsewhere.tape")
+    _told_late(rec)
+    journal = journal_path(rec.cassette_path)
+    assert any(orjson.loads(x).get("tape") == "../elsewhere.tape" for x in journal.read_bytes().splitlines())
+    rec.broke_off()  # the journal is rewritten (value memory): the tape's place stays in its header
+    assert orjson.loads(journal.read_bytes().splitlines()[0])["tape"] == "../elsewhere.tape"
