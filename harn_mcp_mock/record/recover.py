@@ -103,9 +103,19 @@ def _highest_placeholder(tape: Path) -> int:
 
 
 def _redact_tape(tape: Path, memory: Any) -> bool:
+    """Redact ``tape`` again with ``memory``; a tape that cannot be rewritten stops the recovery
+    before the cassette is written, so that the journal (which names the tape) stays to retry."""
+    from harn_mcp_mock.errors import TapeError
     from harn_mcp_mock.tape.mcp import redact_tape
 
-    return redact_tape(tape, memory.redact_message)
+    try:
+        return redact_tape(tape, memory.redact_message)
+    except OSError as exc:
+        raise TapeError(
+            f"cannot rewrite the tape of the killed recording ({exc.strerror}): the journal is kept; "
+            "make the tape writable and run recover again, or delete the tape",
+            path=tape,
+        ) from None
 
 
 def _said(tape: Path, memory: Any, changed: bool, torn: bool) -> str:

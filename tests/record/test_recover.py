@@ -194,3 +194,28 @@ def test_a_journal_whose_tape_path_leads_elsewhere_touches_nothing_there(
     assert done.returncode == 0, done.stderr
     assert "is not a regular file" in done.stderr and "left as it is" in done.stderr
     assert (elsewhere / "file.txt").read_bytes() == b"not yours\n"
+
+
+def test_a_tape_that_cannot_be_rewritten_keeps_the_journal_to_try_again(
+    killed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harn_mcp_mock.errors import TapeError
+    from harn_mcp_mock.record.recover import recover_recording
+    from harn_mcp_mock.tape import mcp
+
+    out = _copy(killed, tmp_path)
+    journal = out / "s.cassette.json.journal"
+
+    def refused(path: Path, data: bytes, *, sync: bool = True) -> None:
+        raise PermissionError(13, "Permission denied")  # a read-only folder (root ignores modes)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(mcp, "atomic_write", refused)
+        with pytest.raises(
+            TapeError, match=r"cannot rewrite the tape .*Permission denied.*the journal is kept"
+        ):
+            recover_recording(out / "s.cassette.json")
+    assert journal.exists() and not (out / "s.cassette.json").exists()  # nothing lost: run it again
+    done = recover_recording(out / "s.cassette.json")
+    assert done.tape is not None and "redacted again" in done.tape
+    assert_never_written(out, {"late": LATE})
