@@ -9,6 +9,7 @@ from harn_mcp_mock._lazy import lazy_exports
 if TYPE_CHECKING:
     from harn_mcp_mock.record.proxy import RecordResult, StdioProxy, record_stdio
     from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+    from harn_mcp_mock.record.recover import Recovered, recover_recording
     from harn_mcp_mock.record.session import load_policy, record_command
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
@@ -16,10 +17,12 @@ _HOME = {
     "MessageRedactor": "recorder",
     "RecordResult": "proxy",
     "Recorder": "recorder",
+    "Recovered": "recover",
     "StdioProxy": "proxy",
     "load_policy": "session",
     "record_command": "session",
     "record_stdio": "proxy",
+    "recover_recording": "recover",
 }
 
 __getattr__ = lazy_exports(__name__, _HOME)
@@ -28,8 +31,10 @@ __all__ = [
     "MessageRedactor",
     "RecordResult",
     "Recorder",
+    "Recovered",
     "StdioProxy",
     "load_policy",
     "record_command",
     "record_stdio",
+    "recover_recording",
 ]
