@@ -485,7 +485,14 @@ def open_recovery(path: Path) -> Cassette:
 
 def finish_recovery(cassette: Cassette, path: Path, stale: set[str]) -> None:
     """Write the recovered ``cassette`` to ``path``, remove its journal, delete the blobs in
-    ``stale`` that no message uses any more; the last step of recovering it."""
+    ``stale`` that no message uses any more; the last step of recovering it. The trailer the
+    recorder never wrote loses its ``server`` summary: it is made again from the messages."""
+    if "server" not in cassette.meta:
+        from harn_mcp_mock.cassette.handshake import server_from_messages
+
+        server = server_from_messages(cassette.messages)
+        if server is not None:
+            cassette.meta["server"] = server
     save_cassette(cassette, path)
     os.unlink(journal_path(path))
     if stale:

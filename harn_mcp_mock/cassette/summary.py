@@ -74,7 +74,9 @@ def render_summary(summary: dict[str, Any], *, as_json: bool = False) -> str:
     lines = [
         f"cassette   {summary['path']}{'' if summary['complete'] else '  (unfinished recording)'}",
         f"server     {server.get('name', '?')} {server.get('version', '')}".rstrip(),
-        f"handshake  {summary['handshake']} (protocol {summary['protocol_version']})",
+        f"handshake  {summary['handshake']} (protocol {summary['protocol_version']})"
+        if summary["handshake"]
+        else "handshake  none answered",
         f"command    {' '.join(summary['command'] or [])}",
         f"messages   {summary['messages']} ({summary['invalid']} invalid, {summary['errors']} JSON-RPC errors)",
     ]

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock._version import __version__
+from harn_mcp_mock.cassette.handshake import HANDSHAKE_METHODS, server_summary
 from harn_mcp_mock.cassette.migrate import FORMAT_VERSION, JOURNAL_FORMAT
 from harn_mcp_mock.cassette.model import (
     Cassette,
@@ -36,8 +37,6 @@ from harn_mcp_mock.errors import CassetteError, NothingRecordedError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, batch_items, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter
 from harn_mcp_mock.store.cas import CasStore, atomic_write
-
-HANDSHAKE_METHODS = ("initialize", "server/discover")
 
 
 class MessageRedactor(Protocol):
@@ -280,7 +279,7 @@ class Recorder:
         if isinstance(error, dict):
             self._handshakes.append({"method": method, "error": error.get("code")})
             return
-        server = _server_info(method, response)
+        server = server_summary(method, response)
         if server is None:
             return
         self._handshakes.append({"method": method})
@@ -344,7 +343,7 @@ class Recorder:
             response = next(
                 (x for x in response if isinstance(x, dict) and x.get("id") == msg_id and "result" in x), None
             )
-        server = _server_info(method, response) if isinstance(response, dict) else None
+        server = server_summary(method, response) if isinstance(response, dict) else None
         if server is not None:
             attempts = cassette.meta["server"].get("attempts")
             cassette.meta["server"] = server if attempts is None else {**server, "attempts": attempts}
@@ -437,24 +436,6 @@ def _tape_field(observer: Any, cassette: Path) -> str | None:
         return os.path.relpath(real, os.path.realpath(cassette.parent))
     except ValueError:  # another drive (Windows): no relative path
         return real
-
-
-def _server_info(method: str, response: dict[str, Any]) -> dict[str, Any] | None:
-    """The cassette's ``server`` summary from a successful handshake response (None otherwise)."""
-    result = response.get("result")
-    if not isinstance(result, dict):
-        return None
-    server: dict[str, Any] = {"handshake": method}
-    for key in ("protocolVersion", "supportedVersions", "serverInfo", "capabilities", "instructions"):
-        if key in result:
-            server[key] = result[key]
-    meta = result.get("_meta")
-    if "serverInfo" not in server and isinstance(meta, dict):
-        # 2026-07-28: a discover result names the server in its _meta
-        info = meta.get("io.modelcontextprotocol/serverInfo")
-        if isinstance(info, dict):
-            server["serverInfo"] = info
-    return server
 
 
 def _learned(redactor: Any) -> int:
