@@ -9,7 +9,7 @@ While recording, messages go first to a journal, ``NAME.cassette.json.journal`` 
 header line, one line per message, an ``exit`` line), appended as they flow. Finishing a
 recording turns the journal into the cassette atomically and removes it; a recorder killed
 before that leaves the journal, which :func:`load_cassette` reads as it is and
-:func:`recover_journal` turns into a cassette. So a crash never loses what was seen.
+:func:`~harn_mcp_mock.cassette.recovery.recover_journal` turns into a cassette. So a crash never loses what was seen.
 
 Format version 1 (``docs/cassette-format.md``, schema in ``schema.json``)::
 
@@ -32,7 +32,6 @@ Format version 1 (``docs/cassette-format.md``, schema in ``schema.json``)::
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -45,7 +44,6 @@ from harn_mcp_mock.errors import (
     CassetteError,
     CassetteFormatError,
     CassetteIntegrityError,
-    NothingRecordedError,
 )
 from harn_mcp_mock.jsonrpc.frames import Kind, classify
 from harn_mcp_mock.store.cas import INLINE_THRESHOLD, CasStore, atomic_write
@@ -443,93 +441,6 @@ def save_cassette(cassette: Cassette, path: str | Path) -> Path:
     atomic_write(path, dump_document(doc))
     cassette.path = path
     return path
-
-
-def recover_journal(path: str | Path) -> Cassette:
-    """Turn the journal of an unfinished recording of ``path`` into the cassette ``path``
-    (the session's tape, if it wrote one, is not touched: see
-    :func:`harn_mcp_mock.record.recover.recover_recording`)."""
-    path = Path(path)
-    cassette = open_recovery(path)
-    memory = remembered_redactor(cassette)
-    stale: set[str] = set()
-    if memory is not None:
-        for _ in range(RECOVERY_PASSES):
-            learned = memory.learned
-            stale |= redact_messages_again(cassette, memory)
-            if memory.learned == learned:
-                break
-    finish_recovery(cassette, path, stale)
-    return cassette
-
-
-def open_recovery(path: Path) -> Cassette:
-    """The unfinished recording of ``path``, read from its journal (``exit`` set to
-    ``recorder-died`` when the journal has none); the first step of recovering it."""
-    jpath = journal_path(path)
-    if not jpath.exists():
-        raise CassetteError("no unfinished recording (journal) to recover", path=jpath)
-    cassette = load_journal(jpath, cassette_path=path)
-    if path.exists() and not any(m.direction == "client" for m in cassette.messages):
-        # A recording killed before its client said anything must not replace a good cassette.
-        os.unlink(jpath)
-        raise NothingRecordedError(
-            "the unfinished recording holds no line from the client: removed its journal and kept the "
-            "existing cassette unchanged",
-            path=path,
-        )
-    if "exit" not in cassette.meta:
-        cassette.meta["exit"] = {"code": None, "signal": None, "reason": "recorder-died"}
-    return cassette
-
-
-def finish_recovery(cassette: Cassette, path: Path, stale: set[str]) -> None:
-    """Write the recovered ``cassette`` to ``path``, remove its journal, delete the blobs in
-    ``stale`` that no message uses any more; the last step of recovering it. The trailer the
-    recorder never wrote loses its ``server`` summary: it is made again from the messages."""
-    if "server" not in cassette.meta:
-        from harn_mcp_mock.cassette.handshake import server_from_messages
-
-        server = server_from_messages(cassette.messages)
-        if server is not None:
-            cassette.meta["server"] = server
-    save_cassette(cassette, path)
-    os.unlink(journal_path(path))
-    if stale:
-        cas = CasStore(cas_dir(path))
-        for key in stale - {blob_key(m) for m in cassette.messages}:
-            cas.path_for(key).unlink(missing_ok=True)
-
-
-RECOVERY_PASSES = 3
-"""Passes of a recovery over all it redacts: they go on while they learn something."""
-
-
-def remembered_redactor(cassette: Cassette, *, taken: int = 0) -> Any:
-    """The memory of a recovered journal: a redactor (a
-    :class:`~harn_mcp_mock.redact.MessageRedactor`) knowing the keyed fingerprints of every
-    value its recorder had learned (``redaction.fingerprints``, written each time it learned
-    one); None when the journal carries none. Passing it over the messages
-    (:func:`redact_messages_again`) replaces each value found as a whole string, a word or a
-    piece of a word, and remembers it, so that later passes chase it everywhere (glued,
-    URL-encoded, JSON-escaped, in base64). New placeholders are numbered after those the
-    messages use and after ``taken`` (the highest a tape of the session uses)."""
-    fingerprints = (cassette.meta.get("redaction") or {}).get("fingerprints")
-    if not fingerprints:
-        return None
-    import re
-
-    from harn_mcp_mock.redact import RedactionPolicy
-
-    none = RedactionPolicy.from_dict({"version": 1, "extends": "none"}, source="recover")
-    red = none.redactor(fingerprints=fingerprints)
-    held = [
-        cassette.meta.get("command"),
-        *(m.message if m.invalid is None else m.raw for m in cassette.messages),
-    ]
-    numbers = re.findall(rb"\[REDACTED:([0-9]+)\]", deepjson.dumps(held))
-    red.number_after(max([taken, *map(int, numbers)]))
-    return red
 
 
 def redact_messages_again(

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harn_mcp_mock.cassette.model import (
+from harn_mcp_mock.cassette.model import Cassette, redact_messages_again
+from harn_mcp_mock.cassette.recovery import (
     RECOVERY_PASSES,
-    Cassette,
     finish_recovery,
     open_recovery,
-    redact_messages_again,
+    recovery_claim,
     remembered_redactor,
 )
 from harn_mcp_mock.errors import HarnError
@@ -44,20 +44,21 @@ def recover_recording(path: str | Path) -> Recovered:
     remembers. A tape that is gone, or that is not a tape, is left as it is and said so: the
     cassette is recovered anyway."""
     path = Path(path)
-    cassette = open_recovery(path)
-    tape, problem, torn = _find_tape(cassette, path)
-    taken = _highest_placeholder(tape) if tape is not None else 0
-    memory = remembered_redactor(cassette, taken=taken)
-    stale: set[str] = set()
-    tape_changed = False
-    for _ in range(RECOVERY_PASSES if memory is not None else 0):
-        learned = memory.learned
-        stale |= redact_messages_again(cassette, memory)
-        if tape is not None:
-            tape_changed |= _redact_tape(tape, memory)
-        if memory.learned == learned:
-            break
-    finish_recovery(cassette, path, stale)
+    with recovery_claim(path):
+        cassette = open_recovery(path)
+        tape, problem, torn = _find_tape(cassette, path)
+        taken = _highest_placeholder(tape) if tape is not None else 0
+        memory = remembered_redactor(cassette, taken=taken)
+        stale: set[str] = set()
+        tape_changed = False
+        for _ in range(RECOVERY_PASSES if memory is not None else 0):
+            learned = memory.learned
+            stale |= redact_messages_again(cassette, memory)
+            if tape is not None:
+                tape_changed |= _redact_tape(tape, memory)
+            if memory.learned == learned:
+                break
+        finish_recovery(cassette, path, stale)
     if tape is None:
         return Recovered(cassette, problem)
     return Recovered(cassette, _said(tape, memory, tape_changed, torn))

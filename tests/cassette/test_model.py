@@ -6,14 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harn_mcp_mock.cassette import Cassette, Message, load_cassette, recover_journal, save_cassette
-from harn_mcp_mock.cassette.model import cas_dir, journal_path
+from harn_mcp_mock.cassette import Cassette, Message, load_cassette, save_cassette
+from harn_mcp_mock.cassette.model import cas_dir
 from harn_mcp_mock.errors import (
     CassetteError,
     CassetteFormatError,
     CassetteIntegrityError,
     CassetteVersionError,
-    NothingRecordedError,
 )
 
 
@@ -150,33 +149,6 @@ def test_malformed_cassettes_name_the_field(tmp_path: Path, doc: Any, where: str
 def test_a_missing_cassette_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(CassetteError, match="no such cassette"):
         load_cassette(tmp_path / "nope.cassette.json")
-
-
-def test_an_unfinished_journal_loads_and_recovers(tmp_path: Path) -> None:
-    path = tmp_path / "a.cassette.json"
-    header = {"format": "harn-mcp-mock/journal", "version": 1, "transport": "stdio", "command": ["srv"]}
-    lines = [header, {"seq": 0, "dir": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "ping"}}]
-    journal_path(path).write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines) + b'{"seq": 1, "di')
-    partial = load_cassette(path)
-    assert not partial.complete
-    assert [m.method for m in partial.messages] == ["ping"]
-    recovered = recover_journal(path)
-    assert recovered.meta["exit"]["reason"] == "recorder-died"
-    assert not journal_path(path).exists()
-    assert load_cassette(path).messages == partial.messages
-
-
-def test_recovering_a_journal_without_a_client_message_keeps_the_cassette(tmp_path: Path) -> None:
-    path = save_cassette(_cassette(), tmp_path / "a.cassette.json")
-    before = path.read_bytes()
-    header = {"format": "harn-mcp-mock/journal", "version": 1, "transport": "stdio", "command": ["srv"]}
-    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {}}
-    lines = [header, {"seq": 0, "dir": "server", "message": note}]
-    journal_path(path).write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
-    with pytest.raises(NothingRecordedError, match="kept the existing cassette unchanged"):
-        recover_journal(path)
-    assert path.read_bytes() == before
-    assert not journal_path(path).exists()
 
 
 def test_the_published_schema_accepts_what_we_write(tmp_path: Path) -> None:
