@@ -12,11 +12,14 @@ How a session ends:
 
 - the server exits or closes its stdout: its remaining output is relayed and recorded, our
   stdout is closed, and the server is reaped;
-- the client closes our stdin (EOF): the server's stdin is closed and it gets ``grace``
-  seconds to exit, then SIGTERM, then SIGKILL; a server that wrote during those seconds is
-  still answering (a piped client sends EOF at once, maybe before a slow server has even
-  started) and gets ``grace`` more, up to ``MAX_GRACES`` times: the wait ends on its output
-  going quiet, not on a fixed clock;
+- the client closes our stdin (EOF): while the server still owes the client answers, its stdin
+  stays open as long as it keeps writing (a piped client sends EOF right after its last request,
+  and a server built on an MCP SDK stops at the end of its input, dropping the requests it is
+  still handling: the answers would be lost, and missing from the cassette); then the server's
+  stdin is closed and it gets ``grace`` seconds to exit, then SIGTERM, then SIGKILL. A server
+  that wrote during those seconds is still answering (a slow start under load) and gets
+  ``grace`` more, up to ``MAX_GRACES`` times: each wait ends on its output going quiet, not on
+  a fixed clock;
 - the client stops reading (our stdout breaks): treated like EOF;
 - we get SIGINT/SIGTERM/SIGHUP: we stop as MCP clients stop a server (the signal is not
   forwarded: a Python server would print a ``KeyboardInterrupt`` traceback and keep waiting for
@@ -38,6 +41,7 @@ import select
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +112,10 @@ class StdioProxy:
         self._reason_lock = threading.Lock()
         self._server: StdioUpstream | None = None
         self._server_chunks = 0  # what the server wrote so far: its progress after the client's EOF
+        self._progress = threading.Condition()  # notified on each server chunk and its output's end
+        self._server_done = False
+        self._holding = False  # the client's EOF came; the server's stdin is open for answers owed
+        self._release = False  # a stop signal ends that wait
 
     def _end(self, reason: str) -> None:
         with self._reason_lock:
@@ -139,7 +147,9 @@ class StdioProxy:
         finally:
             self.recorder.end_of_stream(CLIENT)
             self._end("client-eof")  # first: once the server sees EOF, the session is ending
-            server.close_input()
+            if self._reason != "client-eof":
+                server.close_input()
+            # else run() closes it, once the server answered what it owes (_await_answers)
 
     def _server_to_client(self, server: StdioUpstream) -> None:
         client_alive = True
@@ -148,8 +158,10 @@ class StdioProxy:
                 chunk = server.read_chunk()
                 if not chunk:
                     break
-                self._server_chunks += 1
                 self.recorder.feed(SERVER, chunk)  # journaled first: what the client got is on disk
+                with self._progress:
+                    self._server_chunks += 1
+                    self._progress.notify_all()
                 if client_alive:
                     try:
                         write_all(self.stdout_fd, chunk)
@@ -158,6 +170,9 @@ class StdioProxy:
                         self._end("client-closed-output")
         finally:
             self.recorder.end_of_stream(SERVER)
+            with self._progress:
+                self._server_done = True
+                self._progress.notify_all()
             self._end("server-exit")
 
     # -- run ---------------------------------------------------------------------------------
@@ -171,6 +186,15 @@ class StdioProxy:
                 server.signal(signal.SIGKILL)  # a second signal: stop now
             return
         again = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        if self._holding:
+            self._say(
+                f"stopping: no longer waiting for the server's answers; closing its input, then up to "
+                f"{self.grace:g} s for it to exit ({again} again to kill it)"
+            )
+            with self._progress:
+                self._release = True
+                self._progress.notify_all()
+            return
         if self._reason is not None and server is not None:
             # Already stopping (the client closed its input): whoever signals us now (an MCP host
             # does, shortly after closing stdin) will not wait out the grace period.
@@ -184,6 +208,21 @@ class StdioProxy:
         )
         self._end(f"signal:{signal.Signals(signum).name}")
         self._stop_client_pump()
+
+    def _await_answers(self) -> None:
+        """After the client's EOF, before the server's stdin is closed: wait while the server
+        owes the client answers and keeps writing (one ``grace`` of silence, ``MAX_GRACES`` in
+        all, the end of its output or a stop signal ends the wait)."""
+        deadline = time.monotonic() + self.grace * MAX_GRACES
+        with self._progress:
+            self._holding = True
+            try:
+                while self.recorder.awaiting(CLIENT) and not (self._server_done or self._release):
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not self._progress.wait(timeout=min(self.grace, left)):
+                        return  # quiet for a whole grace (or too long in all): stop waiting
+            finally:
+                self._holding = False
 
     def _wait_while_answering(self, server: StdioUpstream) -> int | None:
         """After the client's EOF: wait while the server keeps writing, one ``grace`` at a time
@@ -233,6 +272,11 @@ class StdioProxy:
             if reason == "client-closed-output":
                 self._stop_client_pump()  # it closes the server's stdin
             returncode = server.poll()
+            if reason == "client-eof":
+                if returncode is None:
+                    self._await_answers()
+                server.close_input()
+                returncode = server.poll()
             if returncode is None and reason == "client-eof":
                 returncode = self._wait_while_answering(server)
                 if returncode is None:  # quiet for a whole grace and still running

@@ -200,6 +200,11 @@ class Recorder:
                 records = [*records, {"learned": fresh}]
         self._journal.append(records)
 
+    def awaiting(self, direction: str) -> int:
+        """How many requests sent by ``direction`` are still waiting for their answer."""
+        with self._lock:
+            return sum(len(waiting) for (sender, _), waiting in self._pending.items() if sender == direction)
+
     def forget_request(self, direction: str, msg_id: Any, seq: int) -> bool:
         """Stop waiting for an answer to the request recorded as ``seq`` (sent by ``direction``
         with id ``msg_id``): it was refused at the transport level (an HTTP redirect, 401, 429)

@@ -120,6 +120,58 @@ def test_a_server_still_writing_after_the_clients_eof_gets_more_grace_and_exits_
     assert load_cassette(cassette).meta["exit"] == {"code": 0, "signal": None, "reason": "client-eof"}
 
 
+@pytest.mark.e2e
+def test_a_piped_client_gets_every_answer_from_an_sdk_server_that_stops_at_end_of_input(
+    tmp_path: Path,
+) -> None:
+    """The quickstart's way: a file of requests piped in, EOF right after the last one. The SDK's
+    stdio server (mcp-server-time) stops at the end of its input and drops the requests it is
+    still handling, so the recorder keeps its stdin open until it answered what it owes."""
+    cassette = tmp_path / "time.cassette.json"
+    server = [str(Path(sys.executable).parent / "mcp-server-time"), "--local-timezone", "UTC"]
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    stdin = (
+        req(1, "initialize", **init)
+        + b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+        + req(2, "tools/list")
+        + req(
+            3,
+            name="convert_time",
+            arguments={"source_timezone": "UTC", "time": "12:00", "target_timezone": "UTC"},
+        )
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "harn_mcp_mock",
+        "record",
+        "--quiet",
+        "--cassette",
+        str(cassette),
+        "--",
+        *server,
+    ]
+    result = run(cmd, stdin)
+    assert result.returncode == 0, result.stderr
+    assert [orjson.loads(line)["id"] for line in result.stdout.splitlines()] == [1, 2, 3]
+    loaded = load_cassette(cassette)
+    assert [m.id for m in loaded.messages if m.kind == "response"] == [1, 2, 3]
+    assert loaded.meta["exit"] == {"code": 0, "signal": None, "reason": "client-eof"}
+
+
+def test_a_server_that_never_answers_after_the_clients_eof_gets_its_input_closed_after_a_quiet_grace(
+    tmp_path: Path,
+) -> None:
+    """The wait for answers owed ends when the server goes quiet: it then sees EOF as before."""
+    cassette = tmp_path / "a.cassette.json"
+    result = run(record_cmd(cassette, "reverse", "3", grace="0.25"), req(1) + req(2))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == b""
+    loaded = load_cassette(cassette)
+    assert [m.kind for m in loaded.messages] == ["request", "request"]
+    assert loaded.meta["exit"] == {"code": 0, "signal": None, "reason": "client-eof"}
+
+
 STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
 
