@@ -1,5 +1,5 @@
 """The wheel a pip user installs: it carries the package data (the default redaction policy, the
-docs, the shipped worlds, the scripted agent example), and installed into a fresh venv, away
+docs, the shipped worlds, the examples), and installed into a fresh venv, away
 from the checkout, `--version`, `docs`, `world list` and a shipped world by name all work.
 
 The wheel is built in-process by hatchling (the build backend, in the dev extra) and installed
@@ -48,11 +48,12 @@ def test_the_wheel_carries_the_package_data_docs_worlds_and_agent(wheel: Path) -
         names = set(archive.namelist())
     assert "harn_mcp_mock/redact/policies/default.json" in names
     data = "harn_mcp_mock/_data/"
-    for folder, pattern in (("docs", "*.md"), ("worlds", "*")):
+    for folder, pattern in (("docs", "*.md"), ("worlds", "*"), ("examples", "*")):
         for rel in repo_files(folder, pattern):
             assert f"{data}{folder}/{rel}" in names, rel
     assert f"{data}worlds/bank/bank_effects.py" in names
     assert f"{data}examples/agent/scripted_agent.py" in names
+    assert f"{data}examples/servers/notes_server.py" in names  # the quickstart's server
     assert f"{data}docs/drift-rules.md" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
@@ -121,3 +122,23 @@ def test_the_installed_wheel_runs_away_from_the_checkout(fresh_venv: Path, tmp_p
     )  # fmt: skip
     assert served.returncode == 0, served.stderr
     assert json.loads(state.read_text(encoding="utf-8"))["world"] == "tickets"
+
+
+def test_the_quickstart_records_from_the_installed_wheel_with_its_examples_linked(
+    fresh_venv: Path, tmp_path: Path
+) -> None:
+    """A pip user has no clone: the quickstart's `ln -s` line links the shipped examples, and its
+    record command then runs as written (the example server came with the wheel)."""
+    lines = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8").splitlines()
+    link = next(line for line in lines if line.startswith("ln -s "))
+    session = next(line for line in lines if line.startswith("$ printf") and "> session.jsonl" in line)
+    record = next(line for line in lines if line.startswith("$ NOTES_API_KEY="))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{fresh_venv / 'bin'}{os.pathsep}{env['PATH']}"
+    result = subprocess.run(
+        ["bash", "-c", f"set -e; {link}; {session[2:]}; {record[2:]}"],
+        capture_output=True, text=True, timeout=TIMEOUT_S, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "examples").resolve().is_relative_to(fresh_venv.resolve())
+    assert "wrote cassettes/notes.cassette.json (4 client, 3 server, 0 invalid messages" in result.stderr
