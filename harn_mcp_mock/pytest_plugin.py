@@ -34,7 +34,7 @@ from harn_mcp_mock.cassette.modes import (
     plan_session,
 )
 from harn_mcp_mock.errors import CassetteError, PathEscapeError, UsageError
-from harn_mcp_mock.options import ReplayOptions
+from harn_mcp_mock.options import REPLAY_FLAGS, ReplayOptions
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -363,8 +363,26 @@ def merge_options(layers: Iterable[Mapping[str, Any]], where: str) -> MockOption
     options.repeat = str(merged.get("repeat", "last"))
     options.latency = str(merged.get("latency", "none"))
     for flag in ("strict_order", "allow_unused", "allow_misses", "allow_answer_mismatches"):
-        setattr(options, flag, bool(merged.get(flag, False)))
+        value = merged.get(flag, False)
+        if not isinstance(value, bool):
+            raise UsageError(f"{MARKER} {flag} must be True or False, not {value!r}", where=where)
+        setattr(options, flag, value)
+    _check_replay_keywords(options, where)
     return options
+
+
+def _check_replay_keywords(options: MockOptions, where: str) -> None:
+    """The replay options' values, checked at set-up where the marker is named (an error names
+    the keyword, ``repeat``, not the command line's ``--repeat``); ``faults`` are read later."""
+    from harn_mcp_mock.cassette.matching import parse_pointer
+
+    try:
+        ReplayOptions.build(repeat=options.repeat, latency=options.latency, seed=options.seed)
+        for pointer in options.ignore_paths:
+            parse_pointer(pointer)
+    except UsageError as exc:
+        keyword = REPLAY_FLAGS.get(exc.where or "", (exc.where, ""))[0]
+        raise UsageError(f"{MARKER} {keyword}: {exc.message}", where=where) from None
 
 
 # --- the fixture -----------------------------------------------------------------------------

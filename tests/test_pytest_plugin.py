@@ -371,6 +371,29 @@ def test_an_unknown_marker_option_is_an_error_naming_the_valid_ones(project: pyt
     )
 
 
+@pytest.mark.parametrize(
+    ("keywords", "said"),
+    [
+        ("repeat='cycl'", "mcp_mock repeat: bad repeat 'cycl': use last, cycle or error"),
+        ("latency='fast'", "mcp_mock latency: bad latency 'fast': use none, recorded or scaled:X (X >= 0)"),
+        ("ignore_paths=['params/x']", "mcp_mock ignore_paths: JSON pointer 'params/x' must start with '/'"),
+        ("strict_order='yes'", "mcp_mock strict_order must be True or False, not 'yes'"),
+    ],
+)
+def test_a_bad_marker_value_is_a_set_up_error_naming_the_keyword_not_a_cli_flag(
+    project: pytest.Pytester, keywords: str, said: str
+) -> None:
+    """Checked at set-up, before the cassette is looked for (it does not exist here), and named
+    as the user wrote it: ``repeat``, not ``--repeat``."""
+    project.makepyfile(
+        test_echo=ECHO_TEST.format(marker=f"@pytest.mark.mcp_mock({keywords})", name="test_hi")
+    )
+    result = run(project)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"UsageError: @pytest.mark.mcp_mock: {said}"])
+    assert "--" not in result.stdout.str().split("UsageError:", 1)[1].splitlines()[0]
+
+
 def test_the_marker_is_registered(project: pytest.Pytester) -> None:
     result = run(project, "--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.mcp_mock(path=None, *"])
