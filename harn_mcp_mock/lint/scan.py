@@ -11,6 +11,7 @@ import dataclasses
 import datetime as dt
 import functools
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,22 @@ def _strings(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{pointer}/{i}")
 
 
+_LINE_COLUMN = re.compile(r"(\d+):(\d+)")
+_STEP = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
+
+
+def _unreadable_at(where: str | None) -> tuple[str, tuple[int, int] | None]:
+    """Where the loader said a cassette is unreadable, as a pointer or a line and column: it says
+    ``LINE:COLUMN`` for text that is not JSON, ``$`` for the whole document, else a path such as
+    ``messages[3].blob``."""
+    if not where or where == "$":
+        return "", None
+    line_column = _LINE_COLUMN.fullmatch(where)
+    if line_column:
+        return "", (int(line_column[1]), int(line_column[2]))
+    return "".join("/" + escape(index or key) for index, key in _STEP.findall(where)), None
+
+
 class _Linter:
     def __init__(self, config: LintConfig, used: set[str] | None, now: dt.datetime) -> None:
         self.config = config
@@ -104,12 +121,21 @@ class _Linter:
         self.descriptions: list[tuple[str, str, str, str, str]] = []
         """(file, server, tool, pointer, description) of every tool description seen."""
 
-    def add(self, rule: str, pointer: str, message: str, index: int | None = None) -> None:
+    def add(
+        self,
+        rule: str,
+        pointer: str,
+        message: str,
+        index: int | None = None,
+        at: tuple[int, int] | None = None,
+    ) -> None:
+        """``at``: the finding's line and column when no pointer can say it (a file that is not JSON)."""
         if index:
             self.offsets[(self.file, pointer, rule)] = index
-        self.out.append(
-            Finding(rule, RULES[rule].severity, None, pointer, message, kind="cassette", file=self.file)
-        )
+        finding = Finding(rule, RULES[rule].severity, None, pointer, message, kind="cassette", file=self.file)
+        if at is not None:
+            finding.line, finding.column = at
+        self.out.append(finding)
 
     def lint(self, path: Path, shown: str) -> None:
         from harn_mcp_mock.cassette.model import load_cassette
@@ -119,7 +145,8 @@ class _Linter:
         try:
             cassette = load_cassette(path)
         except HarnError as exc:
-            self.add("H5", (exc.where and f"/{exc.where}") or "", exc.message)
+            pointer, at = _unreadable_at(exc.where)
+            self.add("H5", pointer, exc.message, at=at)
             return
         except OSError as exc:
             self.add("H5", "", f"cannot read it: {exc.strerror or exc}")
@@ -468,7 +495,7 @@ def lint_paths(
         reason = config.allowed(finding.rule, shown, finding.pointer)
         index = linter.offsets.get((shown, finding.pointer, finding.rule))
         where = locators[shown].position(finding.pointer, index) if shown in locators else None
-        if where is not None:
+        if where is not None and finding.line is None:
             finding.file, finding.line, finding.column = where.file, where.line, where.column
         if reason is not None:
             result.allowed.append((finding, reason))

@@ -119,6 +119,29 @@ def test_hygiene_unreadable_newer_unanswered_old_and_unused(tmp_path: Path) -> N
     assert "upgrade harn-mcp-mock" in newer.message
 
 
+def test_an_unreadable_cassette_is_placed_where_the_loader_found_it_wrong(tmp_path: Path) -> None:
+    """Text that is not JSON at its line and column (not 1:1 with a pointer '/47:16'), a bad
+    message entry at its pointer, a document that is not an object at the file's start."""
+    good = write(tmp_path / "good.cassette.json", tools(tool("a", "Adds.")))
+    text = good.read_text()
+    (tmp_path / "edited.cassette.json").write_text(text.replace('"messages": [', '"messages": [,', 1))
+    broken_at = text[: text.index('"messages": [')].count("\n") + 1
+    doc = json.loads(text)
+    doc["messages"][2]["direction"] = "sideways"
+    (tmp_path / "entry.cassette.json").write_text(json.dumps(doc, indent=2))
+    (tmp_path / "list.cassette.json").write_text("[]")
+    result = lint_paths([tmp_path], LintConfig(), root=tmp_path, used=None)
+    h5 = {f.file: f for f in result.findings if f.rule == "H5"}
+    edited = h5["edited.cassette.json"]
+    assert (edited.pointer, edited.line) == ("", broken_at)
+    assert edited.column == len('  "messages": [') + 1
+    assert h5["entry.cassette.json"].pointer.startswith("/messages/2")
+    assert h5["entry.cassette.json"].line != 1
+    assert (h5["list.cassette.json"].pointer, h5["list.cassette.json"].line) == ("", 1)
+    shown = render_lint(result, "text")
+    assert "(at /$)" not in shown and "(at /" + str(broken_at) not in shown
+
+
 def test_the_configuration_allows_with_a_reason_and_changes_severities(tmp_path: Path) -> None:
     write(
         tmp_path / "tests" / "cassettes" / "p.cassette.json",
