@@ -138,7 +138,14 @@ class CassetteClaim:
 
         if self.held:
             return self
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.cassette.is_dir():
+            raise CassetteError("is a folder, not a cassette file (NAME.cassette.json)", path=self.cassette)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # under a file, a folder we may not write, a read-only file system
+            raise CassetteError(
+                f"cannot create its folder {self.path.parent}: {exc.strerror or exc}", path=self.cassette
+            ) from None
         lock = FileLock(self.path, thread_local=False, on_acquired=self._on_acquired)
         try:
             lock.acquire(timeout=max(timeout, 0.0), poll_interval=_POLL)

@@ -106,6 +106,8 @@ def record(
 
     Exits with the server's exit code (128+N if signal N ended it); 0 for --url.
     Exit 5: the client sent no message (nothing written, an old cassette kept).
+    Exit 3, before the server starts: the cassette cannot be written there (a
+    folder, a path under a file) or another recording holds it.
 
     Ctrl-C (SIGTERM, SIGHUP) stops: the server's stdin is closed and it gets
     --shutdown-timeout seconds to exit; a second Ctrl-C kills it. The cassette

@@ -461,6 +461,26 @@ def test_a_missing_server_command_is_one_line_with_exit_4_and_leaves_nothing(tmp
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("where", ["folder", "under-a-file"])
+def test_a_cassette_path_that_cannot_be_written_is_one_line_with_exit_3_before_the_server_starts(
+    tmp_path: Path, where: str
+) -> None:
+    """A folder given as --cassette, or a path under a file: refused before the session, not an
+    internal error after it (the folder case used to proxy the whole session, then fail to
+    write the cassette)."""
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "notes.txt").write_text("a file")
+    cassette = tmp_path / ("cassettes" if where == "folder" else "notes.txt/a.cassette.json")
+    result = run(record_cmd(cassette, "echo"), req(1))
+    assert result.returncode == 3, result.stderr
+    assert result.stdout == b""  # the server was never started
+    [line] = result.stderr.decode().strip().splitlines()
+    assert line.startswith(f"harn mcp mock record: error: {cassette}: ")
+    assert ("is a folder" if where == "folder" else "cannot create its folder") in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cassettes", "notes.txt"]
+    assert list((tmp_path / "cassettes").iterdir()) == []
+
+
 def test_record_without_a_server_command_is_a_usage_error(tmp_path: Path) -> None:
     result = run(
         [sys.executable, "-m", "harn_mcp_mock", "record", "--cassette", str(tmp_path / "a.json")], b""
