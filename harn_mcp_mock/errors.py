@@ -16,6 +16,8 @@ line or field at fault (never a secret, never a traceback)::
     │   ├── TapeVersionError                  written by a newer tape format version
     │   └── TapeIntegrityError                a payload's bytes do not match its content hash
     ├── PathEscapeError               exit 2  a path leaves the folder it must stay in
+    ├── OutputError                   exit 2  a file asked for (a report, a state, a page) cannot be
+    │                                         written there (a folder, a path under a file, no room)
     ├── RedactionPolicyError          exit 2  a redaction policy file is invalid
     ├── WorldSpecError                exit 2  a world spec violates its schema or cannot run
     ├── FaultRulesError               exit 2  a fault rules file (replay --faults) is invalid
@@ -114,6 +116,22 @@ class TapeIntegrityError(TapeError):
 
 class PathEscapeError(HarnError):
     exit_code = 2
+
+
+class OutputError(HarnError, OSError):
+    """A file the command was asked to write (``--report``, ``--state-out``, ``--out``...) could
+    not be written: one line naming it and why. An ``OSError`` too, with its cause's ``errno`` and
+    ``strerror``, so code that handles a failed write still does."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, path: str | Path | None = None, cause: OSError | None = None) -> None:
+        HarnError.__init__(self, message, path=path)
+        self.errno = cause.errno if cause is not None else None
+        self.strerror = cause.strerror if cause is not None else message
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 class RedactionPolicyError(HarnError):

@@ -395,7 +395,11 @@ def verify_main(
     color = fmt == "text" and report is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     text = render(result, fmt, fail_on=threshold, color=color)
     if report is not None:
-        atomic_write(report, text.encode())
+        try:
+            atomic_write(report, text.encode())
+        except HarnError as exc:
+            note(prog, f"error: {exc}")
+            return 2  # not 1: that would say the cassette drifted
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

@@ -13,7 +13,7 @@ import re
 import stat
 from pathlib import Path
 
-from harn_mcp_mock.errors import CassetteIntegrityError
+from harn_mcp_mock.errors import CassetteIntegrityError, OutputError
 from harn_mcp_mock.store.canonical import digest
 
 INLINE_THRESHOLD = 4096
@@ -27,7 +27,20 @@ os.umask(_UMASK)  # read once at import (single-threaded): mkstemp's 0600 is wid
 
 def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Write ``data`` to ``path`` via a temp file in the same folder and a rename (``sync``:
-    fsync the file before the rename)."""
+    fsync the file before the rename). A file that cannot be written there (``path`` is a folder,
+    its folder is under a file or not writable, the disk is full) is an :class:`OutputError`
+    naming it; ``path`` is left as it was."""
+    try:
+        _atomic_write(path, data, sync=sync)
+    except OSError as exc:
+        why = "it is a folder" if path.is_dir() else exc.strerror or str(exc)
+        above = next((p for p in path.parents if p.exists()), None)
+        if above is not None and not above.is_dir():
+            why = f"{above} is a file, not a folder"
+        raise OutputError(f"cannot write it: {why}", path=path, cause=exc) from exc
+
+
+def _atomic_write(path: Path, data: bytes, *, sync: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # not on replay's start-up path: only writers need it
 

@@ -29,3 +29,24 @@ def test_run_plan_prints_the_trials_and_the_detectable_drop_and_runs_nothing(tmp
     assert not out.exists()  # nothing ran, nothing was written
     bad = CliRunner().invoke(apps.mock.app, [*args, "--alpha", "2"])
     assert bad.exit_code == 2 and "--alpha: alpha must be between 0 and 1" in bad.output
+
+
+def test_verify_with_a_report_path_it_cannot_write_is_one_line_and_exit_2_not_1(tmp_path: Path) -> None:
+    """Exit 1 would say the cassette drifted; on the start-up fast path this was a traceback."""
+    import subprocess
+    import sys
+
+    from tests.echo_cassette import echo_cassette
+
+    cassette = tmp_path / "echo.cassette.json"
+    echo_cassette(cassette, "hi")
+    (tmp_path / "out").mkdir()
+    cmd = [sys.executable, "-m", "harn_mcp_mock", "verify", "--cassette", str(cassette)]
+    result = subprocess.run(
+        [*cmd, "--candidate", str(cassette), "--report", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        f"harn mcp mock verify: error: {tmp_path / 'out'}: cannot write it: it is a folder"
+    ]

@@ -66,3 +66,21 @@ def test_a_store_without_sync_writes_its_blobs_without_fsync(
     assert len(calls) == fsyncs
     assert cas.get(key) == b"y" * 5000
     assert [p.name for p in (tmp_path / "cas").iterdir()] == [key]  # renamed into place all the same
+
+
+@pytest.mark.parametrize("where", ["folder", "under-a-file"])
+def test_atomic_write_where_it_cannot_is_an_output_error_naming_the_file(tmp_path: Path, where: str) -> None:
+    """A --report or --state-out given a folder (or a path under a file) is one line naming it,
+    not an internal IsADirectoryError; it is an OSError too, for code that handles failed writes."""
+    from harn_mcp_mock.errors import OutputError
+
+    (tmp_path / "out").mkdir()
+    (tmp_path / "notes.txt").write_text("a file")
+    target = tmp_path / ("out" if where == "folder" else "notes.txt/report.json")
+    with pytest.raises(OutputError) as caught:
+        atomic_write(target, b"{}")
+    said = "it is a folder" if where == "folder" else f"{tmp_path / 'notes.txt'} is a file, not a folder"
+    assert str(caught.value) == f"{target}: cannot write it: {said}"
+    assert caught.value.exit_code == 2
+    assert isinstance(caught.value, OSError) and caught.value.errno is not None
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["notes.txt", "out"]
