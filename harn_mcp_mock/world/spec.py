@@ -152,6 +152,10 @@ def read_spec_json(path: Path) -> Any:
 
         names = ", ".join(world_specs())
         raise WorldSpecError(f"no such world spec (shipped worlds: {names})", path=path) from None
+    except IsADirectoryError:
+        raise WorldSpecError("is a folder, not a world spec (NAME.world.json)", path=path) from None
+    except OSError as exc:
+        raise WorldSpecError(f"cannot read it: {exc.strerror or exc}", path=path) from None
     except orjson.JSONDecodeError as exc:
         raise WorldSpecError(
             f"not valid JSON: {str(exc).split(':')[0]}", path=path, where=f"{exc.lineno}:{exc.colno}"
