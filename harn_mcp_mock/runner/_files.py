@@ -109,7 +109,12 @@ def open_folder(root: Path, parts: Sequence[str], *, create: bool = True) -> Fol
     Raises :class:`PathEscapeError` naming the component that is a symlink or not a folder, and
     FileNotFoundError when it is missing and not ``create``."""
     if create:
-        root.mkdir(parents=True, exist_ok=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # --out names a file, or a path under one
+            from harn_mcp_mock.store.cas import cannot_write
+
+            raise cannot_write(root, exc, folder=True) from None
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     path = root
     try:

@@ -33,11 +33,22 @@ def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
     try:
         _atomic_write(path, data, sync=sync)
     except OSError as exc:
-        why = "it is a folder" if path.is_dir() else exc.strerror or str(exc)
-        above = next((p for p in path.parents if p.exists()), None)
-        if above is not None and not above.is_dir():
-            why = f"{above} is a file, not a folder"
-        raise OutputError(f"cannot write it: {why}", path=path, cause=exc) from exc
+        raise cannot_write(path, exc) from exc
+
+
+def cannot_write(path: Path, exc: OSError, *, folder: bool = False) -> OutputError:
+    """The one-line error for a file (or, with ``folder``, a folder) at ``path`` that ``exc``
+    kept us from writing (making): what is in the way when something is, else the OS's reason."""
+    above = next((p for p in path.parents if p.exists()), None)
+    if not folder and path.is_dir():
+        why = "it is a folder"
+    elif folder and path.exists() and not path.is_dir():
+        why = "it is a file, not a folder"
+    elif above is not None and not above.is_dir():
+        why = f"{above} is a file, not a folder"
+    else:
+        why = exc.strerror or str(exc)
+    return OutputError(f"cannot write it: {why}", path=path, cause=exc)
 
 
 def _atomic_write(path: Path, data: bytes, *, sync: bool) -> None:

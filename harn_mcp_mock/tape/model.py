@@ -408,8 +408,13 @@ class TapeWriter:
             "script_path": script_path,
             "argv": list(argv),
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: BinaryIO | None = self.path.open("wb")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh: BinaryIO | None = self.path.open("wb")
+        except OSError as exc:  # --emit-tape FOLDER, a path under a file: one line naming it
+            from harn_mcp_mock.store.cas import cannot_write
+
+            raise cannot_write(self.path, exc) from None
         self._write_line(self.header)
 
     @property

@@ -295,3 +295,15 @@ def test_default_clock_and_started_at(tmp_path: Path) -> None:
         rec = w.record("clock_sleep", duration_ms=0)
     assert w.header["started_at_unix_ms"] == 42
     assert rec["monotonic_ms"] >= 0 and rec["virtual_time_ms"] > 1_600_000_000_000
+
+
+def test_a_tape_path_that_cannot_be_written_is_one_line_naming_it(tmp_path: Path) -> None:
+    """--emit-tape FOLDER (or a path under a file) was an internal IsADirectoryError."""
+    from harn_mcp_mock.errors import OutputError
+
+    (tmp_path / "notes.txt").write_text("a file")
+    with pytest.raises(OutputError) as caught:
+        TapeWriter(tmp_path, clock=PausedClock())
+    assert str(caught.value) == f"{tmp_path}: cannot write it: it is a folder"
+    with pytest.raises(OutputError, match=r"notes\.txt is a file, not a folder"):
+        TapeWriter(tmp_path / "notes.txt" / "t.tape", clock=PausedClock())
