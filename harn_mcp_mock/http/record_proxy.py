@@ -201,8 +201,9 @@ class RecordProxy:
             response = await self.forwarder.open(method, url, request_headers, body or None)
         except httpx2.HTTPError as exc:
             cause = describe_error(exc)
-            text = f"harn-mcp-mock record: cannot reach the upstream server {self.upstream}: {cause}"
-            self._event(text)
+            said = f"cannot reach the upstream server {self.upstream}: {cause}"
+            self._event(said)  # the CLI puts its own name before it
+            text = f"harn-mcp-mock record: {said}"
             exchange.update(status=502, error=cause, content_type="application/json")
             if request_frame is not None:
                 self._unanswered(request_frame, exchange)

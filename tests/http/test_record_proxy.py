@@ -77,7 +77,9 @@ def serve_app_lifespan(app: Any) -> AbstractContextManager[str]:
 
 
 @contextmanager
-def recording(cassette: Path, upstream: str, headers: list[str]) -> Iterator[tuple[str, list[Any]]]:
+def recording(
+    cassette: Path, upstream: str, headers: list[str], events: list[str] | None = None
+) -> Iterator[tuple[str, list[Any]]]:
     """The recording proxy in a thread; on exit it stops, and the result holds (cassette, proxy)."""
     servers: list[HttpServer] = []
     urls: list[str] = []
@@ -92,6 +94,7 @@ def recording(cassette: Path, upstream: str, headers: list[str]) -> Iterator[tup
                 RecordOptions(headers=headers),
                 on_ready=lambda url: (urls.append(url), ready.set()),
                 on_server=servers.append,
+                on_event=events.append if events is not None else None,
             )
         )
 
@@ -231,7 +234,8 @@ async def test_an_unreachable_upstream_is_a_clear_502(tmp_path: Path, problem: s
             upstream = f"http://127.0.0.1:{_closed_port()}/mcp"
         else:
             upstream = plain_upstream.replace("http://", "https://")  # TLS to a plain-HTTP port
-        with recording(tmp_path / "x.cassette.json", upstream, []) as (url, _result):
+        events: list[str] = []
+        with recording(tmp_path / "x.cassette.json", upstream, [], events) as (url, _result):
             with anyio.fail_after(30):
                 async with httpx2.AsyncClient() as http:
                     answer = await http.post(url, json=init, headers={"accept": "application/json"})
@@ -241,7 +245,9 @@ async def test_an_unreachable_upstream_is_a_clear_502(tmp_path: Path, problem: s
     assert answer.status_code == 502
     error = answer.json()["error"]
     assert answer.json()["id"] == 7
-    assert "cannot reach the upstream server" in error["message"]
+    assert error["message"].startswith("harn-mcp-mock record: cannot reach the upstream server ")
+    # stderr gets it once, after the CLI's own "harn mcp mock record: " (it said the name twice)
+    assert events[0] == error["message"].removeprefix("harn-mcp-mock record: ")
     assert (
         ("Connect" in error["message"])
         if problem == "refused"
