@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -267,3 +268,19 @@ async def test_the_runner_plays_every_task_k_times_and_eval_scores_the_flaky_sty
         expected[trial.task] = (c + agent.coin(trial.seed, trial.run_id), n + 1)
     assert counts["flaky"] == expected
     assert 0 < sum(c for c, _ in expected.values()) < 10  # some of each
+
+
+def test_the_agent_examples_help_says_what_each_option_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python scripted_agent.py --help`: `world list` points users at it."""
+    agent = load_agent()
+    with pytest.raises(SystemExit):
+        agent.main(["--help"])
+    text = capsys.readouterr().out
+    blocks = re.split(r"\n(?=  -)", text.split("options:", 1)[1])
+    options = {block.split()[0].rstrip(","): block for block in blocks if block.strip()}
+    assert set(options) >= {"--spec", "--task", "--style", "--seed", "--run-id", "--faults", "--out"}
+    for name, block in options.items():
+        words = block.split()
+        said = [w for w in words[1:] if not w.isupper() and not w.startswith(("{", "--", "-"))]
+        assert said, f"{name} says nothing: {block!r}"
+    assert "--harn-trial" in text

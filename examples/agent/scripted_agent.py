@@ -588,13 +588,27 @@ def main(argv: list[str] | None = None) -> None:
         anyio.run(play_harn_trial, sys.argv[2] if len(sys.argv) > 2 else "good", harn_trial())
         return
 
-    parser = argparse.ArgumentParser(description="Play one task of a world with the scripted agent.")
-    parser.add_argument("--spec", required=True)
-    parser.add_argument("--task", required=True)
-    parser.add_argument("--style", choices=STYLES, default="good")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--run-id", default="r1")
-    parser.add_argument("--faults")
+    parser = argparse.ArgumentParser(
+        description="Play one task of a world with the scripted agent (under `harn mcp mock run`, "
+        "give it `--harn-trial STYLE` instead: the runner says which world and task)."
+    )
+    parser.add_argument(
+        "--spec", required=True, help="world spec: a NAME.world.json file or a shipped world's name"
+    )
+    parser.add_argument("--task", required=True, help="the task's id (`harn mcp mock world list`)")
+    parser.add_argument(
+        "--style",
+        choices=STYLES,
+        default="good",
+        help="how the agent plays (see the module docstring; default: good)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the world's seed for probabilistic faults (default: 0)"
+    )
+    parser.add_argument(
+        "--run-id", default="r1", help="the world's run id, keyed with the seed (default: r1)"
+    )
+    parser.add_argument("--faults", help="a fault profile of the spec to play under (default: none)")
     parser.add_argument(
         "--out", help="folder for the state, report and agent log (default: a new temporary folder)"
     )
