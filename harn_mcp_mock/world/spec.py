@@ -150,8 +150,12 @@ def read_spec_json(path: Path) -> Any:
     except FileNotFoundError:
         from harn_mcp_mock.shipped import world_specs
 
-        names = ", ".join(world_specs())
-        raise WorldSpecError(f"no such world spec (shipped worlds: {names})", path=path) from None
+        shipped = world_specs()
+        stem = path.name.removesuffix(".world.json")
+        same = f"; the shipped {stem!r} is --spec {stem}" if stem in shipped else ""
+        raise WorldSpecError(
+            f"no such world spec (shipped worlds: {', '.join(shipped)}{same})", path=path
+        ) from None
     except IsADirectoryError:
         raise WorldSpecError("is a folder, not a world spec (NAME.world.json)", path=path) from None
     except OSError as exc:

@@ -24,6 +24,17 @@ def test_a_spec_under_a_file_is_a_world_spec_error_naming_it(tmp_path: Path) -> 
         load_spec(spec)
 
 
+def test_a_repository_path_to_a_shipped_world_that_is_not_here_says_its_name(tmp_path: Path) -> None:
+    """The docs' `--spec worlds/tickets/tickets.world.json`, run away from a checkout (a pip user)."""
+    spec = tmp_path / "worlds" / "tickets" / "tickets.world.json"
+    with pytest.raises(WorldSpecError) as caught:
+        load_spec(spec)
+    assert str(caught.value) == (
+        f"{spec}: no such world spec (shipped worlds: bank, notes, retail, tickets; "
+        "the shipped 'tickets' is --spec tickets)"
+    )
+
+
 def test_a_missing_spec_names_the_shipped_worlds(tmp_path: Path) -> None:
     with pytest.raises(
         WorldSpecError, match=r"no such world spec \(shipped worlds: bank, notes, retail, tickets\)"
