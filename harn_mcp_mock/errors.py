@@ -176,7 +176,8 @@ class ServerStartError(ServerError):
 
 class NothingRecordedError(HarnError):
     """The client sent no message while recording (stdin from /dev/null, a client that never
-    spoke, Ctrl-C before it did): an existing cassette is kept unchanged and no new one is written."""
+    spoke, Ctrl-C before it did), or a stdio server none before it failed (a typo in its path):
+    an existing cassette is kept unchanged and no new one is written."""
 
     exit_code = 5
 

@@ -105,7 +105,8 @@ def record(
        or: harn mcp mock record --cassette F --url URL [--header K:V] [--port P]
 
     Exits with the server's exit code (128+N if signal N ended it); 0 for --url.
-    Exit 5: the client sent no message (nothing written, an old cassette kept).
+    Exit 5: the client sent no message, or the server none before it failed
+    (nothing written, an old cassette kept).
     Exit 3, before the server starts: the cassette cannot be written there (a
     folder, a path under a file) or another recording holds it.
 

@@ -98,6 +98,7 @@ class Recorder:
         observer: Any = None,
     ) -> None:
         self.cassette_path = Path(cassette)
+        self.transport = transport
         self._observer = observer
         self.command = command
         self._redactor = redactor
@@ -127,6 +128,8 @@ class Recorder:
         self.counts = {CLIENT: 0, SERVER: 0, "invalid": 0}
         self.client_lines = 0
         """Lines the client sent, invalid ones included: any of them makes a session worth keeping."""
+        self.server_lines = 0
+        """Lines the server sent, invalid ones included (a session without one recorded nothing)."""
         recorded_at = dt.datetime.fromtimestamp(clock.wall_ms() / 1000, tz=dt.UTC)
         header = {
             "recorder": f"harn-mcp-mock {__version__}",
@@ -229,6 +232,8 @@ class Recorder:
         direction = frame.direction
         if direction == CLIENT:
             self.client_lines += 1
+        else:
+            self.server_lines += 1
         if frame.kind == "invalid":
             self.counts["invalid"] += 1
             text = self._redactor.redact_text(frame.raw.decode("utf-8", "replace"))
@@ -300,15 +305,19 @@ class Recorder:
 
         ``extra`` adds top-level fields to the trailer (``{"http": [...]}`` from the HTTP
         record proxy); only the keys the cassette format knows are kept. Unless ``allow_empty``,
-        a session in which the client sent no message writes nothing (an existing cassette is
-        kept as it was, the journal is removed) and raises :class:`NothingRecordedError`.
+        a session in which the client sent no message, or a stdio server none before it failed
+        (it did not start: a typo in its path), writes nothing (an existing cassette is kept as it
+        was, the journal is removed) and raises :class:`NothingRecordedError`.
         """
         self.end_of_stream(CLIENT)
         self.end_of_stream(SERVER)
-        if not allow_empty and not self.client_lines:
+        failed = exit_info.get("signal") is not None or exit_info.get("code") not in (0, None)
+        server_failed_silent = self.transport == "stdio" and not self.server_lines and failed
+        silent = CLIENT if not self.client_lines else SERVER if server_failed_silent else None
+        if not allow_empty and silent is not None:
             self.discard()
             raise NothingRecordedError(
-                _nothing_recorded(self.cassette_path, exit_info), path=self.cassette_path
+                _nothing_recorded(self.cassette_path, exit_info, silent), path=self.cassette_path
             )
         with self._lock:
             server = dict(self._server)
@@ -449,16 +458,17 @@ def _learned(redactor: Any) -> int:
     return learned if isinstance(learned, int) else 0
 
 
-def _nothing_recorded(path: Path, exit_info: dict[str, Any]) -> str:
-    """The one line for a recording in which the client sent no message."""
+def _nothing_recorded(path: Path, exit_info: dict[str, Any], silent: str = CLIENT) -> str:
+    """The one line for a recording in which the client (``silent``) or the server sent no message."""
     how = [str(exit_info.get("reason") or "ended")]
     if exit_info.get("signal"):
         how.insert(0, f"server killed by {exit_info['signal']}")
     elif exit_info.get("code") is not None:
         how.insert(0, f"server exit {exit_info['code']}")
+    what = "an empty recording" if silent == CLIENT else "this recording"
     kept = (
-        "kept the existing cassette unchanged; pass --allow-empty to overwrite it with an empty recording"
+        f"kept the existing cassette unchanged; pass --allow-empty to overwrite it with {what}"
         if path.exists()
-        else "no cassette written; pass --allow-empty to write an empty recording"
+        else f"no cassette written; pass --allow-empty to write {what}"
     )
-    return f"nothing recorded: the client sent no message ({', '.join(how)}); {kept}"
+    return f"nothing recorded: the {silent} sent no message ({', '.join(how)}); {kept}"

@@ -315,6 +315,34 @@ def test_record_from_dev_null_keeps_an_existing_cassette_byte_for_byte(tmp_path:
     assert not journal_path(cassette).exists()
 
 
+def test_a_server_that_fails_before_saying_anything_never_replaces_a_cassette(tmp_path: Path) -> None:
+    """A typo in the server's path (`python servr.py` exits 2 at once) used to replace a good
+    cassette with one in which every request went unanswered."""
+    cassette, before = good_cassette(tmp_path)
+
+    def typo(path: Path, *flags: str) -> list[str]:
+        cmd = record_cmd(path, "echo")
+        at = cmd.index("--")
+        return [*cmd[:at], *flags, "--", sys.executable, str(tmp_path / "no_such_server.py")]
+
+    result = run(typo(cassette), req(1))
+    assert result.returncode == 5, result.stderr
+    said = [line for line in result.stderr.decode().splitlines() if line.startswith("harn mcp mock")]
+    assert said == [
+        f"harn mcp mock record: error: {cassette}: nothing recorded: the server sent no message (server "
+        "exit 2, client-eof); kept the existing cassette unchanged; pass --allow-empty to overwrite it "
+        "with this recording"
+    ]
+    assert cassette.read_bytes() == before
+    assert not journal_path(cassette).exists()
+    fresh = tmp_path / "fresh.cassette.json"
+    assert run(typo(fresh), req(1)).returncode == 5
+    assert not fresh.exists()
+    allowed = run(typo(fresh, "--allow-empty"), req(1))
+    assert allowed.returncode == 2  # the server's own exit code, as for any recording
+    assert [m.kind for m in load_cassette(fresh).messages] == ["request"]
+
+
 def test_record_from_dev_null_writes_no_new_cassette_unless_allow_empty(tmp_path: Path) -> None:
     cassette = tmp_path / "new.cassette.json"
     result = subprocess.run(
