@@ -542,6 +542,16 @@ class RecordTransport(_SingleUse):
                         f"cannot start the server {self.command[0]!r}: {exc.strerror or exc}", path=self.path
                     ) from exc
                 raise
+            if not recorder.server_lines:  # it died before a word (a typo in its path): keep the cassette
+                recorder.discard()
+                if isinstance(exc, Exception):
+                    raise ServerStartError(
+                        f"the server {' '.join(self.command)!r} ended the session before writing a "
+                        f"message (its stderr says why; {type(exc).__name__}: {exc}); the cassette "
+                        "was left as it was",
+                        path=self.path,
+                    ) from exc
+                raise
             self.cassette = recorder.finish({"code": None, "signal": None, "reason": reason})
             raise
         self.cassette = recorder.finish({"code": None, "signal": None, "reason": reason})

@@ -23,7 +23,7 @@ from harn_mcp_mock.api import (
     record_session,
     replay_session,
 )
-from harn_mcp_mock.cassette.model import Cassette, Message, load_cassette, save_cassette
+from harn_mcp_mock.cassette.model import Cassette, Message, journal_path, load_cassette, save_cassette
 from harn_mcp_mock.errors import CassetteError, UsageError
 
 # One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
@@ -487,6 +487,26 @@ async def test_mcp_client_in_auto_mode_records_the_modern_handshake_and_replays_
     assert dump(replayed) == dump(live) == dump(again)
     assert load_cassette(path).server["attempts"] == [{"method": "server/discover"}]
     assert replay.report is not None and replay.report.clean
+
+
+async def test_a_server_that_dies_before_a_word_keeps_the_cassette_and_is_one_server_start_error(
+    tmp_path: Path,
+) -> None:
+    """Record mode all with a typo in the server's path (python starts, then exits 2): the
+    cassette used to be replaced by one whose every request went unanswered."""
+    from harn_mcp_mock.errors import ServerStartError
+
+    path = tmp_path / "x.cassette.json"
+    with anyio.fail_after(TIMEOUT):
+        async with record_session(path, NOTES) as session:
+            await session.list_tools()
+    before = path.read_bytes()
+    typo = [sys.executable, str(tmp_path / "no_such_server.py")]
+    with anyio.fail_after(TIMEOUT), pytest.raises(ServerStartError, match="ended the session before writing"):
+        async with Client(RecordTransport(path, typo, errlog=sys.stderr), mode="legacy") as client:
+            await client.list_tools()
+    assert path.read_bytes() == before
+    assert not journal_path(path).exists()
 
 
 async def test_a_server_that_cannot_start_is_a_server_start_error_and_leaves_no_journal(
