@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from harn_mcp_mock import deepjson
-from harn_mcp_mock.errors import ServerError, UpstreamTimeout
+from harn_mcp_mock.errors import NothingRecordedError, ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.server import Out
@@ -121,6 +121,9 @@ class RecordEngine:
         self.waiting: set[bytes] = set()
         self.cassette: Cassette | None = None
         """The cassette written, once :meth:`finish` ran."""
+        self.nothing: NothingRecordedError | None = None
+        """Why :meth:`finish` wrote no cassette (the server said nothing before it failed)."""
+        self._finished = False
 
     def receive(self, message: Any) -> list[Out]:
         data = deepjson.dumps(message)
@@ -157,10 +160,17 @@ class RecordEngine:
             outs += _failed(self.waiting, exc)  # the recording keeps them as unanswered
         return outs
 
-    def finish(self, *, allow_empty: bool = False) -> Cassette:
-        """Close the server's input, let it exit (what it still says is recorded) and write the cassette."""
+    def finish(self, *, allow_empty: bool = False) -> Cassette | None:
+        """Close the server's input, let it exit (what it still says is recorded) and write the
+        cassette; None (and :attr:`nothing` says why) when the recording kept the old one."""
+        if self._finished:
+            return self.cassette
+        self._finished = True
         info = self.live.close(self.timeout, self.recorder.feed_frame)
-        self.cassette = self.recorder.finish(dict(info), allow_empty=allow_empty)
+        try:
+            self.cassette = self.recorder.finish(dict(info), allow_empty=allow_empty)
+        except NothingRecordedError as exc:  # raised here it would end in uvicorn's traceback
+            self.nothing = exc
         return self.cassette
 
     def abort(self) -> None:

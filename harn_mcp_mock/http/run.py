@@ -435,6 +435,8 @@ def _serve_recording(
                     raise
 
         _serve_engines(factory, retire, *server_args)
+        if recording and recording[0].nothing is not None:
+            raise recording[0].nothing
         if not recording or recording[0].cassette is None:
             from harn_mcp_mock.errors import NothingRecordedError
 

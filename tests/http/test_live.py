@@ -149,6 +149,29 @@ def test_a_stdio_server_that_cannot_start_tells_the_session_and_leaves_no_journa
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no cassette, no journal, no claim
 
 
+def test_a_stdio_server_that_dies_before_a_word_keeps_the_cassette_and_says_so_once(
+    tmp_path: Path,
+) -> None:
+    """`replay --http --mode all -- python servr.py` (a typo: python exits 2 at once): the old
+    cassette stays, the session ends with its DELETE without an ASGI traceback, and the run ends
+    with the one NothingRecordedError saying why."""
+    from harn_mcp_mock.errors import NothingRecordedError
+    from tests.echo_cassette import echo_cassette
+
+    cassette = echo_cassette(tmp_path / "echo.cassette.json", "hi")
+    before = cassette.read_bytes()
+    typo = [sys.executable, str(tmp_path / "no_such_server.py")]
+    with recording(cassette, typo) as (url, outcomes), httpx2.Client(timeout=WAIT) as client:
+        first = client.post(url, json=INIT, headers=ACCEPT)
+        assert first.json()["error"]["code"] == -32603
+        ended = client.delete(url, headers={**ACCEPT, "mcp-session-id": first.headers["mcp-session-id"]})
+        assert ended.status_code == 200
+    [outcome] = outcomes
+    assert isinstance(outcome, NothingRecordedError)
+    assert "nothing recorded: the server sent no message (server exit 2" in str(outcome)
+    assert cassette.read_bytes() == before
+
+
 def test_new_episodes_at_a_url_sends_the_headers_and_never_writes_their_values(tmp_path: Path) -> None:
     """``replay --http --mode new_episodes --url U --header "Authorization:Bearer T"``: the
     upstream refuses requests without the header; its value is redacted from what is appended."""
