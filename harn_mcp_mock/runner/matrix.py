@@ -64,7 +64,7 @@ def build_matrix(
     to run (default: every task of every spec; a spec without one of them skips it, but a task no
     spec has is an error); ``faults``: the profiles to run besides no faults."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise UsageError(f"--k must be a positive integer, got {k!r}", where="--k")
+        raise UsageError(f"must be a positive integer, got {k!r}", where="--k")
     wanted = set(tasks or ())
     found: set[str] = set()
     trials: list[Trial] = []

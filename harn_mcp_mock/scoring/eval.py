@@ -479,7 +479,7 @@ def score_runs(
     if not worlds:
         raise EvalError("no world spec given")
     if max_k is not None and (isinstance(max_k, bool) or not isinstance(max_k, int) or max_k < 1):
-        raise EvalError(f"k must be a positive integer, got {max_k!r}")
+        raise EvalError(f"must be a positive integer, got {max_k!r}", where="--k")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise EvalError(f"confidence must be between 0 and 1, got {confidence!r}", where="--confidence")
     if power_drop is not None and (

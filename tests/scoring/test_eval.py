@@ -247,6 +247,13 @@ def test_asking_for_k_above_some_task_n_is_refused(runs: Runs) -> None:
     assert caught.value.exit_code == 2
 
 
+def test_k_below_one_is_refused_naming_the_option_once(runs: Runs) -> None:
+    runs.state("close-t1", True)
+    with pytest.raises(EvalError) as caught:
+        score_runs([TICKETS], runs.paths, max_k=0)
+    assert str(caught.value) == "--k: must be a positive integer, got 0"
+
+
 # --- fault profiles and several specs ---------------------------------------------------------
 
 
