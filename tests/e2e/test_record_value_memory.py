@@ -209,7 +209,7 @@ def _call(proc: subprocess.Popen[bytes], i: int, method: str, **params: Any) -> 
     raise AssertionError(f"the recorder closed its output before answering request {i}")
 
 
-def _late_session(proc: subprocess.Popen[bytes]) -> None:
+def late_session(proc: subprocess.Popen[bytes]) -> None:
     """LATE travels free (plain, inside base64, in a text over 4 KiB), then a `password` tells it."""
     _call(
         proc,
@@ -233,7 +233,7 @@ def _late_session(proc: subprocess.Popen[bytes]) -> None:
         assert "result" in answer, answer
 
 
-def _start_recording(out: Path) -> subprocess.Popen[bytes]:
+def start_recording(out: Path) -> subprocess.Popen[bytes]:
     command = [
         sys.executable,
         "-m",
@@ -254,9 +254,9 @@ def test_a_recording_stopped_by_a_signal_writes_no_value_told_later(
 ) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    proc = _start_recording(out)
+    proc = start_recording(out)
     try:
-        _late_session(proc)
+        late_session(proc)
         proc.send_signal(sig)
         # stdin stays open until the recorder has ended: only the signal ends the recording
         # (communicate() would close it at once, and a recorder that reads that EOF before it
@@ -278,9 +278,9 @@ def test_a_killed_recording_is_recovered_with_the_memory_its_journal_carries(tmp
     out = tmp_path / "out"
     out.mkdir()
     cassette = out / "s.cassette.json"
-    proc = _start_recording(out)
+    proc = start_recording(out)
     try:
-        _late_session(proc)
+        late_session(proc)
         proc.kill()  # SIGKILL: no handler runs, nothing is redacted again
         proc.communicate(timeout=WAIT)
     finally:

@@ -10,72 +10,29 @@ run time: this file holds none.
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.tape import load_tape
 from tests.e2e.test_record_secrets import assert_never_written, secret_forms
+from tests.e2e.test_record_value_memory import LATE, late_session, start_recording
 
 WAIT = 60
-SERVER = str(Path(__file__).parents[1] / "servers" / "memory_server.py")
-LATE = "l4te-" + "".join("abcdefghjkmnpqrstuvwxyz23456789"[(i * 13 + 5) % 31] for i in range(14))
-
-
-def _call(proc: subprocess.Popen[bytes], i: int, method: str, **params: Any) -> dict[str, Any]:
-    """Send one request to the recorder and read lines until its answer (notifications pass)."""
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(
-        json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}).encode() + b"\n"
-    )
-    proc.stdin.flush()
-    for line in proc.stdout:
-        answer = json.loads(line)
-        if answer.get("id") == i:
-            return dict(answer)
-    raise AssertionError(f"the recorder closed its output before answering request {i}")
 
 
 @pytest.fixture(scope="module")
 def killed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder a recording killed by SIGKILL left: journal, its blobs, tape, tape sidecar."""
     out = tmp_path_factory.mktemp("killed")
-    command = [
-        sys.executable,
-        "-m",
-        "harn_mcp_mock",
-        "record",
-        "--quiet",
-        "--cassette",
-        str(out / "s.cassette.json"),
-    ]
-    command += ["--emit-tape", str(out / "s.tape.jsonl"), "--", sys.executable, SERVER]
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = start_recording(out)  # the e2e value-memory test's session, then SIGKILL
     try:
-        hello = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        }
-        _call(proc, 0, "initialize", **hello)
-        assert proc.stdin is not None
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        wrapped = base64.b64encode(f"user:{LATE}".encode()).decode()
-        calls = [
-            ("echo", {"text": f"remember {LATE} for later"}),
-            ("echo", {"text": f"basic {wrapped}"}),
-            ("big", {"text": f"deep inside {LATE}"}),  # an answer over 4 KiB: sidecar blobs
-            ("configure", {"settings": {"password": LATE}}),  # only now is it a secret
-        ]
-        for i, (name, arguments) in enumerate(calls, start=1):
-            assert "result" in _call(proc, i, "tools/call", name=name, arguments=arguments)
+        late_session(proc)
         # The answer to `configure` was read: the recorder journals (and tapes) each chunk before
         # it forwards it, so the `learned` line and every tape line are on disk. SIGKILL: nothing
         # runs at the end.
