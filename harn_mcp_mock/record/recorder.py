@@ -106,6 +106,8 @@ class Recorder:
         self._lock = threading.Lock()
         self._splitters = {CLIENT: LineSplitter(), SERVER: LineSplitter()}
         self._pending: dict[tuple[str, bytes], deque[tuple[int, int, str]]] = {}
+        self._cancelled: set[tuple[str, bytes]] = set()
+        """(sender, id) of the requests their sender cancelled (``notifications/cancelled``)."""
         self._seq = 0
         self._learned_by: dict[int, int] = {}
         """seq -> how many values the redactor knew when it redacted that message (see finish)."""
@@ -204,9 +206,14 @@ class Recorder:
         self._journal.append(records)
 
     def awaiting(self, direction: str) -> int:
-        """How many requests sent by ``direction`` are still waiting for their answer."""
+        """How many requests sent by ``direction`` are still waiting for their answer (not those
+        it cancelled with ``notifications/cancelled``: no answer is owed for them)."""
         with self._lock:
-            return sum(len(waiting) for (sender, _), waiting in self._pending.items() if sender == direction)
+            return sum(
+                len(waiting)
+                for key, waiting in self._pending.items()
+                if key[0] == direction and key not in self._cancelled
+            )
 
     def forget_request(self, direction: str, msg_id: Any, seq: int) -> bool:
         """Stop waiting for an answer to the request recorded as ``seq`` (sent by ``direction``
@@ -265,8 +272,16 @@ class Recorder:
         return message_entry(msg, self._cas)
 
     def _pair(self, item: Frame, seq: int, now: int, redacted: Any) -> tuple[int | None, float | None]:
+        if item.kind == "notification" and item.method == "notifications/cancelled":
+            params = item.obj.get("params") if isinstance(item.obj, dict) else None
+            if isinstance(params, dict) and "requestId" in params:
+                # The sender no longer wants that answer: it is not owed (awaiting), though the
+                # other side may still send it, and it is paired if it comes.
+                self._cancelled.add((item.direction, deepjson.dumps(params["requestId"])))
+            return None, None
         if item.kind == "request":
             key = (item.direction, deepjson.dumps(item.id))
+            self._cancelled.discard(key)  # an id used again after its request was cancelled
             self._pending.setdefault(key, deque()).append((seq, now, item.method or ""))
             return None, None
         if item.kind not in ("response", "error"):

@@ -327,3 +327,22 @@ def test_a_tape_attached_after_the_journal_began_is_journaled_and_survives_its_r
     assert any(orjson.loads(x).get("tape") == "../elsewhere.tape" for x in journal.read_bytes().splitlines())
     rec.broke_off()  # the journal is rewritten (value memory): the tape's place stays in its header
     assert orjson.loads(journal.read_bytes().splitlines()[0])["tape"] == "../elsewhere.tape"
+
+
+def test_a_request_its_sender_cancelled_is_not_awaited_and_a_late_answer_still_pairs(tmp_path: Path) -> None:
+    """At the client's EOF, record keeps the server's stdin open while answers are owed
+    (`awaiting`): a request the client cancelled is owed none, so nothing is waited for."""
+    rec = make(tmp_path)
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}))
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": "b", "method": "tools/list"}))
+    assert rec.awaiting(CLIENT) == 2 and rec.awaiting(SERVER) == 0
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+    rec.feed(CLIENT, line(cancel))
+    assert rec.awaiting(CLIENT) == 1
+    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}))  # answered anyway
+    rec.feed(SERVER, line({"jsonrpc": "2.0", "id": "b", "result": {"tools": []}}))
+    assert rec.awaiting(CLIENT) == 0
+    rec.feed(CLIENT, line({"jsonrpc": "2.0", "id": 1, "method": "ping"}))  # the id used again
+    assert rec.awaiting(CLIENT) == 1
+    cassette = rec.finish(EXIT)
+    assert [m.reply_to for m in cassette.messages if m.kind == "response"] == [0, 1]
