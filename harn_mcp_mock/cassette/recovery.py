@@ -15,7 +15,7 @@ session's tape (:func:`harn_mcp_mock.record.recover.recover_recording`), with th
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -65,16 +65,26 @@ def recover_journal(path: str | Path) -> Cassette:
     path = Path(path)
     with recovery_claim(path):
         cassette = open_recovery(path)
-        memory = remembered_redactor(cassette)
-        stale: set[str] = set()
-        if memory is not None:
-            for _ in range(RECOVERY_PASSES):
-                learned = memory.learned
-                stale |= redact_messages_again(cassette, memory)
-                if memory.learned == learned:
-                    break
+        stale = redact_remembered(cassette, remembered_redactor(cassette))
         finish_recovery(cassette, path, stale)
     return cassette
+
+
+def redact_remembered(
+    cassette: Cassette, memory: Any, also: Callable[[Any], object] | None = None
+) -> set[str]:
+    """Pass ``memory`` (:func:`remembered_redactor`; None: nothing to do) over the messages, and
+    ``also(memory)`` over what else the session wrote (its tape), while it learns something, at
+    most :data:`RECOVERY_PASSES` times. Returns the blob keys of the messages that changed."""
+    stale: set[str] = set()
+    for _ in range(RECOVERY_PASSES if memory is not None else 0):
+        learned = memory.learned
+        stale |= redact_messages_again(cassette, memory)
+        if also is not None:
+            also(memory)
+        if memory.learned == learned:
+            break
+    return stale
 
 
 def open_recovery(path: Path) -> Cassette:

@@ -284,8 +284,6 @@ def show_main(
     run_id: str = "run",
 ) -> int:
     """`harn mcp mock show`: the summary (or its page) on stdout or in ``out``; 0, or an error's code."""
-    import os
-
     prog = "harn mcp mock show"
     with handle_errors(prog):
         from harn_mcp_mock.cassette.model import load_cassette
@@ -302,14 +300,9 @@ def show_main(
                 raise UsageError("--faults is a text or JSON dry run, not part of the page", where="--faults")
             from harn_mcp_mock.report import cassette_report_data, render_page
 
-            page = render_page(cassette_report_data(loaded, summary)).encode()
+            _emit(render_page(cassette_report_data(loaded, summary)).encode(), out)
             if out is not None:
-                from harn_mcp_mock.store.cas import atomic_write
-
-                atomic_write(out, page)
                 note(prog, f"wrote {out}")
-            else:
-                os.write(1, page)
             return 0
         plan = None
         if faults is not None:
@@ -328,16 +321,23 @@ def show_main(
             text = render_summary(summary, as_json=False)
             if plan is not None:
                 text += render_plan(plan)
-        if out is not None:
-            from harn_mcp_mock.store.cas import atomic_write
-
-            atomic_write(out, text.encode())
-        else:
-            os.write(1, text.encode())
+        _emit(text.encode(), out)
         for rule in (plan or {}).get("rules", ()):
             if rule["never"]:
                 note(prog, f"warning: fault {rule['fault']!r} can never fire: {rule['never']}")
     return 0
+
+
+def _emit(data: bytes, out: Path | None) -> None:
+    """``data`` written to ``out`` (atomically), or to stdout."""
+    if out is None:
+        import os
+
+        os.write(1, data)
+        return
+    from harn_mcp_mock.store.cas import atomic_write
+
+    atomic_write(out, data)
 
 
 def verify_main(

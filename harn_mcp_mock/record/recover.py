@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harn_mcp_mock.cassette.model import Cassette, redact_messages_again
+from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.cassette.recovery import (
-    RECOVERY_PASSES,
     finish_recovery,
     open_recovery,
     recovery_claim,
+    redact_remembered,
     remembered_redactor,
 )
 from harn_mcp_mock.errors import HarnError
@@ -49,19 +49,14 @@ def recover_recording(path: str | Path) -> Recovered:
         tape, problem, torn = _find_tape(cassette, path)
         taken = _highest_placeholder(tape) if tape is not None else 0
         memory = remembered_redactor(cassette, taken=taken)
-        stale: set[str] = set()
-        tape_changed = False
-        for _ in range(RECOVERY_PASSES if memory is not None else 0):
-            learned = memory.learned
-            stale |= redact_messages_again(cassette, memory)
-            if tape is not None:
-                tape_changed |= _redact_tape(tape, memory)
-            if memory.learned == learned:
-                break
+        changed: list[bool] = []  # whether each pass changed the tape
+        stale = redact_remembered(
+            cassette, memory, None if tape is None else lambda red: changed.append(_redact_tape(tape, red))
+        )
         finish_recovery(cassette, path, stale)
     if tape is None:
         return Recovered(cassette, problem)
-    return Recovered(cassette, _said(tape, memory, tape_changed, torn))
+    return Recovered(cassette, _said(tape, memory, any(changed), torn))
 
 
 def _find_tape(cassette: Cassette, path: Path) -> tuple[Path | None, str | None, bool]:
