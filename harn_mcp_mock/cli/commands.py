@@ -852,6 +852,10 @@ def lint_main(
                     f"{fail_on!r} is not a severity (ERR, WARN, INFO)", where="--fail-on"
                 ) from None
         if max_age is not None:
+            if max_age < 0:
+                raise UsageError(
+                    f"must be a whole number of days, 0 or more, got {max_age}", where="--max-age"
+                )
             settings.max_age_days = max_age
         used = read_usage(usage if usage is not None else root / ".pytest_cache" / USAGE_FILE)
         if usage is not None and used is None:

@@ -387,6 +387,25 @@ def test_the_fast_path_and_typer_end_a_bad_command_line_byte_for_byte_alike(
 
 
 @pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["verify", "--cassette", str(TIME_CASSETTE), "--candidate", str(TIME_CASSETTE), "--latency-ratio", "-1"], "--latency-ratio"),
+        (["verify", "--cassette", str(TIME_CASSETTE), "--candidate", str(TIME_CASSETTE), "--latency-ratio", "nan"], "--latency-ratio"),
+        (["verify", "--cassette", str(TIME_CASSETTE), "--candidate", str(TIME_CASSETTE), "--timeout", "0"], "--timeout"),
+        (["lint", "--max-age", "-1", str(TIME_CASSETTE)], "--max-age"),
+    ],
+)  # fmt: skip
+def test_a_numeric_flag_no_run_can_use_is_one_usage_line_naming_it_on_both_paths(
+    argv: list[str], flag: str, tmp_path: Path
+) -> None:
+    """-1, 0 or nan were taken silently: verify compared with a ratio no latency can pass."""
+    fast, slow = both_paths(argv, tmp_path)
+    assert fast == slow
+    assert fast[0] == 2 and fast[2].count("\n") == 1
+    assert fast[2].startswith(f"harn mcp mock {argv[0]}: error: {flag}: must be ")
+
+
+@pytest.mark.parametrize(
     "argv",
     [
         ["record", "--cassette", "x.cassette.json", "--", "true"],
