@@ -25,6 +25,8 @@ from harn_mcp_mock.jsonrpc.stdio import exit_status, reap_group, signal_group, s
 from harn_mcp_mock.upstream.base import ExitInfo, Reply, answered_ids
 
 CHUNK = 1 << 16
+# How long a server whose stdin broke may take to exit before we call it alive but not reading.
+EXIT_AFTER_EPIPE_S = 1.0
 
 
 class StdioUpstream:
@@ -78,6 +80,14 @@ class StdioUpstream:
         try:
             self.write(body + b"\n")
         except OSError:
+            # A server that exits closes its stdin a moment before it can be reaped: one that is
+            # gone a second later exited, one still running only stopped reading.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(EXIT_AFTER_EPIPE_S)
+            if self.proc.returncode is not None:
+                code, sig = exit_status(self.proc.returncode)
+                how = f"killed by {sig}" if sig else f"exit code {code}"
+                raise ServerError(f"the live server exited before answering ({how})") from None
             raise ServerError("the live server stopped reading its stdin") from None
 
     def exchange(

@@ -60,6 +60,25 @@ def test_a_server_that_exits_before_answering_raises_server_error() -> None:
     assert upstream.close(5.0)["code"] == 0
 
 
+def test_a_server_already_gone_when_the_request_is_written_exited_before_answering() -> None:
+    upstream = StdioUpstream.spawn([sys.executable, "-c", "raise SystemExit(3)"])
+    upstream.proc.wait(30)
+    with pytest.raises(ServerError, match=r"exited before answering \(exit code 3\)"):
+        _exchange(upstream, INIT)
+    assert upstream.close(5.0)["code"] == 3
+
+
+def test_a_running_server_that_closed_its_stdin_stopped_reading() -> None:
+    script = "import os, signal, sys\nos.close(0)\nprint('closed', flush=True)\nsignal.pause()"
+    upstream = StdioUpstream.spawn([sys.executable, "-c", script])
+    try:
+        assert upstream.read_chunk(30) == b"closed\n"
+        with pytest.raises(ServerError, match="stopped reading its stdin"):
+            _exchange(upstream, INIT)
+    finally:
+        assert upstream.close(0.0)["signal"] == "SIGTERM"
+
+
 def test_what_a_server_writes_while_exiting_reaches_on_frame() -> None:
     script = (
         'import sys\nsys.stdin.read()\nprint(\'{"jsonrpc":"2.0","method":"bye"}\')\nprint(\'tail\', end=\'\')'
