@@ -49,6 +49,7 @@ def replay_main(
     from harn_mcp_mock.options import ReplayOptions
 
     with handle_errors(prog):
+        _check_outputs(report)
         options = ReplayOptions.build(
             ignore_paths=ignore_paths or (),
             repeat=repeat,
@@ -123,6 +124,15 @@ def replay_main(
             stop_fd=stop.fd,
         )
     return _replay_exit(prog, outcome, strict, stop.exit_code)
+
+
+def _check_outputs(*paths: Path | None) -> None:
+    """The files a command writes at its end, refused now (OutputError, exit 2) if they cannot be
+    written there: before it serves, records or scores anything a user would lose."""
+    if any(path is not None for path in paths):
+        from harn_mcp_mock.store.cas import check_writable
+
+        check_writable(*paths)
 
 
 def _only_with(needed: str, flags: Mapping[str, object]) -> None:
@@ -374,6 +384,7 @@ def verify_main(
         if fmt not in FORMATS:
             raise UsageError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}", where="--format")
         threshold = Severity.parse(fail_on)
+        _check_outputs(report, save_candidate)
         result = verify(
             cassette,
             candidate=candidate,
@@ -429,6 +440,7 @@ def world_main(
         from harn_mcp_mock.shipped import resolve_spec
         from harn_mcp_mock.world.run import serve_world
 
+        _check_outputs(state_out, report)
         engine = serve_world(
             resolve_spec(spec),
             task=task,
@@ -512,6 +524,7 @@ def eval_main(
         from harn_mcp_mock.store.cas import atomic_write
         from harn_mcp_mock.world.spec import load_spec
 
+        _check_outputs(report)
         result = score_runs(
             [load_spec(resolve_spec(p)) for p in specs],
             states,

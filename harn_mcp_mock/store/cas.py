@@ -51,6 +51,21 @@ def cannot_write(path: Path, exc: OSError, *, folder: bool = False) -> OutputErr
     return OutputError(f"cannot write it: {why}", path=path, cause=exc)
 
 
+def check_writable(*paths: Path | None) -> None:
+    """Raise now the :class:`OutputError` :func:`atomic_write` would raise at the end for each
+    of ``paths`` given (a folder there, a file above it, a folder above it we may not write in),
+    so a command refuses its output files before it serves, records or scores anything. Writes
+    nothing, creates no folder."""
+    for path in paths:
+        if path is None:
+            continue
+        above = next((p for p in path.parents if p.exists()), None)
+        if path.is_dir() or (above is not None and not above.is_dir()):
+            raise cannot_write(path, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
+        if above is not None and not os.access(above, os.W_OK | os.X_OK):
+            raise cannot_write(path, PermissionError(errno.EACCES, os.strerror(errno.EACCES)))
+
+
 def _atomic_write(path: Path, data: bytes, *, sync: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # not on replay's start-up path: only writers need it

@@ -84,3 +84,27 @@ def test_atomic_write_where_it_cannot_is_an_output_error_naming_the_file(tmp_pat
     assert caught.value.exit_code == 2
     assert isinstance(caught.value, OSError) and caught.value.errno is not None
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["notes.txt", "out"]
+
+
+@pytest.mark.parametrize("target", ["out", "notes.txt/report.json", "notes.txt/deep/report.json"])
+def test_check_writable_refuses_now_what_atomic_write_would_refuse_at_the_end(
+    tmp_path: Path, target: str
+) -> None:
+    from harn_mcp_mock.errors import OutputError
+    from harn_mcp_mock.store.cas import check_writable
+
+    (tmp_path / "out").mkdir()
+    (tmp_path / "notes.txt").write_text("a file")
+    with pytest.raises(OutputError) as early:
+        check_writable(None, tmp_path / target)
+    with pytest.raises(OutputError) as late:
+        atomic_write(tmp_path / target, b"{}")
+    assert str(early.value) == str(late.value) and early.value.exit_code == 2
+
+
+def test_check_writable_passes_a_new_file_in_a_new_folder_and_creates_nothing(tmp_path: Path) -> None:
+    from harn_mcp_mock.store.cas import check_writable
+
+    (tmp_path / "old.json").write_text("{}")
+    check_writable(tmp_path / "new" / "deeper" / "report.json", tmp_path / "old.json", Path("state.json"))
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["old.json"]
