@@ -54,10 +54,13 @@ $(PY):
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv
 UV_STAMP := $(VENV)/.harn-uv-$(UV_VERSION).stamp
+# Where uv has no build for the machine, pip does the installs (slower, same result).
 $(UV_STAMP): | $(PY)
-	$(PY) -m pip install --disable-pip-version-check --quiet 'uv==$(UV_VERSION)'
+	$(PY) -m pip install --disable-pip-version-check --quiet 'uv==$(UV_VERSION)' \
+		|| echo "make: no uv $(UV_VERSION) for this machine; pip installs instead"
 	touch $@
-PIP_INSTALL := $(UV) pip install --quiet --compile-bytecode --python $(PY)
+PIP_INSTALL = $(if $(wildcard $(UV)),$(UV) pip install --quiet --compile-bytecode --python $(PY),\
+	$(PY) -m pip install --disable-pip-version-check --quiet)
 
 # The project itself (editable) with its dev tools and the Python peer servers (mcp-server-time).
 $(INSTALL_STAMP): pyproject.toml | $(UV_STAMP)
