@@ -11,6 +11,7 @@ AllowOriginOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--allow-origin",
+        metavar="ORIGIN",
         help="HTTP: also accept requests with this Origin (scheme://host[:port], repeatable; "
         "* accepts any, unsafe: DNS rebinding). Loopback origins and no Origin always pass.",
     ),
@@ -19,6 +20,7 @@ AllowHostOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--allow-host",
+        metavar="HOST",
         help="HTTP: also accept this Host header (NAME or NAME:PORT, repeatable) on a loopback server.",
     ),
 ]

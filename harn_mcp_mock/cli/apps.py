@@ -5,11 +5,13 @@ from __future__ import annotations
 import typer
 
 from harn_mcp_mock.cli import mock, protocol, testbench
+from harn_mcp_mock.cli._help import HarnGroup
 from harn_mcp_mock.cli.mock import VersionOpt
 
 
 def _root(help_text: str) -> typer.Typer:
     root = typer.Typer(
+        cls=HarnGroup,
         help=help_text,
         no_args_is_help=True,
         add_completion=False,
@@ -26,6 +28,7 @@ def _root(help_text: str) -> typer.Typer:
 
 harn = _root("Harn: deterministic MCP servers and test benches.")
 mcp_group = typer.Typer(
+    cls=HarnGroup,
     help="Model Context Protocol tools.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from harn_mcp_mock.cli._common import handle_errors, note, version_line
+from harn_mcp_mock.cli._help import HarnGroup
 from harn_mcp_mock.cli._http_opts import (
     AllowHostOpt,
     AllowOriginOpt,
@@ -17,6 +18,7 @@ from harn_mcp_mock.cli._http_opts import (
 )
 
 app = typer.Typer(
+    cls=HarnGroup,
     help="Record, replay and verify MCP servers; simulated worlds and evals.",
     no_args_is_help=True,
     add_completion=False,
@@ -74,7 +76,11 @@ def record(
     ] = None,
     header: Annotated[
         list[str] | None,
-        typer.Option("--header", help="With --url: NAME:VALUE added to every upstream request (repeatable)."),
+        typer.Option(
+            "--header",
+            metavar="NAME:VALUE",
+            help="With --url: NAME:VALUE added to every upstream request (repeatable).",
+        ),
     ] = None,
     host: Annotated[
         str, typer.Option("--host", help="With --url: address to listen on (loopback unless --allow-remote).")
@@ -200,7 +206,9 @@ def replay(
     latency: Annotated[str, typer.Option("--latency", help="none | recorded | scaled:X")] = "none",
     ignore_paths: Annotated[
         list[str] | None,
-        typer.Option("--ignore-path", help="JSON pointer to leave out of matching (repeatable)."),
+        typer.Option(
+            "--ignore-path", metavar="POINTER", help="JSON pointer to leave out of matching (repeatable)."
+        ),
     ] = None,
     repeat: Annotated[
         str, typer.Option("--repeat", help="After the recorded answers run out: last | cycle | error.")
@@ -262,7 +270,11 @@ def replay(
     ] = None,
     header: Annotated[
         list[str] | None,
-        typer.Option("--header", help="With --url: NAME:VALUE added to every upstream request (repeatable)."),
+        typer.Option(
+            "--header",
+            metavar="NAME:VALUE",
+            help="With --url: NAME:VALUE added to every upstream request (repeatable).",
+        ),
     ] = None,
 ) -> None:
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
@@ -318,7 +330,11 @@ def verify(
     ] = None,
     header: Annotated[
         list[str] | None,
-        typer.Option("--header", help="With --url: send this header (NAME:VALUE, repeatable; redacted)."),
+        typer.Option(
+            "--header",
+            metavar="NAME:VALUE",
+            help="With --url: send this header (NAME:VALUE, repeatable; redacted).",
+        ),
     ] = None,
     save_candidate: Annotated[
         Path | None, typer.Option("--save-candidate", help="Keep the cassette recorded from the live server.")
@@ -337,7 +353,11 @@ def verify(
     ] = None,
     ignore_path: Annotated[
         list[str] | None,
-        typer.Option("--ignore-path", help="JSON pointer into results left out of comparisons (repeatable)."),
+        typer.Option(
+            "--ignore-path",
+            metavar="POINTER",
+            help="JSON pointer into results left out of comparisons (repeatable).",
+        ),
     ] = None,
     latency_ratio: Annotated[float, typer.Option("--latency-ratio", help="B8 ratio threshold.")] = 2.0,
     latency_floor_ms: Annotated[float, typer.Option("--latency-floor-ms", help="B8 absolute floor.")] = 100.0,
@@ -380,6 +400,7 @@ def verify(
 
 
 world_app = typer.Typer(
+    cls=HarnGroup,
     help="Serve a seeded simulated world as a stdio MCP server; `world list` lists the shipped "
     "worlds, `world check` checks a spec.",
     short_help="Serve a simulated world; list or check worlds.",
@@ -598,14 +619,16 @@ def run(
         list[Path] | None, typer.Option("--spec", help="World spec or shipped world name (repeatable).")
     ] = None,
     task: Annotated[
-        list[str] | None, typer.Option("--task", help="Task id to run (repeatable; default: all).")
+        list[str] | None,
+        typer.Option("--task", metavar="TASK", help="Task id to run (repeatable; default: all)."),
     ] = None,
     k: Annotated[int, typer.Option("--k", help="Trials per task and fault profile.")] = 1,
     seed: Annotated[
         int, typer.Option("--seed", help="The run's seed (each trial's is derived from it).")
     ] = 0,
     faults: Annotated[
-        list[str] | None, typer.Option("--faults", help="Fault profile to run besides none (repeatable).")
+        list[str] | None,
+        typer.Option("--faults", metavar="PROFILE", help="Fault profile to run besides none (repeatable)."),
     ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Trials at a time (default: cores).")
@@ -626,14 +649,17 @@ def run(
     preload: Annotated[
         list[str] | None,
         typer.Option(
-            "--preload", help="Module a Python agent imports, imported once, not per trial (repeatable)."
+            "--preload",
+            metavar="MODULE",
+            help="Module a Python agent imports, imported once, not per trial (repeatable).",
         ),
     ] = None,
     max_retries: Annotated[
         int, typer.Option("--max-retries", help="Retries of an infrastructure error.")
     ] = 1,
     min_pass_k: Annotated[
-        list[str] | None, typer.Option("--min-pass-k", help="Gate K=V: exit 1 when pass^K < V (repeatable).")
+        list[str] | None,
+        typer.Option("--min-pass-k", metavar="K=V", help="Gate K=V: exit 1 when pass^K < V (repeatable)."),
     ] = None,
     min_pass_rate: Annotated[
         float | None, typer.Option("--min-pass-rate", help="Gate: exit 1 when a pass_rate < V.")

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from harn_mcp_mock.cli._common import handle_errors, note
+from harn_mcp_mock.cli._help import HarnGroup
 from harn_mcp_mock.cli._http_opts import AllowHostOpt, AllowOriginOpt, MaxBodyOpt
 from harn_mcp_mock.errors import UsageError
 
@@ -29,6 +30,7 @@ MIN_KEY_LENGTH = 16
 _ACTOR = re.compile(r"[A-Za-z0-9_.-]+")
 
 app = typer.Typer(
+    cls=HarnGroup,
     help="Harn Agents Protocol v1: a mock Harness (REST + SSE, SQLite-durable, scripted agent).",
     no_args_is_help=True,
     add_completion=False,
@@ -48,6 +50,7 @@ KeyOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--api-key",
+        metavar="KEY",
         help="An API key, taken whole (never split; actor actor_N; repeatable); also $HARN_PROTOCOL_API_KEYS.",
     ),
 ]
@@ -55,6 +58,7 @@ KeyForOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--api-key-for",
+        metavar="ACTOR=KEY",
         help="ACTOR=KEY: an API key for a named actor (split at the first '='; repeatable).",
     ),
 ]

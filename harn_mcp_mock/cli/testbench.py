@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from harn_mcp_mock.cli._common import handle_errors, note
+from harn_mcp_mock.cli._help import HarnGroup
 from harn_mcp_mock.errors import UsageError
 
 if TYPE_CHECKING:  # the testbench loads when a command runs, not when `harn --help` does
@@ -28,6 +29,7 @@ DEFAULT_START_MS = 1_767_225_600_000
 """2026-01-01T00:00:00Z (= ``harn_mcp_mock.testbench.DEFAULT_START_MS``; a test pins the two)."""
 
 app = typer.Typer(
+    cls=HarnGroup,
     help="Run Python scripts hermetically: paused clock, LLM fixtures, FS overlay, taped subprocesses, no network.",
     no_args_is_help=True,
     add_completion=False,
@@ -55,7 +57,8 @@ EmitTapeOpt = Annotated[
 ]
 NetworkOpt = Annotated[str, typer.Option("--network", help="deny (default) or real.")]
 AllowHostOpt = Annotated[
-    list[str] | None, typer.Option("--allow-host", help="Allow a host name, IP or CIDR (repeatable).")
+    list[str] | None,
+    typer.Option("--allow-host", metavar="HOST", help="Allow a host name, IP or CIDR (repeatable)."),
 ]
 DenyLoopbackOpt = Annotated[
     bool, typer.Option("--deny-loopback", help="Also deny loopback (allowed by default).")
