@@ -179,9 +179,9 @@ class RecordProxy:
         }
         request_headers.update(self.headers)
         request_headers["accept-encoding"] = "identity"
-        exchange["request_headers"] = self.redactor.redact_message(
+        exchange["request_headers"] = self.recorder.redact_unwritten(
             {k.lower(): v for k, v in request_headers.items() if k.lower() != "accept-encoding"}
-        )
+        )  # never written: its secrets are learned, not counted in the cassette's findings
         request_frame: Frame | None = None
         if body:
             request_frame = parse_frame(body, CLIENT)
@@ -260,7 +260,11 @@ class RecordProxy:
             rewritten = self._redirect(response.headers["location"], request_url, scope)
             if rewritten is not None:
                 kept["location"] = rewritten[1]  # the cassette stays free of the upstream's host
-        exchange["response_headers"] = self.redactor.redact_message(kept)
+        written = {k: v for k, v in kept.items() if k in REPLAYED_HEADERS}  # in the http entries
+        exchange["response_headers"] = {
+            **self.recorder.redact_unwritten({k: v for k, v in kept.items() if k not in written}),
+            **self.redactor.redact_message(written),
+        }
         if response.status_code >= 400 or 300 <= response.status_code < 400:
             self._event(f"upstream answered {exchange['method']} with HTTP {response.status_code}")
         headers = [(k.lower(), v) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP]

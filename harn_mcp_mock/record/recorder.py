@@ -120,6 +120,8 @@ class Recorder:
         self._handshakes: list[dict[str, Any]] = []
         self._server: dict[str, Any] = {}
         self._redaction: dict[str, Any] = {"policy": policy_name, "digest": policy_digest}
+        self._unwritten: dict[str, int] = {}
+        """Rule -> findings in what :meth:`redact_unwritten` redacted: not in the trailer's count."""
         fingerprints = getattr(redactor, "fingerprints", None)
         known = fingerprints() if callable(fingerprints) else None
         if known:  # the env's secrets as keyed hashes, so that a replay can recognise them
@@ -166,6 +168,18 @@ class Recorder:
         """The redactor every recorded message goes through (a tape of the session is redacted
         again with it at the end: value memory)."""
         return self._redactor
+
+    def redact_unwritten(self, obj: Any) -> Any:
+        """``obj`` redacted by the recording's redactor, which learns its secrets (to redact them
+        wherever the session repeats them), but not counted in the cassette's ``findings``: for
+        what the cassette never keeps (the HTTP request headers the record proxy forwards)."""
+        with self._lock:
+            before = self._redactor.findings
+            out = self._redactor.redact_message(obj)
+            for rule, count in self._redactor.findings.items():
+                if count > before.get(rule, 0):
+                    self._unwritten[rule] = self._unwritten.get(rule, 0) + count - before.get(rule, 0)
+        return out
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -343,7 +357,9 @@ class Recorder:
             known = fingerprints() if callable(fingerprints) else None
             if known:  # with the values learned during the session
                 self._redaction["fingerprints"] = known
-            findings = dict(sorted(self._redactor.findings.items()))
+            counted = self._redactor.findings.items()
+            findings = {rule: n - self._unwritten.get(rule, 0) for rule, n in sorted(counted)}
+            findings = {rule: n for rule, n in findings.items() if n > 0}
             trailer: dict[str, Any] = {
                 "redaction": {**self._redaction, "findings": findings},
                 "exit": exit_info,

@@ -481,3 +481,46 @@ def _check_tape(tmp_path: Path, cassette: Path, tape: Path) -> None:
 
 def calls_at(exchanges: list[tuple[Any, Any]], tool: str) -> int:
     return next(i for i, (req, _) in enumerate(exchanges) if (req.get("params") or {}).get("name") == tool)
+
+
+async def test_show_counts_the_redactions_the_cassette_holds_not_the_headers_it_never_kept(
+    tmp_path: Path,
+) -> None:
+    """Every request carried the secret --header to the upstream; the proxy redacts those headers
+    in memory (they are never written) and counted each as a finding: `show` said secret-key=20
+    for a cassette holding a handful of placeholders."""
+    import re
+
+    from harn_mcp_mock.cassette.summary import render_summary, summarise
+
+    server = MCPServer("echoes")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Say it back."""
+        return text
+
+    cassette = tmp_path / "echo.cassette.json"
+    with (
+        serve_app_lifespan(bearer_guarded(server.streamable_http_app())) as upstream,
+        recording(cassette, upstream, [f"Authorization:Bearer {TOKEN}"]) as (url, result),
+    ):
+        with anyio.fail_after(30):
+            async with mcp.Client(url, mode="legacy") as client:
+                await client.session.list_tools()
+                echoed = await client.session.call_tool("echo", {"text": f"the key is {TOKEN}"})
+                await client.session.call_tool("echo", {"text": "nothing secret"})
+    assert TOKEN in str(echoed.content)  # the client saw the real answer
+    recorded, proxy = result[0]
+    assert len(proxy.exchanges) >= 6 and all(TOKEN not in str(e) for e in proxy.exchanges)
+
+    text = cassette.read_text()
+    assert TOKEN not in text
+    placeholders = len(re.findall(r"\[REDACTED:\d+\]", text))
+    findings = recorded.meta["redaction"]["findings"]
+    assert placeholders >= 3  # the --header in meta.command, the request, the answer
+    assert sum(findings.values()) == placeholders, findings
+    summary = summarise(load_cassette(cassette))
+    assert summary["redaction"]["findings"] == findings
+    found = ", ".join(f"{rule}={n}" for rule, n in findings.items())
+    assert f"... ({found})" in render_summary(summary)
