@@ -27,16 +27,12 @@ from harn_mcp_mock.verify.run import verify
 from tests.conftest import require_peer
 from tests.e2e.peers import WAIT, everything_package_dir
 from tests.e2e.scenarios import run_everything, run_time
+from tests.steady import STEADY_FLOOR_MS
 
 pytestmark = pytest.mark.e2e
 
 HARN = [sys.executable, "-m", "harn_mcp_mock"]
 EVERYTHING_HTTP = Path(__file__).parent / "everything_http.mjs"
-
-
-# B8 compares wall-clock latencies: on a loaded CI machine a 5 ms call can take 150 ms. That
-# is a measurement of the machine, not drift of the server, so these tests lift its floor.
-STEADY_FLOOR_MS = 60_000.0
 
 
 def above_info(cassette: Path, **how: Any) -> list[str]:

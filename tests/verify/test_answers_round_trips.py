@@ -34,6 +34,7 @@ from harn_mcp_mock.redact import PLACEHOLDER_RE
 from harn_mcp_mock.verify.run import verify
 from tests.http.test_record_proxy import recording, serve_app_lifespan
 from tests.servers.mrtr_server import build
+from tests.steady import STEADY_FLOOR_MS
 
 # One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
 # made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
@@ -100,7 +101,7 @@ def test_request_state_is_recorded_as_it_was(stdio_cassette: Path) -> None:
 @pytest.mark.slow
 def test_live_verify_sends_the_live_servers_fresh_state(stdio_cassette: Path, tmp_path: Path) -> None:
     saved = tmp_path / "live.cassette.json"
-    result = verify(stdio_cassette, command=SERVER, save_candidate=saved)
+    result = verify(stdio_cassette, command=SERVER, save_candidate=saved, latency_floor_ms=STEADY_FLOOR_MS)
     assert [f.rule for f in result.findings] == []
     issued, echoed = states(load_cassette(saved))
     assert len(issued) == 1 and issued == echoed  # the live server's own state went back to it
@@ -112,7 +113,7 @@ def test_live_verify_sends_the_live_servers_fresh_state(stdio_cassette: Path, tm
     old.write_text(
         stdio_cassette.read_text().replace(states(load_cassette(stdio_cassette))[0][0], "[REDACTED:1]")
     )
-    assert verify(old, command=SERVER).findings == []
+    assert verify(old, command=SERVER, latency_floor_ms=STEADY_FLOOR_MS).findings == []
 
 
 def test_another_models_answer_is_a_differing_answer_not_a_miss(stdio_cassette: Path) -> None:
@@ -167,7 +168,7 @@ def test_verify_url_speaks_the_2026_http_era(http_upstream: str, tmp_path: Path)
     assert base.server["handshake"] == "server/discover"
     saved = tmp_path / "live.cassette.json"
     SEEN.clear()
-    result = verify(cassette, url=http_upstream, save_candidate=saved)
+    result = verify(cassette, url=http_upstream, save_candidate=saved, latency_floor_ms=STEADY_FLOOR_MS)
     assert [(f.rule, f.tool, f.message) for f in result.findings] == []
     posts = [h for method, h in SEEN if method == "POST"]
     assert posts and all(h["mcp-protocol-version"] == "2026-07-28" and "mcp-method" in h for h in posts)
@@ -221,7 +222,7 @@ def test_verify_url_sends_the_negotiated_version_on_get_and_delete(tmp_path: Pat
 
             anyio.run(run)
         SEEN.clear()
-        assert verify(cassette, url=upstream).findings == []
+        assert verify(cassette, url=upstream, latency_floor_ms=STEADY_FLOOR_MS).findings == []
     methods = {method for method, _ in SEEN}
     assert {"POST", "GET", "DELETE"} <= methods
     after_init = SEEN[1:]

@@ -19,6 +19,7 @@ from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.findings.model import Severity
 from harn_mcp_mock.verify.run import verify
 from tests.http.test_record_proxy import TOKEN, _session, recording, serve_app_lifespan, serve_upstream
+from tests.steady import STEADY_FLOOR_MS
 
 # One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
 # made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
@@ -61,7 +62,14 @@ def test_verify_url_against_the_same_server_finds_no_drift(baseline: Path, tmp_p
     saved = tmp_path / "cand.cassette.json"
     events: list[str] = []
     with serve_upstream() as upstream:
-        result = verify(baseline, url=upstream, headers=[AUTH], save_candidate=saved, on_event=events.append)
+        result = verify(
+            baseline,
+            url=upstream,
+            headers=[AUTH],
+            save_candidate=saved,
+            on_event=events.append,
+            latency_floor_ms=STEADY_FLOOR_MS,
+        )
     # No drift, and none against itself: the SDK's structuredContent ({"result": 5} beside the
     # text "5") has no JSON text mirror, but it never had one, so B3 does not fire.
     itself = verify(baseline, candidate=baseline)
