@@ -59,6 +59,7 @@ from harn_mcp_mock.upstream.stdio import StdioUpstream, exit_info
 
 CHUNK = 1 << 16
 MAX_GRACES = 12  # grace periods a server still writing after the client's EOF may take
+TELL_AFTER = 2.0  # seconds of a busy server's silence, answers owed, before record says it waits
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -213,14 +214,32 @@ class StdioProxy:
         """After the client's EOF, before the server's stdin is closed: wait while the server
         owes the client answers and keeps writing (one ``grace`` of silence, ``MAX_GRACES`` in
         all, the end of its output or a stop signal ends the wait)."""
-        deadline = time.monotonic() + self.grace * MAX_GRACES
+        start = time.monotonic()
+        deadline = start + self.grace * MAX_GRACES
+        told = self.grace <= TELL_AFTER  # the wait ends before it would be worth saying
         with self._progress:
             self._holding = True
             try:
-                while self.recorder.awaiting(CLIENT) and not (self._server_done or self._release):
-                    left = deadline - time.monotonic()
-                    if left <= 0 or not self._progress.wait(timeout=min(self.grace, left)):
+                heard = start  # the server's last write (or the client's EOF)
+                while owed := self.recorder.awaiting(CLIENT):
+                    if self._server_done or self._release:
+                        return
+                    now = time.monotonic()
+                    quiet_until = heard + self.grace
+                    if now >= min(deadline, quiet_until):
                         return  # quiet for a whole grace (or too long in all): stop waiting
+                    # A server that answered before and went quiet is busy: say what record waits
+                    # for. (One that never wrote is starting up: a piped quickstart hears nothing.)
+                    tell = not told and self._server_chunks > 0
+                    until = min(deadline, quiet_until, heard + TELL_AFTER if tell else deadline)
+                    if self._progress.wait(timeout=max(until - now, 0.0)):
+                        heard = time.monotonic()  # it wrote: one more grace
+                    elif tell and time.monotonic() >= heard + TELL_AFTER:
+                        told = True
+                        self._say(
+                            f"the client closed its input; keeping the server's open for the {owed} "
+                            f"answer(s) it owes (Ctrl-C stops waiting)"
+                        )
             finally:
                 self._holding = False
 

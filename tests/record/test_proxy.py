@@ -172,6 +172,54 @@ def test_a_server_that_never_answers_after_the_clients_eof_gets_its_input_closed
     assert loaded.meta["exit"] == {"code": 0, "signal": None, "reason": "client-eof"}
 
 
+async def test_ctrl_c_while_record_waits_for_answers_owed_ends_the_wait_and_keeps_what_came(
+    tmp_path: Path,
+) -> None:
+    """The client sent a request and closed its input; the server (working, silent) still owes
+    the answer, so record keeps its input open and says so. A Ctrl-C ends that wait: the server's
+    input is closed, the answer it then writes reaches the client and the cassette, record exits
+    with the server's exit code, no traceback, and the server is gone."""
+    import anyio
+    from anyio.streams.buffered import BufferedByteReceiveStream
+
+    cassette = tmp_path / "a.cassette.json"
+    pid_file = tmp_path / "server.pid"
+    cmd = record_cmd(cassette, "answer-at-eof", grace=str(WAIT))
+    cmd.remove("--quiet")
+    env = {**os.environ, "FAKE_PID_FILE": str(pid_file)}
+    with anyio.fail_after(WAIT):
+        async with await anyio.open_process(cmd, env=env) as proc:
+            assert proc.stdin and proc.stdout and proc.stderr
+            out, err = BufferedByteReceiveStream(proc.stdout), BufferedByteReceiveStream(proc.stderr)
+            await proc.stdin.send(req(1, name="slow"))
+            working = orjson.loads(await out.receive_until(b"\n", 1 << 16))
+            assert working["params"] == {"data": "working 1"}  # the server has the request
+            await proc.stdin.aclose()  # the client's EOF, its answer still owed
+            waiting = (await err.receive_until(b"\n", 1 << 16)).decode()
+            assert waiting == (
+                "harn mcp mock record: the client closed its input; keeping the server's open for the "
+                "1 answer(s) it owes (Ctrl-C stops waiting)"
+            )
+            proc.send_signal(signal.SIGINT)
+            stopping = (await err.receive_until(b"\n", 1 << 16)).decode()
+            assert "stopping: no longer waiting for the server's answers; closing its input" in stopping
+            answer = orjson.loads(await out.receive_until(b"\n", 1 << 16))
+            assert answer == {"jsonrpc": "2.0", "id": 1, "result": {"echo": {"name": "slow"}}}
+            code = await proc.wait()
+            rest = b"".join([chunk async for chunk in err]).decode()
+    assert code == 0, rest  # record exits with the server's exit code: it ended at its input's end
+    assert "Traceback" not in rest and "KeyboardInterrupt" not in rest
+    assert f"wrote {cassette} (1 client, 2 server, 0 invalid messages; server exit 0" in rest
+    wait_for_exit(int(pid_file.read_text()))
+    loaded = load_cassette(cassette)
+    assert [(m.kind, m.id) for m in loaded.messages] == [
+        ("request", 1),
+        ("notification", None),
+        ("response", 1),
+    ]
+    assert loaded.meta["exit"]["code"] == 0 and not journal_path(cassette).exists()
+
+
 STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
 

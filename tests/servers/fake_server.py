@@ -12,6 +12,8 @@ Modes:
   slow-exit N        at stdin EOF write N notifications 0.1 s apart ("working K"), then exit 0
   big N              answer each request with a result of N bytes
   reverse N          read N requests, answer them in reverse order, then echo
+  answer-at-eof      say "working ID" at each request, answer them all at stdin EOF (a slow server
+                     that an SDK would have stopped: its answers are owed when the client's EOF comes)
   secrets            answer with the env var FAKE_TOKEN's value and its arguments
   garbage            write a non-JSON line before each answer
 Writes its pid to the file named by $FAKE_PID_FILE when set, and with $FAKE_ANNOUNCE set first
@@ -63,6 +65,16 @@ def main() -> None:
             continue
         if mode == "die-on" and answered >= arg:
             os._exit(3)
+        if mode == "answer-at-eof":
+            held.append(msg)
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"data": f"working {msg['id']}"},
+                }
+            )
+            continue
         if mode == "reverse" and len(held) < arg:
             held.append(msg)
             if len(held) == arg:
@@ -101,6 +113,9 @@ def main() -> None:
         if mode == "crash-after" and answered >= arg:
             sys.stdout.flush()
             os._exit(3)
+    if mode == "answer-at-eof":
+        for m in held:
+            send({"jsonrpc": "2.0", "id": m["id"], "result": {"echo": m.get("params")}})
     if mode == "stubborn":
         signal.pause()  # wait until killed
     if mode == "graceful":
