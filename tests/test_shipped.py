@@ -284,3 +284,28 @@ def test_the_agent_examples_help_says_what_each_option_does(capsys: pytest.Captu
         said = [w for w in words[1:] if not w.isupper() and not w.startswith(("{", "--", "-"))]
         assert said, f"{name} says nothing: {block!r}"
     assert "--harn-trial" in text
+
+
+def test_the_notes_example_answers_every_request_read_before_it_exits_at_end_of_input() -> None:
+    """Piped straight in, no recorder in between: the SDK's own stdio loop would stop at the end of
+    input and drop the tools/call still being handled (examples/servers/notes_server.py)."""
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "list_notes", "arguments": {}},
+        },
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}},
+    ]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "servers" / "notes_server.py")],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == [1, 2, 3, 4]

@@ -79,32 +79,32 @@ async def serve_stdio() -> None:
     async with stdio_server() as (wire_in, wire_out):
         to_server, server_in = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         server_out, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-        pending: set[Any] = set()
-        answered = anyio.Event()
+        owed: set[Any] = set()  # ids of the requests read and not yet answered
+        answered = anyio.Condition()
 
         async def pump_in() -> None:
-            nonlocal answered
             async with to_server:
                 async for item in wire_in:
                     message = item.message if isinstance(item, SessionMessage) else None
                     if isinstance(message, mcp_types.JSONRPCRequest):
-                        pending.add(message.id)
+                        owed.add(message.id)
                     elif isinstance(message, mcp_types.JSONRPCNotification) and message.method == (
                         "notifications/cancelled"
                     ):
-                        pending.discard((message.params or {}).get("requestId"))
+                        owed.discard((message.params or {}).get("requestId"))
                     await to_server.send(item)
-                while pending:  # end of input: wait for the answers still owed
-                    answered = anyio.Event()
-                    await answered.wait()
+                async with answered:  # end of input: wait for the answers still owed
+                    while owed:
+                        await answered.wait()
 
         async def pump_out() -> None:
             async with from_server, wire_out:
                 async for item in from_server:
                     await wire_out.send(item)
                     if isinstance(item.message, mcp_types.JSONRPCResponse | mcp_types.JSONRPCError):
-                        pending.discard(item.message.id)
-                        answered.set()
+                        async with answered:
+                            owed.discard(item.message.id)
+                            answered.notify_all()
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(pump_in)
