@@ -231,7 +231,7 @@ class RecordOptions:
         allow_empty: bool = False,
         headers: Iterable[str] = (),
     ) -> None:
-        if not grace >= 0:
+        if not 0 <= grace < float("inf"):  # inf overflowed the clock only at the end of the session
             raise UsageError(f"bad shutdown timeout {grace!r}: use seconds >= 0", where="--shutdown-timeout")
         policy = Path(redact_policy) if redact_policy is not None else None
         for name, value in zip(

@@ -87,8 +87,9 @@ def test_record_options_are_a_value_and_refuse_a_negative_grace() -> None:
     from harn_mcp_mock.options import RecordOptions
 
     assert RecordOptions("p.json", 2, True, ["A:b"]) == RecordOptions(Path("p.json"), 2.0, True, ("A:b",))
-    with pytest.raises(UsageError) as caught:
-        RecordOptions(grace=-1)
-    assert caught.value.where == "--shutdown-timeout"
+    for bad in (-1, float("nan"), float("inf")):  # inf: an internal OverflowError at the session's end
+        with pytest.raises(UsageError) as caught:
+            RecordOptions(grace=bad)
+        assert caught.value.where == "--shutdown-timeout"
     with pytest.raises(AttributeError, match="immutable"):
         RecordOptions().grace = 3  # type: ignore[misc]

@@ -208,6 +208,12 @@ def conform_cmd(
         key = api_key or os.environ.get("HARN_PROTOCOL_API_KEY", "")
         if not key:
             raise UsageError("pass --api-key KEY or set $HARN_PROTOCOL_API_KEY", where="--api-key")
+        if not 0 < timeout < float("inf"):
+            raise UsageError(f"must be a number of seconds above 0, got {timeout!r}", where="--timeout")
+        if report is not None:
+            from harn_mcp_mock.store.cas import check_writable
+
+            check_writable(report)  # before the checks run, not after
         settings = Settings(url=url, api_key=key, task_timeout=timeout)
         if task_input is not None:
             settings = Settings(

@@ -82,8 +82,12 @@ def build_bench(
     emit_diff: Path | None = None,
     emit_tape: Path | None = None,
 ) -> Testbench:
-    """The :class:`Testbench` the flags describe; :class:`UsageError` for a contradiction."""
+    """The :class:`Testbench` the flags describe; :class:`UsageError` for a contradiction, an
+    :class:`~harn_mcp_mock.errors.OutputError` for a file it could not write after the script ran."""
+    from harn_mcp_mock.store.cas import check_writable
     from harn_mcp_mock.testbench import Testbench
+
+    check_writable(llm_record, process_record, emit_diff)
 
     b = Testbench.builder()
     if clock == "paused":

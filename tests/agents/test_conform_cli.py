@@ -99,6 +99,12 @@ def test_the_table_is_the_default_and_the_level_is_cumulative(url: str) -> None:
         (["--url", "http://127.0.0.1:1", "--api-key", KEY, "--format", "xml"], "unknown format 'xml'"),
         (["--url", "http://127.0.0.1:1", "--api-key", KEY, "--task-input", "[1]"], "must be a JSON object"),
         (["--url", "http://127.0.0.1:1", "--api-key", KEY, "--check", "nope.*"], "no check matches 'nope.*'"),
+        (["--url", "http://127.0.0.1:1", "--api-key", KEY, "--timeout", "-1"], "--timeout: must be a number"),
+        (["--url", "http://127.0.0.1:1", "--api-key", KEY, "--timeout", "0"], "--timeout: must be a number"),
+        (
+            ["--url", "http://127.0.0.1:1", "--api-key", KEY, "--timeout", "nan"],
+            "--timeout: must be a number",
+        ),
     ],
 )
 def test_usage_errors_are_exit_2_with_one_line(
