@@ -143,9 +143,10 @@ class CassetteClaim:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # under a file, a folder we may not write, a read-only file system
-            raise CassetteError(
-                f"cannot create its folder {self.path.parent}: {exc.strerror or exc}", path=self.cassette
-            ) from None
+            folder = self.path.parent
+            above = next((p for p in (folder, *folder.parents) if p.exists()), None)
+            why = f"{above} is a file, not a folder" if above and not above.is_dir() else exc.strerror or exc
+            raise CassetteError(f"cannot create its folder {folder}: {why}", path=self.cassette) from None
         lock = FileLock(self.path, thread_local=False, on_acquired=self._on_acquired)
         try:
             lock.acquire(timeout=max(timeout, 0.0), poll_interval=_POLL)

@@ -552,7 +552,8 @@ def test_a_cassette_path_that_cannot_be_written_is_one_line_with_exit_3_before_t
     assert result.stdout == b""  # the server was never started
     [line] = result.stderr.decode().strip().splitlines()
     assert line.startswith(f"harn mcp mock record: error: {cassette}: ")
-    assert ("is a folder" if where == "folder" else "cannot create its folder") in line
+    said = "is a folder" if where == "folder" else f"{tmp_path / 'notes.txt'} is a file, not a folder"
+    assert said in line  # not the OS's "File exists"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cassettes", "notes.txt"]
     assert list((tmp_path / "cassettes").iterdir()) == []
 
