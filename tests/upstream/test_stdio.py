@@ -69,7 +69,7 @@ def test_a_server_already_gone_when_the_request_is_written_exited_before_answeri
 
 
 def test_a_running_server_that_closed_its_stdin_stopped_reading() -> None:
-    script = "import os, signal, sys\nos.close(0)\nprint('closed', flush=True)\nsignal.pause()"
+    script = "import os, signal\nos.close(0)\nos.write(1, b'closed\\n')\nsignal.pause()"
     upstream = StdioUpstream.spawn([sys.executable, "-c", script])
     try:
         assert upstream.read_chunk(30) == b"closed\n"
