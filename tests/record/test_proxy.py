@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import subprocess
@@ -376,11 +377,16 @@ def test_a_server_that_fails_before_saying_anything_never_replaces_a_cassette(tm
     result = run(typo(cassette), req(1))
     assert result.returncode == 5, result.stderr
     said = [line for line in result.stderr.decode().splitlines() if line.startswith("harn mcp mock")]
-    assert said == [
-        f"harn mcp mock record: error: {cassette}: nothing recorded: the server sent no message (server "
-        "exit 2, client-eof); kept the existing cassette unchanged; pass --allow-empty to overwrite it "
-        "with this recording"
-    ]
+    # Which end the proxy saw close first, the client's input or the server's output, is a race
+    # the server can win by exiting at once (then the request may not have been read either):
+    # each is this session's true ending.
+    [line] = said
+    assert re.fullmatch(
+        rf"harn mcp mock record: error: {re.escape(str(cassette))}: nothing recorded: the (server|client) "
+        r"sent no message \(server exit 2, (client-eof|server-exit)\); kept the existing cassette "
+        r"unchanged; pass --allow-empty to overwrite it with this recording",
+        line,
+    ), line
     assert cassette.read_bytes() == before
     assert not journal_path(cassette).exists()
     fresh = tmp_path / "fresh.cassette.json"
@@ -388,7 +394,7 @@ def test_a_server_that_fails_before_saying_anything_never_replaces_a_cassette(tm
     assert not fresh.exists()
     allowed = run(typo(fresh, "--allow-empty"), req(1))
     assert allowed.returncode == 2  # the server's own exit code, as for any recording
-    assert [m.kind for m in load_cassette(fresh).messages] == ["request"]
+    assert [m.kind for m in load_cassette(fresh).messages] in (["request"], [])  # the same race
 
 
 def test_record_from_dev_null_writes_no_new_cassette_unless_allow_empty(tmp_path: Path) -> None:
