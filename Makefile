@@ -33,8 +33,8 @@ PYTEST_ARGS ?=
 # pytest-xdist workers: `make test JOBS=1` runs serially. Most tests wait on child processes
 # (servers, clients, agents), so more workers than cores still pays on a 2-core machine.
 JOBS ?= 4
-# The fast tests wait less on child processes: each worker also costs ~18 s of CPU of its own
-# (imports, collection, session fixtures), so 3 workers finish first here (95 s; 4: 101 s).
+# The fast tests wait less on child processes: each worker also costs CPU of its own (imports,
+# collection, session fixtures), so 3 workers finish first here (81-85 s; 2: 88 s; 4: 82 s).
 FAST_JOBS ?= 3
 FAST_MARKERS := not e2e and not slow and not browser and not ray and not frameworks
 
