@@ -44,6 +44,7 @@ no exception: a run's outcome) when a trial ended as an infrastructure error or 
 from __future__ import annotations
 
 import errno
+import math
 from pathlib import Path
 
 
@@ -226,3 +227,12 @@ def sole_exception(exc: BaseException) -> BaseException:
         else:
             leaves.append(current)
     return leaves[0] if len(leaves) == 1 else exc
+
+
+def check_number(flag: str, value: float, what: str, *, zero: bool = False) -> None:
+    """A :class:`UsageError` naming ``flag`` unless ``value`` is a finite number above 0 (or 0
+    too, with ``zero``): "must be WHAT, got VALUE". Commands check their numbers with it before
+    they read a file or start a server."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        raise UsageError(f"must be {what}, got {value!r}", where=flag)

@@ -21,7 +21,7 @@ import typer
 from harn_mcp_mock.cli._common import handle_errors, note
 from harn_mcp_mock.cli._help import HarnGroup
 from harn_mcp_mock.cli._http_opts import AllowHostOpt, AllowOriginOpt, MaxBodyOpt
-from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.errors import UsageError, check_number
 
 PROG = "harn protocol"
 DEFAULT_DB = ".harn-protocol.sqlite3"
@@ -208,8 +208,7 @@ def conform_cmd(
         key = api_key or os.environ.get("HARN_PROTOCOL_API_KEY", "")
         if not key:
             raise UsageError("pass --api-key KEY or set $HARN_PROTOCOL_API_KEY", where="--api-key")
-        if not 0 < timeout < float("inf"):
-            raise UsageError(f"must be a number of seconds above 0, got {timeout!r}", where="--timeout")
+        check_number("--timeout", timeout, "a number of seconds above 0")
         if report is not None:
             from harn_mcp_mock.store.cas import check_writable
 

@@ -231,7 +231,9 @@ class StdioProxy:
                     # A server that answered before and went quiet is busy: say what record waits
                     # for. (One that never wrote is starting up: a piped quickstart hears nothing.)
                     tell = not told and self._server_chunks > 0
-                    until = min(deadline, quiet_until, heard + TELL_AFTER if tell else deadline)
+                    until = (
+                        min(deadline, quiet_until, heard + TELL_AFTER) if tell else min(deadline, quiet_until)
+                    )
                     if self._progress.wait(timeout=max(until - now, 0.0)):
                         heard = time.monotonic()  # it wrote: one more grace
                     elif tell and time.monotonic() >= heard + TELL_AFTER:

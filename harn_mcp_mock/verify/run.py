@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from harn_mcp_mock.cassette.model import load_cassette
-from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.errors import UsageError, check_number
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.verify.drift import VerifyOptions, compare
 from harn_mcp_mock.verify.ignore import apply_ignores, load_ignore_file
@@ -31,9 +31,9 @@ def verify(
     policy_path: str | Path | None = None,
     on_event: Callable[[str], None] | None = None,
 ) -> VerifyResult:
-    _check_number("--latency-ratio", latency_ratio, "a ratio above 0")
-    _check_number("--latency-floor-ms", latency_floor_ms, "a number of milliseconds, 0 or more", zero=True)
-    _check_number("--timeout", timeout, "a number of seconds above 0")
+    check_number("--latency-ratio", latency_ratio, "a ratio above 0")
+    check_number("--latency-floor-ms", latency_floor_ms, "a number of milliseconds, 0 or more", zero=True)
+    check_number("--timeout", timeout, "a number of seconds above 0")
     given = [candidate is not None, bool(command), url is not None]
     if sum(given) != 1:
         raise UsageError(
@@ -87,13 +87,3 @@ def verify(
     locate_findings(findings, base, cassette, cand, candidate)
     kept, ignored = apply_ignores(findings, ignores)
     return VerifyResult(str(cassette), label, kept, ignored, compared)
-
-
-def _check_number(flag: str, value: float, what: str, *, zero: bool = False) -> None:
-    """A UsageError naming ``flag`` unless ``value`` is a finite number above 0 (or 0 if ``zero``),
-    raised before any file is read or any server started."""
-    import math
-
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    if not number or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
-        raise UsageError(f"must be {what}, got {value!r}", where=flag)

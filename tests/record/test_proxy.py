@@ -20,22 +20,14 @@ FAKE = str(Path(__file__).parents[1] / "servers" / "fake_server.py")
 WAIT = 30  # seconds: the bound of every wait on a child process
 
 
-def record_cmd(cassette: Path, *server_args: str, grace: str = "0.5") -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "harn_mcp_mock",
-        "record",
-        "--quiet",
-        "--cassette",
-        str(cassette),
-        "--shutdown-timeout",
-        grace,
-        "--",
-        sys.executable,
-        FAKE,
-        *server_args,
-    ]
+def record_cmd(
+    cassette: Path, *server_args: str, grace: str | None = "0.5", server: list[str] | None = None
+) -> list[str]:
+    """``harn mcp mock record`` of the fake server with ``server_args`` (or of ``server``); a
+    ``grace`` of None keeps record's default shutdown timeout."""
+    timeout = ["--shutdown-timeout", grace] if grace is not None else []
+    harn = [sys.executable, "-m", "harn_mcp_mock", "record", "--quiet", "--cassette", str(cassette)]
+    return [*harn, *timeout, "--", *(server or [sys.executable, FAKE]), *server_args]
 
 
 def req(i: int, method: str = "tools/call", **params: Any) -> bytes:
@@ -141,18 +133,7 @@ def test_a_piped_client_gets_every_answer_from_an_sdk_server_that_stops_at_end_o
             arguments={"source_timezone": "UTC", "time": "12:00", "target_timezone": "UTC"},
         )
     )
-    cmd = [
-        sys.executable,
-        "-m",
-        "harn_mcp_mock",
-        "record",
-        "--quiet",
-        "--cassette",
-        str(cassette),
-        "--",
-        *server,
-    ]
-    result = run(cmd, stdin)
+    result = run(record_cmd(cassette, grace=None, server=server), stdin)
     assert result.returncode == 0, result.stderr
     assert [orjson.loads(line)["id"] for line in result.stdout.splitlines()] == [1, 2, 3]
     loaded = load_cassette(cassette)
