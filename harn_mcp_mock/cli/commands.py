@@ -642,6 +642,7 @@ def run_main(
     run_max_cost: float | None = None,
     plan: bool = False,
     preload: list[str] | None = None,
+    sandbox: str = "auto",
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
@@ -704,6 +705,7 @@ def run_main(
                 grace=grace,
                 output_cap=output_cap,
                 preload=preload or (),
+                sandbox=sandbox,
                 max_retries=max_retries,
                 gates=gates,
                 force=force,

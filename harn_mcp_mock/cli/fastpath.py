@@ -223,6 +223,7 @@ RUN_FLAGS: dict[str, tuple[str, str]] = {
     "--grace": ("grace", "float"),
     "--output-cap": ("output_cap", "int"),
     "--preload": ("preload", "list"),
+    "--sandbox": ("sandbox", "str"),
     "--max-retries": ("max_retries", "int"),
     "--min-pass-k": ("min_pass_k", "list"),
     "--min-pass-rate": ("min_pass_rate", "float"),

@@ -654,6 +654,14 @@ def run(
             help="Module a Python agent imports, imported once, not per trial (repeatable).",
         ),
     ] = None,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            "--sandbox",
+            metavar="[auto|bwrap|none]",
+            help="Each agent in a bubblewrap sandbox: auto (where it runs), bwrap (or exit 2), none.",
+        ),
+    ] = "auto",
     max_retries: Annotated[
         int, typer.Option("--max-retries", help="Retries of an infrastructure error.")
     ] = 1,
@@ -726,6 +734,7 @@ def run(
             grace=grace,
             output_cap=output_cap,
             preload=preload or [],
+            sandbox=sandbox,
             max_retries=max_retries,
             min_pass_k=min_pass_k or [],
             min_pass_rate=min_pass_rate,

@@ -205,7 +205,9 @@ class WorldHub:
     ``http=False`` serves stdio only (no HTTP server, no uvicorn import)."""
 
     def __init__(self, *, http: bool = True) -> None:
-        self._dir = tempfile.mkdtemp(prefix="harn-hub-")
+        from harn_mcp_mock.runner.sandbox import hubs_root
+
+        self._dir = tempfile.mkdtemp(prefix="hub-", dir=hubs_root())
         self.socket_path = os.path.join(self._dir, "worlds.sock")
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._listener.bind(self.socket_path)

@@ -25,6 +25,7 @@ from harn_mcp_mock.runner.backend import BACKENDS, BackendOptions, get_backend
 from harn_mcp_mock.runner.folder import RUN_FORMAT
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, Control
+from harn_mcp_mock.runner.sandbox import SANDBOX_MODES, Isolation, resolve_isolation
 from harn_mcp_mock.runner.trial import DEFAULT_GRACE_S, DEFAULT_TIMEOUT_S, EX_TEMPFAIL, TrialSettings
 
 if TYPE_CHECKING:
@@ -326,6 +327,25 @@ def _early_baseline(baseline: str | Path | dict[str, Any] | None) -> dict[str, A
     return load_baseline(baseline)
 
 
+def _check_sandbox(sandbox: str, preload: Sequence[str], backend: str) -> Isolation | None:
+    """``--sandbox``, before any trial: an unknown mode, or ``bwrap`` where bubblewrap cannot run
+    or with ``--preload`` (its agents are forked, not started), is a UsageError. The isolation the
+    trials of this machine get (None on another backend: each node probes its own)."""
+    if sandbox not in SANDBOX_MODES:
+        resolve_isolation(sandbox)  # refused, naming the modes
+    if backend != "local" and not preload:
+        return None
+    if preload:
+        if sandbox == "bwrap":
+            raise UsageError(
+                "--preload forks each agent from a shared server, which cannot be sandboxed: "
+                "use --sandbox auto or none",
+                where="--sandbox",
+            )
+        return Isolation("none", "--preload forks each agent from a shared server")
+    return resolve_isolation(sandbox)
+
+
 def _check_agent(agent: Sequence[str]) -> None:
     import shutil
 
@@ -394,6 +414,7 @@ def run_episodes(
     alpha: float = 0.05,
     budget: Budget | None = None,
     preload: Sequence[str] = (),
+    sandbox: str = "auto",
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
@@ -405,7 +426,9 @@ def run_episodes(
     none). ``stop``: set it (an Event) or call ``stop()`` / ``kill_now()`` (a
     :class:`~harn_mcp_mock.runner.process.Control`) to stop the run. ``on_note`` hears what
     resume does ("all N trials already finished"). ``preload``: modules a Python agent command's
-    fork server imports once, each trial forked from it (docs/runner.md, "Warm starts")."""
+    fork server imports once, each trial forked from it (docs/runner.md, "Warm starts").
+    ``sandbox``: ``auto``, ``bwrap`` or ``none``, each agent command's isolation (docs/runner.md,
+    "Threat model"); ``auto`` says on ``on_note`` when it finds none."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})", where="--backend")
     check_settings(
@@ -459,6 +482,7 @@ def run_episodes(
     if callbacks is not None:
         raise UsageError("callbacks are for an in-process agent; a command agent makes its own session")
     _check_agent(agent)
+    isolation = _check_sandbox(sandbox, preload, backend)
     chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
     baseline_doc = _early_baseline(baseline)
     plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
@@ -473,6 +497,8 @@ def run_episodes(
             on_note(
                 f"resuming: {done} of {len(plan.matrix)} trials already finished, running {len(plan.todo)}"
             )
+    if on_note is not None and isolation is not None and isolation.note() is not None:
+        on_note(str(isolation.note()))
     control = stop if isinstance(stop, Control) else Control(grace)
     control.grace = grace
     watcher = _watch(stop, control) if isinstance(stop, threading.Event) else None
@@ -483,7 +509,12 @@ def run_episodes(
     become_subreaper()
     _clear_the_way(plan, on_note)
     settings = TrialSettings(
-        timeout=timeout, grace=grace, max_retries=max_retries, output_cap=output_cap, preload=tuple(preload)
+        timeout=timeout,
+        grace=grace,
+        max_retries=max_retries,
+        output_cap=output_cap,
+        preload=tuple(preload),
+        sandbox=sandbox,
     )
     try:
         chosen.run(plan, list(agent), settings, control)

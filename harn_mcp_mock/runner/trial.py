@@ -27,6 +27,7 @@ from harn_mcp_mock.runner._files import Folder, open_folder
 from harn_mcp_mock.runner.leftovers import record_processes
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, AgentProcess, Control
+from harn_mcp_mock.runner.sandbox import AGENT_FILES, Isolation, TrialSandbox, resolve_isolation
 
 if TYPE_CHECKING:
     from harn_mcp_mock.runner.hub import TrialWorld, WorldHub
@@ -74,15 +75,32 @@ class TrialSettings:
     """Bytes of the agent's stdout and of its stderr kept (the last ones)."""
     preload: tuple[str, ...] = ()
     """Modules a Python agent's fork server imports once (``--preload``; docs/runner.md)."""
+    sandbox: str = "auto"
+    """``--sandbox``: ``auto`` (bubblewrap where it runs, else none), ``bwrap`` or ``none``
+    (:mod:`harn_mcp_mock.runner.sandbox`). A ``--preload`` agent is forked, never sandboxed."""
+
+    def isolation(self) -> Isolation:
+        """The isolation this process gives the trials (probed once per process)."""
+        if self.preload:
+            return Isolation("none", "--preload forks each agent from a shared server")
+        return resolve_isolation(self.sandbox)
 
 
 def _dump(doc: Any) -> bytes:
     return json.dumps(doc, indent=2).encode() + b"\n"
 
 
-def agent_env(trial: Trial, where: Folder, world: TrialWorld, base: Mapping[str, str]) -> dict[str, str]:
+def agent_env(
+    trial: Trial,
+    where: Folder,
+    world: TrialWorld,
+    base: Mapping[str, str],
+    box: TrialSandbox | None = None,
+) -> dict[str, str]:
     """The agent's environment, and its ``HARN_MCP_CONFIG`` file (at the trial's
-    :attr:`~harn_mcp_mock.runner.hub.TrialWorld.config_path`; a copy as ``mcp.json`` in ``where``)."""
+    :attr:`~harn_mcp_mock.runner.hub.TrialWorld.config_path`; a copy as ``mcp.json`` in ``where``).
+    ``box``: the trial's scratch folder (``HARN_TRIAL_DIR``, ``HARN_SPEC``, and under a sandbox
+    ``HOME`` and ``TMPDIR``)."""
     command = world.command
     config = _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
     where.write("mcp.json", config)  # the plain form every host reads (the URL: the env)
@@ -103,6 +121,8 @@ def agent_env(trial: Trial, where: Folder, world: TrialWorld, base: Mapping[str,
     }
     if world.url is not None:
         env["HARN_WORLD_URL"] = world.url
+    if box is not None:
+        env.update(box.env(base))
     return env
 
 
@@ -136,25 +156,41 @@ def _attempt(
     hub: WorldHub,
     spec: WorldSpec | None,
     control: Control | None,
-    ledger: Path | None,
+    run_root: Path | None,
 ) -> dict[str, Any]:
-    where.clear((*TRIAL_FILES, "trial.json"))
+    where.clear((*TRIAL_FILES, AGENT_FILES, "trial.json"))
     started = time.monotonic()
+    isolation = settings.isolation()
     world = hub.open(trial, spec, tape=where.path / "tape.ndjson")
+    box: TrialSandbox | None = None
+    left_out: str | None = None
     try:
-        env = agent_env(trial, where, world, base)
+        box = TrialSandbox.create(
+            isolation,
+            parent=world.config_dir,
+            spec=trial.spec,
+            hide=[] if run_root is None else [run_root],
+            binds=[(world.socket_path, False), (world.config_path, False)],
+        )
+        env = agent_env(trial, where, world, base, box)
         try:
             process = AgentProcess(
-                agent, env=env, cwd=cwd, marker=world.token, cap=settings.output_cap, preload=settings.preload
+                box.wrap(agent),
+                env=env,
+                cwd=cwd,
+                marker=world.token,
+                cap=settings.output_cap,
+                preload=settings.preload,
             )
         except OSError as exc:
             return {
                 "status": "infra_error",
                 "infra_error": f"the agent command could not start: {exc.strerror or exc}",
                 "exit_code": None,
+                "isolation": isolation.mode,
             }
-        if ledger is not None:
-            record_processes(ledger, [process.supervisor_pid, process.pid], world.token)
+        if run_root is not None:
+            record_processes(run_root, [process.supervisor_pid, process.pid], world.token)
         try:
             ended = process.wait(settings.timeout, control)
         except BaseException:  # cancelled (a Ray task, an interrupt): the agent ends with it
@@ -163,6 +199,12 @@ def _attempt(
         code = process.end(settings.grace, control)
     finally:
         hub.close(world)
+        if box is not None:
+            left_out = box.collect(where)  # the agent's own files, for a person: never read back
+            usage = box.usage()
+            if usage is not None:
+                where.write("usage.ndjson", usage)
+            box.remove()
     where.write("agent.stdout", process.stdout.value())
     where.write("agent.stderr", process.stderr.value())
     record: dict[str, Any] = {
@@ -170,7 +212,10 @@ def _attempt(
         "duration_ms": round((time.monotonic() - started) * 1000),
         "sessions": world.shared.sessions,
         "tool_calls": world.shared.tool_calls,
+        "isolation": isolation.mode,
     }
+    if left_out is not None:
+        record["agent_files"] = left_out
     if ended.how == "stopped":
         return {**record, "status": "stopped"}
     if ended.how == "timeout":
@@ -299,7 +344,8 @@ def run_trial(
         )
         record["sessions"] = final.get("sessions", 0)
         record["tool_calls"] = final.get("tool_calls", 0)
-        if "message" in final:
-            record["message"] = final["message"]
+        for key in ("message", "isolation", "agent_files"):
+            if key in final:
+                record[key] = final[key]
         where.write("trial.json", _dump(record), atomic=True)  # whole or absent: marks it finished
     return record

@@ -169,7 +169,9 @@ def test_an_agent_left_from_a_killed_run_never_finds_the_reruns_world_in_its_con
     # would score both agents' calls).
     agent = [*agent_script(tmp_path, "late", LATE), str(tmp_path)]
     for _ in range(2):
-        run_episodes(["bank"], agent, out=tmp_path / "out", tasks=["pay-rent"], workers=1, force=True)
+        run_episodes(
+            ["bank"], agent, out=tmp_path / "out", tasks=["pay-rent"], workers=1, force=True, sandbox="none"
+        )
     seen = json.loads((tmp_path / "seen").read_text())
     assert seen["same_path"] is False
     assert seen["old"] is None  # removed when its trial ended

@@ -77,6 +77,7 @@ def test_a_setsid_grandchild_does_not_outlive_its_trial(tmp_path: Path, preload:
         out=tmp_path / "out",
         tasks=["pay-rent"],
         preload=preload,
+        sandbox="none",
     )
     (pid,) = map(int, fifo.lines(1))
     assert outcome.trials[0]["status"] == "scored"
@@ -128,7 +129,7 @@ def test_a_stop_ends_running_agents_records_nothing_for_them_and_never_retries(
         target=lambda: outcomes.append(
             run_episodes(
                 ["bank"], agent_script(tmp_path, "hung", body), out=tmp_path / "out", tasks=["pay-rent"], k=3,
-                workers=2, timeout=None, grace=grace, max_retries=3, stop=control, preload=preload,
+                workers=2, timeout=None, grace=grace, max_retries=3, stop=control, preload=preload, sandbox="none",
             )
         )
     )  # fmt: skip
@@ -283,7 +284,7 @@ def test_a_warm_agent_past_its_timeout_is_ended_and_scored_timeout(tmp_path: Pat
     )
     outcome = run_episodes(
         ["bank"], agent_script(tmp_path, "slow", body), out=tmp_path / "out", tasks=["pay-rent"],
-        timeout=0.5, grace=0.1, preload=WARM[1],
+        timeout=0.5, grace=0.1, preload=WARM[1], sandbox="none",
     )  # fmt: skip
     (pid,) = map(int, fifo.lines(1))
     assert outcome.trials[0]["status"] == "timeout"
@@ -298,11 +299,13 @@ def test_a_preloaded_module_is_imported_once_for_all_trials(tmp_path: Path) -> N
         f"with open({str(log)!r}, 'a') as f:\n    f.write('imported\\n')\n", encoding="utf-8"
     )
     agent = agent_script(tmp_path, "uses_heavy", "import heavy\nsys.exit(0)\n")
-    outcome = run_episodes(["bank"], agent, out=tmp_path / "out", tasks=["pay-rent"], k=3, preload=["heavy"])
+    outcome = run_episodes(
+        ["bank"], agent, out=tmp_path / "out", tasks=["pay-rent"], k=3, preload=["heavy"], sandbox="none"
+    )
     assert [t["exit_code"] for t in outcome.trials] == [0, 0, 0]
     assert log.read_text() == "imported\n"
     log.unlink()
-    run_episodes(["bank"], agent, out=tmp_path / "cold", tasks=["pay-rent"], k=3)
+    run_episodes(["bank"], agent, out=tmp_path / "cold", tasks=["pay-rent"], k=3, sandbox="none")
     assert log.read_text() == "imported\n" * 3  # the check: without preload, each trial imports it
 
 

@@ -338,6 +338,8 @@ def test_ctrl_c_stops_a_hung_agent_says_so_and_a_second_one_ends_it_now(tmp_path
         "600",
         "--out",
         "out",
+        "--sandbox",
+        "none",  # the test reads the agent's pid: a host pid only without a PID namespace
     ]
     proc = subprocess.Popen(
         [*HARN, "run", *args, "--", *hung], cwd=tmp_path, stderr=subprocess.PIPE, text=True
