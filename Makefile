@@ -38,7 +38,7 @@ JOBS ?= 4
 FAST_JOBS ?= 3
 FAST_MARKERS := not e2e and not slow and not browser and not ray and not frameworks
 
-.PHONY: venv install peers browser screenshots lint lint-test-patterns test suite test-fast test-conformance test-frameworks fuzz bench demo peers-missing \
+.PHONY: venv install peers browser sandbox-tools screenshots lint lint-test-patterns test suite test-fast test-conformance test-frameworks fuzz bench demo peers-missing \
 	conformance-missing
 
 venv: $(PY)
@@ -103,11 +103,22 @@ browser:
 			chromium >/dev/null; }; \
 	else echo "make browser: install chromium (Debian: apt-get install chromium) for the report tests"; fi
 
+# The runner's sandbox (`run --sandbox auto`, docs/runner.md "Threat model"): Debian's bubblewrap,
+# installed with apt-get when we are root and it is missing; otherwise `auto` runs agents without
+# isolation and says so (the sandbox tests skip, and fail on CI).
+sandbox-tools:
+	@if command -v bwrap >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap >/dev/null \
+		|| { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			bubblewrap >/dev/null; }; \
+	else echo "make sandbox-tools: install bubblewrap (Debian: apt-get install bubblewrap) for the runner's sandbox"; fi
+
 # The docs' pictures (docs/images/), taken by the report tests in Chromium.
 screenshots: $(INSTALL_STAMP) browser
 	HARN_UPDATE_SCREENSHOTS=1 $(BIN)/pytest -q -p no:randomly tests/report
 
-install: $(INSTALL_STAMP) $(PEERS_STAMP) browser $(if $(CI),$(FRAMEWORKS_STAMP))
+install: $(INSTALL_STAMP) $(PEERS_STAMP) browser sandbox-tools $(if $(CI),$(FRAMEWORKS_STAMP))
 
 lint: $(INSTALL_STAMP)
 	$(BIN)/ruff check .
@@ -138,7 +149,7 @@ test-frameworks: $(FRAMEWORKS_STAMP)
 
 # The inner loop: no third-party peers, browser, Ray, agent frameworks, wheel or pre-commit builds
 # (README: the markers).
-test-fast: $(INSTALL_STAMP)
+test-fast: $(INSTALL_STAMP) sandbox-tools
 	$(BIN)/pytest -q -n $(FAST_JOBS) --dist loadgroup -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 # The input fuzzers of tests/test_fuzz_inputs.py with random seeds and thousands of examples

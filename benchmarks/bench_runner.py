@@ -16,6 +16,9 @@
   - the same agent against a stdlib world of its own (two processes per trial, no runner), 1 and
     2 at a time: what this machine's load lets any such workload gain from a second worker.
 
+- **the sandbox, per trial** (issue 35): the same agent that exits at once under the runner, 1
+  worker, with ``--sandbox bwrap`` against ``--sandbox none``, rounds alternated. Target: <= 15 ms.
+
 Also: a whole trivial trial (handshake + tools/list) through the runner against the same agent
 starting the seed's world itself, and in-process trials/s (an `async def` agent).
 
@@ -41,11 +44,13 @@ from typing import Any
 from harn_mcp_mock.runner import Trial, run_episodes
 from harn_mcp_mock.runner.hub import WorldHub
 from harn_mcp_mock.runner.matrix import NO_FAULTS, build_matrix
+from harn_mcp_mock.runner.sandbox import resolve_isolation
 from harn_mcp_mock.shipped import resolve_spec
 
 OVERHEAD_TARGET_MS = 30.0
 BRIDGE_TARGET_US = 100.0
 SCALING_TARGET = 1.8
+SANDBOX_TARGET_MS = 15.0
 
 NOOP = "import sys\n"
 
@@ -118,11 +123,14 @@ def alone(agent: list[str], trials: list[Trial], folder: Path, *, world: bool) -
     return time.perf_counter() - started
 
 
-def runner(agent: list[str], k: int, workers: int, folder: Path, backend: str = "local") -> float:
+def runner(
+    agent: list[str], k: int, workers: int, folder: Path, backend: str = "local", sandbox: str = "auto"
+) -> float:
     started = time.perf_counter()
     outcome = run_episodes(
-        ["bank"], agent, out=folder, k=k, workers=workers, tasks=["pay-rent"], force=True, backend=backend
-    )
+        ["bank"], agent, out=folder, k=k, workers=workers, tasks=["pay-rent"], force=True, backend=backend,
+        sandbox=sandbox,
+    )  # fmt: skip
     elapsed = time.perf_counter() - started
     bad = [r for r in outcome.trials if r["status"] != "scored"]
     if bad:
@@ -228,6 +236,14 @@ def main() -> None:
         for rnd in range(3):  # alternate, keep the best round of each
             base.append(alone(noop, trials, root / f"alone{rnd}", world=False))
             one.append(runner(noop, n, 1, root / f"one{rnd}"))
+        boxed: list[float] | None = None
+        unboxed: list[float] = []
+        if resolve_isolation("auto").sandboxed:
+            boxed = []
+            runner(noop, 2, 1, root / "warm-box", sandbox="bwrap")
+            for rnd in range(3):  # alternated, the best round of each
+                unboxed.append(runner(noop, n, 1, root / f"none{rnd}", sandbox="none"))
+                boxed.append(runner(noop, n, 1, root / f"bwrap{rnd}", sandbox="bwrap"))
         direct, bridged = [], []
         (spec_trial,) = trials[:1]
         with WorldHub(http=False) as hub:
@@ -269,6 +285,9 @@ def main() -> None:
     print(f"trials: {n} (bank/pay-rent); {calls} calls through the bridge; {os.cpu_count()} cores")
     print(f"  agent that exits at once, alone        {min(base) / n * 1000:7.1f} ms/trial")
     print(f"  the same under the runner, 1 worker    {min(one) / n * 1000:7.1f} ms/trial")
+    if boxed is not None:
+        print(f"  the same, --sandbox none               {min(unboxed) / n * 1000:7.1f} ms/trial")
+        print(f"  the same, --sandbox bwrap              {min(boxed) / n * 1000:7.1f} ms/trial")
     print(f"  handshake agent + seed's world alone   {whole_alone / n * 1000:7.1f} ms/trial")
     print(f"  the same under the runner (bridge)     {whole_run / n * 1000:7.1f} ms/trial")
     print(f"  tools/call, direct stdio world         {statistics.median(direct) * 1e6:7.1f} us/call")
@@ -288,6 +307,12 @@ def main() -> None:
     verdict = {True: "OK", False: "MISSED"}
     print(f"runner overhead per trial: {overhead_ms:.1f} ms (target <= {OVERHEAD_TARGET_MS:.0f} ms) "
           f"{verdict[overhead_ms <= OVERHEAD_TARGET_MS]}")  # fmt: skip
+    if boxed is not None:
+        box_ms = (min(boxed) - min(unboxed)) / n * 1000
+        print(f"the sandbox adds per trial: {box_ms:.1f} ms (target <= {SANDBOX_TARGET_MS:.0f} ms) "
+              f"{verdict[box_ms <= SANDBOX_TARGET_MS]}")  # fmt: skip
+    else:
+        print(f"the sandbox adds per trial: not measured ({resolve_isolation('auto').reason})")
     print(f"the bridge adds per call: {bridge_us:.1f} us (target <= {BRIDGE_TARGET_US:.0f} us) "
           f"{verdict[bridge_us <= BRIDGE_TARGET_US]}")  # fmt: skip
     print(f"1 -> 2 workers: {speedup:.2f}x trials/s (target >= {SCALING_TARGET}x) "

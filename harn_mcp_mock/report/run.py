@@ -219,6 +219,7 @@ class _Builder:
                 "agent_error": (record or {}).get("agent_error"),
                 "message": (record or {}).get("message"),
                 "sessions": (record or {}).get("sessions"),
+                "isolation": (record or {}).get("isolation"),
                 "stderr_tail": _tail(stderr) if stderr is not None else None,
                 "file": file,
             }

@@ -124,6 +124,7 @@ def run_on_ray(
     """Run the plan's trials on Ray, until done or ``control`` stops (running tasks are then
     cancelled: each ends its agent; they are not recorded)."""
     ray = _import_ray()
+    settings = replace(settings, hide=(*settings.hide, str(plan.out)))  # no agent reads the driver's files
     started_here = not ray.is_initialized()
     if started_here:
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local Ray for this run only

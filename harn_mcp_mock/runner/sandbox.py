@@ -239,7 +239,7 @@ class TrialSandbox:
         view.write_bytes(agent_spec_view(spec))
         box = cls(isolation, scratch, view)
         if isolation.sandboxed:
-            box.hidden = [str(Path(p)) for p in (*hide, hubs_root())]
+            box.hidden = [str(Path(p)) for p in (*hide, hubs_root()) if os.path.isdir(p)]
             masked = [spec]
             with contextlib.suppress(OSError, ValueError):
                 masked += effect_modules(spec, json.loads(spec.read_bytes()))

@@ -75,6 +75,8 @@ class TrialSettings:
     """Bytes of the agent's stdout and of its stderr kept (the last ones)."""
     preload: tuple[str, ...] = ()
     """Modules a Python agent's fork server imports once (``--preload``; docs/runner.md)."""
+    hide: tuple[str, ...] = ()
+    """Folders no sandboxed agent sees besides its own run folder (on Ray: the driver's ``--out``)."""
     sandbox: str = "auto"
     """``--sandbox``: ``auto`` (bubblewrap where it runs, else none), ``bwrap`` or ``none``
     (:mod:`harn_mcp_mock.runner.sandbox`). A ``--preload`` agent is forked, never sandboxed."""
@@ -98,12 +100,12 @@ def agent_env(
     box: TrialSandbox | None = None,
 ) -> dict[str, str]:
     """The agent's environment, and its ``HARN_MCP_CONFIG`` file (at the trial's
-    :attr:`~harn_mcp_mock.runner.hub.TrialWorld.config_path`; a copy as ``mcp.json`` in ``where``).
+    :attr:`~harn_mcp_mock.runner.hub.TrialWorld.config_path`; the trial folder gets a copy,
+    ``mcp.json``, when the trial has ended: while it runs its token is in no file but that one).
     ``box``: the trial's scratch folder (``HARN_TRIAL_DIR``, ``HARN_SPEC``, and under a sandbox
     ``HOME`` and ``TMPDIR``)."""
     command = world.command
-    config = _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
-    where.write("mcp.json", config)  # the plain form every host reads (the URL: the env)
+    config = mcp_config(trial, world)  # the plain form every host reads (the URL: the env)
     fd = os.open(world.config_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(config)
@@ -124,6 +126,12 @@ def agent_env(
     if box is not None:
         env.update(box.env(base))
     return env
+
+
+def mcp_config(trial: Trial, world: TrialWorld) -> bytes:
+    """The trial's ``{"mcpServers": {...}}`` config: one stdio server, the bridge to its world."""
+    command = world.command
+    return _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
 
 
 def write_world_files(where: Folder, shared: SharedWorld, *, timed_out: bool = False) -> None:
@@ -169,7 +177,7 @@ def _attempt(
             isolation,
             parent=world.config_dir,
             spec=trial.spec,
-            hide=[] if run_root is None else [run_root],
+            hide=[*([] if run_root is None else [run_root]), *settings.hide],
             binds=[(world.socket_path, False), (world.config_path, False)],
         )
         env = agent_env(trial, where, world, base, box)
@@ -205,6 +213,7 @@ def _attempt(
             if usage is not None:
                 where.write("usage.ndjson", usage)
             box.remove()
+    where.write("mcp.json", mcp_config(trial, world))  # its token is dead now
     where.write("agent.stdout", process.stdout.value())
     where.write("agent.stderr", process.stderr.value())
     record: dict[str, Any] = {

@@ -246,3 +246,35 @@ def test_sandbox_bwrap_without_bubblewrap_exits_2_and_auto_says_so(tmp_path: Pat
     assert "sandbox: none (bubblewrap is not installed" in ran.stderr
     (trial,) = (tmp_path / "b").glob("trials/bank/pay-rent/none/1")
     assert json.loads((trial / "trial.json").read_text())["isolation"] == "none"
+
+
+try:
+    import ray  # noqa: F401
+
+    HAVE_RAY = True
+except ImportError:
+    HAVE_RAY = False
+
+
+@needs_bwrap
+@pytest.mark.ray
+@pytest.mark.skipif(not HAVE_RAY and not os.environ.get("CI"), reason="the ray extra is not installed")
+def test_ray_workers_put_each_agent_in_the_same_sandbox(tmp_path: Path) -> None:
+    """On a local Ray each trial runs in a Ray worker (its own hub, its own temporary run folder):
+    the agent there sees no more than on the local backend."""
+    out = tmp_path / "run"
+    tag = f"harn-daemon-ray-{os.getpid()}-{tmp_path.name}"
+    outcome = run_episodes(
+        ["bank"], _hostile(tmp_path, out, tag), out=out, tasks=["pay-rent"], k=2, workers=2, backend="ray",
+        sandbox="bwrap", timeout=120,
+    )  # fmt: skip
+    assert [t["isolation"] for t in outcome.trials] == ["bwrap", "bwrap"]
+    facts = _facts(out)
+    assert len(facts) == 2
+    for seen in facts:
+        assert [n for n in seen["hub"] if n.endswith(".json")] == [seen["own_config"]]
+        assert len(seen["hubs"]) == 1
+        assert seen["runner"] == "ESRCH" and seen["pids"] <= 4
+        assert seen["spec_bytes"] == 0 and seen["fault_rules"] == 0
+        assert seen["unlink_socket"] in ("EBUSY", "EROFS", "EPERM")
+    assert _alive_with(tag) == []

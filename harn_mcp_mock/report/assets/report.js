@@ -153,7 +153,8 @@
         ["duration", t.duration_ms === null || t.duration_ms === undefined ? null : t.duration_ms + " ms"],
         ["virtual time", d.virtual_ms === null || d.virtual_ms === undefined ? null : d.virtual_ms + " ms"],
         ["faults fired", t.faults.join(", ") || null], ["infrastructure error", t.infra_error],
-        ["agent error", t.agent_error], ["message", t.message], ["sessions", t.sessions], ["files", t.file]];
+        ["agent error", t.agent_error], ["message", t.message], ["sessions", t.sessions],
+        ["isolation", t.isolation], ["files", t.file]];
       detail.appendChild(el("dl", { cls: "kv" }, [].concat.apply([], facts.filter(function (f) {
         return f[1] !== null && f[1] !== undefined && f[1] !== "";
       }).map(function (f) { return [el("dt", { text: f[0] }), el("dd", { text: String(f[1]) })]; }))));
