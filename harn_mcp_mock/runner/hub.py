@@ -208,10 +208,10 @@ class WorldHub:
         from harn_mcp_mock.runner.sandbox import hubs_root
 
         self._dir = tempfile.mkdtemp(prefix="hub-", dir=hubs_root())
-        self.socket_path = os.path.join(self._dir, "worlds.sock")
-        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._listener.bind(self.socket_path)
-        self._listener.listen(256)
+        self._generation = 0
+        self._retired: list[socket.socket] = []
+        self._wake_r, self._wake_w = os.pipe()
+        self._listener, self.socket_path, self._listener_id = self._listen("worlds.sock")
         self._lock = threading.Lock()
         self._trials: dict[str, TrialWorld] = {}
         self._stop_r, self._stop_w = os.pipe()
@@ -222,11 +222,38 @@ class WorldHub:
 
     # -- trials ------------------------------------------------------------------------------
 
+    def _listen(self, name: str) -> tuple[socket.socket, str, tuple[int, int]]:
+        path = os.path.join(self._dir, name)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.listen(256)
+        info = os.lstat(path)
+        return listener, path, (info.st_dev, info.st_ino)
+
+    def _check_listener(self) -> None:
+        """An agent without a sandbox may have removed or replaced the hub's socket: then the
+        next trial gets a fresh one (at a fresh path) instead of a bridge that cannot connect."""
+        try:
+            info = os.lstat(self.socket_path)
+            if (info.st_dev, info.st_ino) == self._listener_id:
+                return
+        except OSError:
+            pass
+        with self._lock:
+            self._generation += 1
+            self._retired.append(self._listener)
+            self._listener, self.socket_path, self._listener_id = self._listen(
+                f"worlds.{self._generation}.sock"
+            )
+        os.write(self._wake_w, b"\0")  # the acceptor takes the new listener
+
     def open(self, trial: Trial, spec: WorldSpec | None = None, *, tape: Path | None = None) -> TrialWorld:
         """A fresh world for ``trial`` (``spec``: its compiled spec, else loaded from the trial's
         path), its tape written to ``tape``. Close it with :meth:`close`."""
         from harn_mcp_mock.world.engine import WorldEngine
         from harn_mcp_mock.world.spec import load_spec
+
+        self._check_listener()
 
         engine = WorldEngine(
             spec if spec is not None else load_spec(trial.spec),
@@ -298,11 +325,19 @@ class WorldHub:
 
     def _accept(self) -> None:
         while True:
-            readable, _, _ = select.select([self._listener.fileno(), self._stop_r], [], [])
+            listener = self._listener
+            readable, _, _ = select.select([listener.fileno(), self._stop_r, self._wake_r], [], [])
             if self._stop_r in readable:
                 return
+            if self._wake_r in readable:  # a new listener: the old one is closed here, not under select
+                os.read(self._wake_r, 64)
+                with self._lock:
+                    retired, self._retired = self._retired, []
+                for old in retired:
+                    old.close()
+                continue
             try:
-                conn, _ = self._listener.accept()
+                conn, _ = listener.accept()
             except OSError:
                 return
             threading.Thread(
@@ -347,13 +382,15 @@ class WorldHub:
         os.write(self._stop_w, b"\0")
         self._acceptor.join(JOIN_TIMEOUT_S)
         self._listener.close()
+        for old in self._retired:
+            old.close()
         if self._http is not None:
             self._http.shutdown()
-        with contextlib.suppress(OSError):
-            os.unlink(self.socket_path)
-            os.rmdir(self._dir)
-        os.close(self._stop_r)
-        os.close(self._stop_w)
+        import shutil
+
+        shutil.rmtree(self._dir, ignore_errors=True)  # its socket, and what trials left (scratch)
+        for fd in (self._stop_r, self._stop_w, self._wake_r, self._wake_w):
+            os.close(fd)
 
     def __enter__(self) -> WorldHub:
         return self

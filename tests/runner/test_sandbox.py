@@ -278,3 +278,27 @@ def test_ray_workers_put_each_agent_in_the_same_sandbox(tmp_path: Path) -> None:
         assert seen["spec_bytes"] == 0 and seen["fault_rules"] == 0
         assert seen["unlink_socket"] in ("EBUSY", "EROFS", "EPERM")
     assert _alive_with(tag) == []
+
+
+def test_without_a_sandbox_a_deleted_hub_socket_is_replaced_for_the_next_trial(tmp_path: Path) -> None:
+    """An agent run without isolation removes the hub's socket: the next trial's bridge still
+    reaches its world (the hub listens again, at a fresh path), so later trials are not failed."""
+    flag = tmp_path / "deleted"
+    agent = tmp_path / "vandal.py"
+    agent.write_text(
+        "import json, os, sys\n"
+        f"flag = {str(flag)!r}\n"
+        "if not os.path.exists(flag):\n"
+        "    open(flag, 'w').close()\n"
+        "    os.unlink(json.loads(os.environ['HARN_WORLD_COMMAND'])[-2])\n"
+        "    sys.exit(0)\n"
+        f"os.execv(sys.executable, [sys.executable, {str(SCRIPTED)!r}, '--harn-trial', 'good'])\n",
+        encoding="utf-8",
+    )
+    outcome = run_episodes(
+        ["bank"], [sys.executable, str(agent)], out=tmp_path / "run", tasks=["pay-rent"], k=2, workers=1,
+        sandbox="none",
+    )  # fmt: skip
+    assert flag.exists()
+    assert [t["status"] for t in outcome.trials] == ["scored", "scored"]
+    assert sorted(run.score.passed for run in outcome.result.runs) == [False, True]
