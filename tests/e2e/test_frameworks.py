@@ -33,8 +33,9 @@ def harn_run(name: str, out: Path, *options: str) -> subprocess.CompletedProcess
 
 def assert_pay_rent_played_as_scripted(run: Path) -> None:
     trial = run / "trials" / "bank" / "pay-rent" / "none" / "1"
-    if (trial / "llm.ndjson").exists():  # recipes whose model is the scripted endpoint log there
-        last = json.loads((trial / "llm.ndjson").read_text().splitlines()[-1])
+    log = trial / "agent" / "llm.ndjson"  # HARN_TRIAL_DIR's files, copied back when the trial ended
+    if log.exists():  # recipes whose model is the scripted endpoint log there
+        last = json.loads(log.read_text().splitlines()[-1])
         assert last["text"] == "Done: pay-rent (get_account, list_transfers, transfer)."
         assert [c["name"].rsplit("_", 1)[-1] for c in last["calls"]] == ["account", "transfers", "transfer"]
 

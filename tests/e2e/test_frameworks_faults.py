@@ -119,7 +119,8 @@ def seen(trial: Path, kind: str) -> str:
     ended the run)."""
     record = json.loads((trial / "trial.json").read_text())
     tool = "record" if kind in ("partial_write", "ghost_success") else "lookup"
-    lines = (trial / "llm.ndjson").read_text().splitlines() if (trial / "llm.ndjson").exists() else []
+    log = trial / "agent" / "llm.ndjson"  # HARN_TRIAL_DIR's files, copied back when the trial ended
+    lines = log.read_text().splitlines() if log.exists() else []
     results = [
         c["result"]
         for line in lines[-1:]
