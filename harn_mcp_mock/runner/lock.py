@@ -28,6 +28,7 @@ agents as leftovers and rerun them, and the first run would fail.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -42,6 +43,7 @@ __all__ = ["HOLDER", "LOCK", "hold_run_folder"]
 
 LOCK = ".harn-run.lock"
 HOLDER = ".harn-run.pid"
+_NO_LOCKS = {errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOLCK}
 
 
 def _holder(where: Folder) -> str:
@@ -84,11 +86,10 @@ def hold_run_folder(out: str | os.PathLike[str]) -> Iterator[Path]:
                 f"another run{_holder(where)} is using this folder; wait for it or use another --out",
                 path=shown,
             ) from None
-        except OSError as exc:
+        except OSError as exc:  # a read-only folder; a file system without file locks (ENOSYS)
+            why = "its file system has no file locks" if exc.errno in _NO_LOCKS else exc.strerror or exc
             raise UsageError(
-                f"cannot lock this folder for the run ({LOCK}: {exc.strerror or exc}); "
-                "use an --out on a file system with file locks",
-                path=shown,
+                f"cannot take the run's lock on this folder ({LOCK}: {why})", path=shown
             ) from None
         try:
             holder = {"pid": os.getpid(), "host": socket.gethostname()}
