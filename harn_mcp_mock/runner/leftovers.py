@@ -2,10 +2,26 @@
 
 Every trial's supervisor and agent are recorded as they start in ``DIR/processes.ndjson`` (pid,
 start time from ``/proc/PID/stat`` field 22, the machine's boot id, and a digest of the trial's
-marker). :func:`end_leftovers`, run by a resumed run before any trial, SIGKILLs every recorded
-process still alive with the same boot id, pid **and** start time (a reused pid is never
-killed), and every process of this user whose environment holds a recorded trial's marker (a
-``setsid`` grandchild), waits for them to end, and empties the record.
+marker). :func:`end_leftovers`, run by a resumed run before any trial (holding the run folder's
+lock, :mod:`harn_mcp_mock.runner.lock`, so no other run of the folder is alive), SIGKILLs the
+processes of this user it can **prove** are a trial's:
+
+- a process whose environment (``/proc/PID/environ``) holds ``HARN_TRIAL_MARKER=<marker>``
+  whose digest is recorded: an agent and everything it started (a ``setsid`` grandchild
+  included; under bubblewrap the ``bwrap`` process itself, to which the runner hands the
+  trial's environment, and its tree);
+- a process whose (pid, start time) is recorded on this boot **and** whose command line is the
+  runner's supervisor (``PY [-I -S] .../harn_mcp_mock/runner/_supervisor.py --serve FD ...``):
+  a trial's supervisor, forked from the fork server, shows the server's command line; so does a
+  warm agent (``--preload``), forked in turn from its supervisor, whose ``/proc/PID/environ`` is
+  still the server's, without the marker.
+
+then waits for them to end (through pidfds) and empties the record. A recorded (pid, start
+time) whose process shows neither proof is left alone: the record is a file in the run folder,
+and whoever can write there (an agent run with ``--sandbox none``, a tool, a careless edit) can
+append a line naming any process of the user with its right start time; killing on the record
+alone would make the next ``--force`` SIGKILL that process, far outside any run. A reused pid
+(another start time) is never killed either.
 
 Normally the supervisor has ended them all already (the runner's death closes its life pipe);
 this is the second net, for a supervisor killed together with its runner.
@@ -26,6 +42,8 @@ from harn_mcp_mock.runner.process import MARKER_ENV
 __all__ = ["LEDGER", "end_leftovers", "record_processes"]
 
 LEDGER = "processes.ndjson"
+_SUPERVISOR = os.sep.join(("", "harn_mcp_mock", "runner", "_supervisor.py")).encode()
+"""How the supervisor's script path ends in its command line (any install of harn-mcp-mock)."""
 _WAIT_S = 10.0
 """How long to wait for killed processes to end (SIGKILL: at once, unless the kernel is busy)."""
 
@@ -115,8 +133,32 @@ def _marker_of(pid: int) -> str | None:
     return None
 
 
+def _is_supervisor(pid: int) -> bool:
+    """Whether ``pid``'s command line is the runner's fork server's, so also that of every
+    supervisor (and warm agent) it forked: a Python, its options, ``_supervisor.py``, ``--serve``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            args = f.read(1 << 16).split(b"\0")
+    except OSError:
+        return False
+    if not os.path.basename(args[0]).startswith((b"python", b"pypy")):
+        return False
+    rest = args[1:]
+    while rest and rest[0].startswith(b"-"):  # the interpreter's options (-I -S)
+        rest = rest[1:]
+    return len(rest) >= 2 and rest[0].endswith(_SUPERVISOR) and rest[1] == b"--serve"
+
+
+def _owner(pid: int) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
 def end_leftovers(out: Path) -> int:
-    """End the processes a previous runner of ``out`` left (see the module docstring); how many."""
+    """End the processes a previous runner of ``out`` left that it can prove were a trial's
+    (see the module docstring); how many."""
     procs, markers = _recorded(out)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(out / LEDGER)  # read: this run records its own
@@ -129,14 +171,12 @@ def end_leftovers(out: Path) -> int:
             continue
         pid = int(name)
         started = start_time(pid)
-        if started is None:
+        if started is None or _owner(pid) != uid:
             continue
-        if (pid, started) in procs:
-            victims[pid] = started
-            continue
-        with contextlib.suppress(OSError):
-            if os.stat(f"/proc/{pid}").st_uid == uid and markers and _marker_of(pid) in markers:
-                victims[pid] = started
+        if markers and _marker_of(pid) in markers:
+            victims[pid] = started  # an agent, or a process it started
+        elif (pid, started) in procs and _is_supervisor(pid):
+            victims[pid] = started  # a supervisor (or a warm agent)
     ended = 0
     waits: list[int] = []
     for pid, started in victims.items():

@@ -485,44 +485,47 @@ def run_episodes(
     isolation = _check_sandbox(sandbox, preload, backend)
     chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
     baseline_doc = _early_baseline(baseline)
-    plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
-    if preload:
-        _check_preload(agent, preload)
-    plan.on_trial = on_trial
-    if on_note is not None:
-        done = len(plan.matrix) - len(plan.todo)
-        if not plan.todo:
-            on_note(f"all {len(plan.matrix)} trials already finished (use --force to run them again)")
-        elif done:
-            on_note(
-                f"resuming: {done} of {len(plan.matrix)} trials already finished, running {len(plan.todo)}"
-            )
-    if on_note is not None and isolation is not None and isolation.note() is not None:
-        on_note(str(isolation.note()))
-    control = stop if isinstance(stop, Control) else Control(grace)
-    control.grace = grace
-    watcher = _watch(stop, control) if isinstance(stop, threading.Event) else None
-    if budget is not None and budget.run_max_cost is not None:
-        _cap_spending(plan, budget.run_max_cost, control, on_note)
-    from harn_mcp_mock.runner.process import become_subreaper
+    from harn_mcp_mock.runner.lock import hold_run_folder
 
-    become_subreaper()
-    _clear_the_way(plan, on_note)
-    settings = TrialSettings(
-        timeout=timeout,
-        grace=grace,
-        max_retries=max_retries,
-        output_cap=output_cap,
-        preload=tuple(preload),
-        sandbox=sandbox,
-    )
-    try:
-        chosen.run(plan, list(agent), settings, control)
-    finally:
-        if watcher is not None:
-            watcher.set()
-    stopped = control.stopping and len(plan.records) < len(plan.matrix)
-    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
+    with hold_run_folder(out):  # one run per folder, from run.json to results.json
+        plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
+        if preload:
+            _check_preload(agent, preload)
+        plan.on_trial = on_trial
+        if on_note is not None:
+            done = len(plan.matrix) - len(plan.todo)
+            if not plan.todo:
+                on_note(f"all {len(plan.matrix)} trials already finished (use --force to run them again)")
+            elif done:
+                on_note(
+                    f"resuming: {done} of {len(plan.matrix)} trials already finished, running {len(plan.todo)}"
+                )
+        if on_note is not None and isolation is not None and isolation.note() is not None:
+            on_note(str(isolation.note()))
+        control = stop if isinstance(stop, Control) else Control(grace)
+        control.grace = grace
+        watcher = _watch(stop, control) if isinstance(stop, threading.Event) else None
+        if budget is not None and budget.run_max_cost is not None:
+            _cap_spending(plan, budget.run_max_cost, control, on_note)
+        from harn_mcp_mock.runner.process import become_subreaper
+
+        become_subreaper()
+        _clear_the_way(plan, on_note)
+        settings = TrialSettings(
+            timeout=timeout,
+            grace=grace,
+            max_retries=max_retries,
+            output_cap=output_cap,
+            preload=tuple(preload),
+            sandbox=sandbox,
+        )
+        try:
+            chosen.run(plan, list(agent), settings, control)
+        finally:
+            if watcher is not None:
+                watcher.set()
+        stopped = control.stopping and len(plan.records) < len(plan.matrix)
+        return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
 
 
 def _clear_the_way(plan: Plan, on_note: Callable[[str], None] | None) -> None:
@@ -619,26 +622,31 @@ async def run_episodes_async(
     from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
 
     baseline_doc = _early_baseline(baseline)
-    plan = plan_run(
-        specs, [agent_name(agent)], out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force
-    )
-    plan.on_trial = on_trial
-    limiter = anyio.CapacityLimiter(max(1, workers or 8))
-    stopped = False
+    from harn_mcp_mock.runner.lock import hold_run_folder
 
-    async def one(trial: Trial) -> None:
-        nonlocal stopped
-        async with limiter:
-            if stop is not None and stop.is_set():
-                stopped = True
-                return
-            record = await run_trial_inprocess(trial, agent, plan.out, timeout=timeout, callbacks=callbacks)
-            plan.finished(trial, record)
+    with hold_run_folder(out):  # one run per folder, from run.json to results.json
+        plan = plan_run(
+            specs, [agent_name(agent)], out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force
+        )
+        plan.on_trial = on_trial
+        limiter = anyio.CapacityLimiter(max(1, workers or 8))
+        stopped = False
 
-    async with anyio.create_task_group() as tg:
-        for trial in plan.todo:
-            tg.start_soon(one, trial)
-    return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
+        async def one(trial: Trial) -> None:
+            nonlocal stopped
+            async with limiter:
+                if stop is not None and stop.is_set():
+                    stopped = True
+                    return
+                record = await run_trial_inprocess(
+                    trial, agent, plan.out, timeout=timeout, callbacks=callbacks
+                )
+                plan.finished(trial, record)
+
+        async with anyio.create_task_group() as tg:
+            for trial in plan.todo:
+                tg.start_soon(one, trial)
+        return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
 
 
 def _score(loaded: list[tuple[Path, dict[str, Any]]], trials: list[Trial], out: Path) -> Any:

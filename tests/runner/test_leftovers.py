@@ -5,7 +5,10 @@ into the trial folder until they are killed.
 - the runner alone is SIGKILLed: the trial's supervisor sees its life pipe reach EOF and kills
   the whole tree at once (waited on through pidfds, never by polling);
 - the runner and the supervisor are both SIGKILLed: the resumed run ends the leftovers (pid and
-  start time recorded; the grandchild by its marker) before any trial, and says so.
+  start time recorded; the grandchild by its marker) before any trial, and says so;
+- the record is a file any process of the user can append to: a line naming an unrelated
+  process (with its right start time) kills nothing, since a process is ended only when it shows
+  it is a trial's (the trial's marker in its environment, or a recorded supervisor's command line).
 """
 
 from __future__ import annotations
@@ -13,16 +16,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import select
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harn_mcp_mock.runner.leftovers import end_leftovers, record_processes, start_time
+from harn_mcp_mock.runner.leftovers import LEDGER, end_leftovers, record_processes, start_time
+from harn_mcp_mock.runner.process import MARKER_ENV, SUPERVISOR
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = ROOT / "examples" / "agent" / "scripted_agent.py"
@@ -178,24 +186,129 @@ def test_a_resume_ends_what_a_runner_killed_with_its_supervisor_left(
     _check_resumed(tmp_path, done)
 
 
-def test_a_reused_pid_is_never_killed(tmp_path: Path) -> None:
-    """A recorded pid whose start time differs (the pid went to another process) is left alone;
-    one that matches is ended; the record is emptied."""
-    sleeper = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
-    bystander = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
+PAUSE = [sys.executable, "-c", "import signal; signal.pause()"]
+
+
+@contextlib.contextmanager
+def _fork_server() -> Iterator[subprocess.Popen[bytes]]:
+    """A real fork server of the runner, idle: the command line every supervisor (and warm agent)
+    it forks shows. It exits when its socket closes."""
+    mine, theirs = socket.socketpair()
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-S", SUPERVISOR, "--serve", str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
+        stdin=subprocess.DEVNULL,
+    )
+    theirs.close()
     try:
-        record_processes(tmp_path, [sleeper.pid], "trial-marker")
-        started = start_time(bystander.pid)
-        assert started is not None
-        line = {"boot": json.loads((tmp_path / "processes.ndjson").read_text())["boot"],
-                "marker": "other", "procs": [[bystander.pid, started + 1]]}  # fmt: skip
-        with open(tmp_path / "processes.ndjson", "a") as f:
-            f.write(json.dumps(line) + "\n")
-        assert end_leftovers(tmp_path) == 1
-        assert sleeper.wait(timeout=WAIT) == -signal.SIGKILL
-        assert bystander.poll() is None
-        assert not (tmp_path / "processes.ndjson").exists() and end_leftovers(tmp_path) == 0
+        yield proc
     finally:
-        for proc in (sleeper, bystander):
-            proc.kill()
-            proc.wait()
+        mine.close()
+        proc.kill()
+        proc.wait()
+
+
+def _forge(out: Path, marker_digest: str, procs: list[list[int]]) -> None:
+    """Append a line to the run folder's record, as anything that can write there could."""
+    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    with open(out / LEDGER, "a") as f:
+        f.write(json.dumps({"boot": boot, "marker": marker_digest, "procs": procs}) + "\n")
+
+
+def _started(pid: int) -> int:
+    started = start_time(pid)
+    assert started is not None
+    return started
+
+
+def test_only_what_proves_it_is_a_trials_is_killed(tmp_path: Path) -> None:
+    """Recorded with their start time: a supervisor (its command line) is ended, the same with
+    another start time (a reused pid) and a plain process (no proof) are left alone. Not recorded:
+    a process carrying a recorded trial's marker (an agent's ``setsid`` grandchild) is ended."""
+    marker = f"marker-{secrets.token_hex(8)}"  # its own: tests running beside it carry none of it
+    marked_env = {**os.environ, MARKER_ENV: marker}
+    with _fork_server() as supervisor, _fork_server() as reused:
+        plain = subprocess.Popen(PAUSE)
+        marked = subprocess.Popen(PAUSE, env=marked_env)
+        try:
+            record_processes(tmp_path, [supervisor.pid, plain.pid], marker)
+            recorded = json.loads((tmp_path / LEDGER).read_text())
+            assert sorted(recorded["procs"]) == sorted([[supervisor.pid, _started(supervisor.pid)],
+                                                        [plain.pid, _started(plain.pid)]])  # fmt: skip
+            _forge(tmp_path, "other", [[reused.pid, _started(reused.pid) + 1]])
+            assert end_leftovers(tmp_path) == 2
+            assert supervisor.wait(timeout=WAIT) == -signal.SIGKILL
+            assert marked.wait(timeout=WAIT) == -signal.SIGKILL
+            assert plain.poll() is None and reused.poll() is None
+            assert not (tmp_path / LEDGER).exists() and end_leftovers(tmp_path) == 0
+        finally:
+            for proc in (plain, marked):
+                proc.kill()
+                proc.wait()
+
+
+@pytest.mark.slow
+def test_a_forged_record_line_kills_no_process_outside_the_run(tmp_path: Path) -> None:
+    """After a run, a line naming a live process of the test (its right start time, the digest of
+    a marker it does not carry) is appended to the record; the ``--force`` rerun leaves it running."""
+    bystander = subprocess.Popen(PAUSE)
+    pidfd = os.pidfd_open(bystander.pid)
+    try:
+        args = ["--spec", "bank", "--task", "pay-rent", "--out", "out", "--", sys.executable, str(SCRIPTED),
+                "--harn-trial", "good"]  # fmt: skip
+        first = subprocess.run(
+            [*HARN, "run", *args], cwd=tmp_path, capture_output=True, text=True, timeout=WAIT
+        )
+        assert first.returncode == 0, first.stderr
+        assert (tmp_path / "out" / LEDGER).exists()  # this run's supervisor and agent, ended since
+        _forge(tmp_path / "out", "0" * 32, [[bystander.pid, _started(bystander.pid)]])
+        again = subprocess.run(
+            [*HARN, "run", "--force", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+        )
+        assert again.returncode == 0, again.stderr
+        assert "resume: ended" not in again.stderr
+        assert not _ended([pidfd], 0.0) and bystander.poll() is None
+    finally:
+        os.close(pidfd)
+        bystander.kill()
+        bystander.wait()
+
+
+def _bwrap_runs() -> bool:
+    if shutil.which("bwrap") is None:
+        return False
+    probe = subprocess.run(
+        ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--", "true"],
+        capture_output=True,
+        timeout=WAIT,
+    )
+    return probe.returncode == 0
+
+
+def test_an_agent_in_bubblewrap_is_found_by_its_marker(tmp_path: Path) -> None:
+    """Seen from outside, a sandboxed agent is ``bwrap ...``, with the trial's environment the
+    runner handed it: its marker proves it, and it is ended with what runs inside."""
+    if not _bwrap_runs():
+        pytest.skip("bubblewrap cannot run here")
+    marker = f"marker-{secrets.token_hex(8)}"
+    inner = "import os, signal; os.write(1, b'in\\n'); signal.pause()"
+    sandbox = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--"]
+    env = {**os.environ, MARKER_ENV: marker}  # as the runner hands it to bwrap
+    with subprocess.Popen(
+        [*sandbox, sys.executable, "-c", inner], env=env, stdout=subprocess.PIPE
+    ) as sandboxed:
+        assert sandboxed.stdout is not None
+        try:
+            readable, _, _ = select.select([sandboxed.stdout], [], [], WAIT)
+            assert readable and sandboxed.stdout.readline() == b"in\n"  # the agent inside runs
+            record_processes(tmp_path, [sandboxed.pid], marker)
+            assert end_leftovers(tmp_path) >= 1  # bwrap first; what it runs inside may end with it
+            assert sandboxed.wait(timeout=WAIT) == -signal.SIGKILL
+            readable, _, _ = select.select([sandboxed.stdout], [], [], WAIT)
+            assert readable and sandboxed.stdout.read() == b""  # every holder of the pipe is gone: EOF
+        finally:
+            sandboxed.kill()
