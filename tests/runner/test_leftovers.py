@@ -111,8 +111,10 @@ def _start(
     fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
     (tmp_path / "evil").touch()
     warm = [arg for name in preload for arg in ("--preload", name)]
-    args = ["--spec", "bank", "--task", "pay-rent", "--out", "out", "--timeout", "none", *warm, "--",
-            *_agent(tmp_path, fifo)]  # fmt: skip
+    # --sandbox none: these are the nets of a run without isolation (the agents say their host pids;
+    # under bubblewrap a PID namespace ends the tree as well: tests/runner/test_sandbox.py)
+    args = ["--spec", "bank", "--task", "pay-rent", "--out", "out", "--timeout", "none", "--sandbox", "none",
+            *warm, "--", *_agent(tmp_path, fifo)]  # fmt: skip
     runner = subprocess.Popen([*HARN, "run", *args], cwd=tmp_path, stdout=subprocess.DEVNULL, text=True)
     pids = _said(fd, 2)
     os.close(fd)
