@@ -648,8 +648,10 @@ def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
 
 
 def summarise_failures(trials: Sequence[dict[str, Any]], result: Any) -> dict[str, int]:
-    """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget."""
-    kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0}
+    """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget,
+    invalid usage."""
+    kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0,
+             "usage_invalid": 0}  # fmt: skip
     for record in trials:
         if record["status"] == "infra_error":
             kinds["infra"] += 1
@@ -661,6 +663,8 @@ def summarise_failures(trials: Sequence[dict[str, Any]], result: Any) -> dict[st
             continue  # counted once, as a timeout
         if score.over_budget is not None:
             kinds["over_budget"] += 1
+        if score.usage_invalid is not None:
+            kinds["usage_invalid"] += 1
         if not score.goal_match:
             kinds["goal"] += 1
         if score.collateral:
