@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.runner._files import Folder, open_folder
+from harn_mcp_mock.runner.budget import UsageChannel, channel_path, trial_usage
 from harn_mcp_mock.runner.leftovers import record_processes
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, AgentProcess, Control
@@ -99,7 +100,7 @@ def agent_env(trial: Trial, where: Folder, world: TrialWorld, base: Mapping[str,
         "HARN_SEED": str(trial.seed),
         "HARN_TRIAL_DIR": str(where.path),
         "HARN_SPEC": str(trial.spec),
-        "HARN_USAGE_FILE": str(where.path / "usage.ndjson"),  # runner/budget.py sums it
+        "HARN_USAGE_FILE": channel_path(world.config_dir, world.token),  # runner/budget.py UsageChannel
     }
     if world.url is not None:
         env["HARN_WORLD_URL"] = world.url
@@ -141,7 +142,9 @@ def _attempt(
     where.clear((*TRIAL_FILES, "trial.json"))
     started = time.monotonic()
     world = hub.open(trial, spec, tape=where.path / "tape.ndjson")
+    channel = UsageChannel(channel_path(world.config_dir, world.token))  # HARN_USAGE_FILE, read as it arrives
     try:
+        channel.open()
         env = agent_env(trial, where, world, base)
         try:
             process = AgentProcess(
@@ -162,6 +165,7 @@ def _attempt(
             raise
         code = process.end(settings.grace, control)
     finally:
+        usage = channel.close()  # the agent's processes are gone: what it reported, summed
         hub.close(world)
     where.write("agent.stdout", process.stdout.value())
     where.write("agent.stderr", process.stderr.value())
@@ -170,6 +174,7 @@ def _attempt(
         "duration_ms": round((time.monotonic() - started) * 1000),
         "sessions": world.shared.sessions,
         "tool_calls": world.shared.tool_calls,
+        "usage": usage,
     }
     if ended.how == "stopped":
         return {**record, "status": "stopped"}
@@ -301,5 +306,6 @@ def run_trial(
         record["tool_calls"] = final.get("tool_calls", 0)
         if "message" in final:
             record["message"] = final["message"]
+        record.update(trial_usage(final.get("usage")))  # usage, usage_invalid (runner/budget.py)
         where.write("trial.json", _dump(record), atomic=True)  # whole or absent: marks it finished
     return record
