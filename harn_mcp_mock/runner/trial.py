@@ -7,9 +7,11 @@ world's Streamable HTTP ``url`` beside it), ``HARN_WORLD_COMMAND`` (the bridge a
 ``HARN_WORLD_URL``, ``HARN_TASK_ID``, ``HARN_TASK_PROMPT``, ``HARN_RUN_ID``, ``HARN_SEED``,
 ``HARN_TRIAL_DIR`` and ``HARN_SPEC``. Every session it opens reaches the one world of the trial.
 
-Exit 75 (EX_TEMPFAIL), an agent that cannot start, or one that fails before opening any session
-is an infrastructure error: retried, then kept out of n (``infra_error``). Past the timeout the
-agent's processes are ended and the trial is scored ``timeout`` (never a pass, never retried).
+Exit 75 (EX_TEMPFAIL) while the world is untouched (no call changed its state), an agent that
+cannot start, or one that fails with no session, no tool call and no change in its world is an
+infrastructure error: retried, then kept out of n (``infra_error``); an agent that exits 75 after
+changing the world is scored as it stands (a ``message`` says so), never retried. Past the
+timeout the agent's processes are ended and the trial is scored ``timeout`` (never a pass, never retried).
 A stop of the run (Ctrl-C) ends the agent and records nothing: the trial runs again on resume.
 """
 
@@ -181,12 +183,18 @@ def _attempt(
     if ended.how == "timeout":
         write_world_files(where, world.shared, timed_out=True)
         return {**record, "status": "timeout", "message": f"timed out after {settings.timeout:g} s"}
-    if code == EX_TEMPFAIL:
+    changes = world.shared.state_changes  # retried only if untouched: any change is scored
+    if code == EX_TEMPFAIL and not changes:
         return {**record, "status": "infra_error", "infra_error": "the agent exited 75 (EX_TEMPFAIL)"}
-    if code and not world.shared.sessions:
+    if code and not (world.shared.sessions or world.shared.tool_calls or changes):
         why = f"the agent exited {code} before opening a session with the world"
         return {**record, "status": "infra_error", "infra_error": why + _last_line(process.stderr.value())}
     write_world_files(where, world.shared)
+    if code == EX_TEMPFAIL:
+        record["message"] = (
+            f"the agent exited 75 (EX_TEMPFAIL) after {changes} call(s) changed the world's state: "
+            "scored as it stands, not retried"
+        )
     return {**record, "status": "scored"}
 
 
