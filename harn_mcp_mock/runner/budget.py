@@ -164,7 +164,7 @@ class Usage:
             "output_tokens": self.output_tokens,
             "cost_usd": round(self.cost_usd, 10),
             "calls": self.calls,
-            **({"invalid_lines": self.invalid, "invalid": self.problem} if self.problem else {}),
+            **({"invalid_lines": self.invalid, "invalid": self.invalid_reason} if self.problem else {}),
         }
 
     @classmethod
@@ -355,12 +355,14 @@ class UsageChannel:
         self.path = path
         self._reader = UsageReader(limit)
         self._fds: list[int] = []
+        self._made = False
         self._stop_w = -1
         self._thread: threading.Thread | None = None
         self._usage: Usage | None = None
 
     def open(self) -> UsageChannel:
         os.mkfifo(self.path, 0o600)
+        self._made = True
         try:
             nofollow = getattr(os, "O_NOFOLLOW", 0)
             read = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | nofollow)
@@ -415,7 +417,7 @@ class UsageChannel:
         if self._usage is not None:
             return self._usage
         with contextlib.suppress(OSError):
-            if self._fds:  # whatever is at the path now (the FIFO, or what an agent put there)
+            if self._made:  # whatever is at the path now (the FIFO, or what an agent put there)
                 os.unlink(self.path)
         if self._thread is not None:
             os.write(self._stop_w, b"\0")

@@ -41,6 +41,7 @@ def test_usage_lines_are_summed_and_bad_ones_make_the_usage_invalid(tmp_path: Pa
     usage = read_usage(path)
     assert usage == Usage(10, 12, 0.5, calls=2, invalid=3, invalid_reason="line 3: not a JSON object")
     assert usage.problem == "line 3: not a JSON object (and 2 more invalid)"
+    assert Usage.from_dict(usage.to_dict()) == usage  # as trial.json keeps it, for a resume
 
 
 def test_a_budget_names_what_a_trial_went_over() -> None:
