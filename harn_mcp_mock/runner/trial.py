@@ -11,8 +11,10 @@ Exit 75 (EX_TEMPFAIL) while the world is untouched (no call changed its state), 
 cannot start, or one that fails with no session, no tool call and no change in its world is an
 infrastructure error: retried, then kept out of n (``infra_error``); an agent that exits 75 after
 changing the world is scored as it stands (a ``message`` says so), never retried. Past the
-timeout the agent's processes are ended and the trial is scored ``timeout`` (never a pass, never retried).
-A stop of the run (Ctrl-C) ends the agent and records nothing: the trial runs again on resume.
+timeout the agent's processes are ended and the trial is scored ``timeout`` (never a pass, never
+retried). A stop of the run (Ctrl-C) ends the agent and records nothing: the trial runs again on
+resume. The agent's usage comes through a channel the runner reads (``HARN_USAGE_FILE``,
+:class:`~harn_mcp_mock.runner.budget.UsageChannel`), into ``trial.json``.
 """
 
 from __future__ import annotations
