@@ -7,7 +7,9 @@ OpenAI SDKs, the same or without ``/v1`` for Anthropic's): ``.../chat/completion
 
 Each request is appended to ``llm.ndjson`` in the log folder (``HARN_TRIAL_DIR`` when set), and
 its token counts to ``HARN_USAGE_FILE`` (JSON lines ``{"input_tokens", "output_tokens",
-"cost_usd"}``, the usage records ``stats`` reads).
+"cost_usd"}``, one write each): in a run, the trial's usage channel, which the runner reads as
+lines arrive (:class:`~harn_mcp_mock.runner.budget.UsageChannel`); a request after the trial ended
+is answered, its usage dropped.
 """
 
 from __future__ import annotations
@@ -54,13 +56,17 @@ class LlmEndpoint:
         *,
         log_dir: Path | None = None,
         usage_file: Path | None = None,
+        create_usage: bool = True,
     ) -> None:
+        """``usage_file``: where each request's usage line goes; ``create_usage``: make the file
+        when it is missing (False for ``HARN_USAGE_FILE``: the runner's channel, never made here)."""
         if policy not in POLICIES:
             raise ValueError(f"unknown policy {policy!r} (policies: {', '.join(POLICIES)})")
         self.spec = spec
         self.policy = policy
         self.log_dir = log_dir
         self.usage_file = usage_file
+        self.create_usage = create_usage
         self.requests = 0
         self._lock = threading.Lock()
 
@@ -74,6 +80,7 @@ class LlmEndpoint:
             policy,
             log_dir=Path(trial) if trial else None,
             usage_file=Path(usage) if usage else None,
+            create_usage=False,
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -131,9 +138,10 @@ class LlmEndpoint:
             if self.log_dir is not None:
                 append_log(self.log_dir, entry)
             if self.usage_file is not None:
+                from harn_mcp_mock.runner.budget import write_usage_line
+
                 record = {"input_tokens": input_tokens, "output_tokens": output_tokens, "cost_usd": 0.0}
-                with self.usage_file.open("a", encoding="utf-8") as out:
-                    out.write(json.dumps(record) + "\n")
+                write_usage_line(self.usage_file, record, create=self.create_usage)  # never blocks
 
 
 def log_entry(n: int, conversation: Conversation, move: Move, policy: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from harn_mcp_mock.world.predicates import MISSING, get_path
 
 __all__ = ["OUTCOMES", "VALUE_LIMIT", "eval_report_data", "outcome_of", "run_report_data"]
 
-OUTCOMES = ("pass", "goal", "collateral", "forbidden", "timeout", "over_budget", "infra")
+OUTCOMES = ("pass", "goal", "collateral", "forbidden", "timeout", "over_budget", "usage_invalid", "infra")
 """Cell colours, in the order a trial's outcome is picked (the first that holds, from the right)."""
 VALUE_LIMIT = 600
 """Characters of a shown value (arguments, results, state values) before it is cut."""
@@ -48,12 +48,15 @@ def outcome_of(status: str | None, score: dict[str, Any] | None) -> tuple[str, l
             kinds.append("goal")
         if score.get("over_budget"):  # --max-tokens/--max-cost: never a pass
             kinds.append("over_budget")
+        if score.get("usage_invalid"):  # a malformed usage line: never a pass
+            kinds.append("usage_invalid")
     if "infra" in kinds:
         return "infra", kinds
     if "timeout" in kinds:
         return "timeout", kinds
-    if "over_budget" in kinds:
-        return "over_budget", kinds
+    for kind in ("usage_invalid", "over_budget"):
+        if kind in kinds:
+            return kind, kinds
     for kind in ("forbidden", "goal", "collateral"):
         if kind in kinds:
             return kind, kinds

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.runner._files import Folder, open_folder
-from harn_mcp_mock.runner.budget import USAGE_FILE, usage_file
+from harn_mcp_mock.runner.budget import USAGE_FILE, read_usage, trial_usage, usage_file
 from harn_mcp_mock.runner.matrix import Trial
 from harn_mcp_mock.runner.trial import TRIAL_FILES, trial_record, write_world_files
 
@@ -101,6 +101,7 @@ async def run_trial_inprocess(
     )
     record["agent_error"] = error
     record["sessions"], record["tool_calls"] = shared.sessions, shared.tool_calls
+    record.update(trial_usage(read_usage(folder / USAGE_FILE)))  # the same strict rules as a channel's
     with where:
         write_world_files(where, shared, timed_out=status == "timeout")
         where.write("trial.json", _dump(record), atomic=True)

@@ -124,7 +124,14 @@ def run_on_ray(
     """Run the plan's trials on Ray, until done or ``control`` stops (running tasks are then
     cancelled: each ends its agent; they are not recorded)."""
     ray = _import_ray()
-    settings = replace(settings, hide=(*settings.hide, str(plan.out)))  # no agent reads the driver's files
+    # No agent reads the driver's files on a node that has them (a local Ray): its --out, its
+    # specs and their effect modules (each trial's own copies are hidden where they run).
+    from harn_mcp_mock.runner.sandbox import effect_modules
+
+    driver = [str(plan.out)]
+    for path, doc in plan.loaded:
+        driver += [str(path), *(str(m) for m in effect_modules(path, doc))]
+    settings = replace(settings, hide=(*settings.hide, *driver))
     started_here = not ray.is_initialized()
     if started_here:
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local Ray for this run only

@@ -300,7 +300,7 @@ def conclude(
 
     for trial in plan.matrix:  # each trial's usage (and --max-tokens/--max-cost) into its files
         if trial.key in plan.records:
-            stamp_trial(trial.folder(plan.out), budget)
+            stamp_trial(trial.folder(plan.out), budget, plan.records[trial.key])
     result = _score(plan.loaded, [t for t in plan.matrix if t.key in plan.records], plan.out)
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
@@ -551,7 +551,7 @@ def _cap_spending(plan: Plan, cap: float, control: Control, on_note: Callable[[s
     """``--run-max-cost``: stop scheduling once the finished trials (resumed ones too) spent it."""
     from harn_mcp_mock.runner.budget import spent, watch_spending
 
-    already = spent(t.folder(plan.out) for t in plan.matrix if t.key in plan.records)
+    already = spent(plan.records[t.key] for t in plan.matrix if t.key in plan.records)
     told = [False]
 
     def stop(total: float) -> None:
@@ -563,11 +563,7 @@ def _cap_spending(plan: Plan, cap: float, control: Control, on_note: Callable[[s
         told[0] = True
         control.stop()
 
-    def folder_of(record: dict[str, Any]) -> Path:
-        parts = ("trials", record["world"], record["task"], record["profile"], str(record["trial"]))
-        return plan.out.joinpath(*parts)
-
-    plan.on_trial, _total = watch_spending(cap, already, folder_of, stop, plan.on_trial)
+    plan.on_trial, _total = watch_spending(cap, already, stop, plan.on_trial)
 
 
 def _watch(event: threading.Event, control: Control) -> threading.Event:
@@ -687,8 +683,10 @@ def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
 
 
 def summarise_failures(trials: Sequence[dict[str, Any]], result: Any) -> dict[str, int]:
-    """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget."""
-    kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0}
+    """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget,
+    invalid usage."""
+    kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0,
+             "usage_invalid": 0}  # fmt: skip
     for record in trials:
         if record["status"] == "infra_error":
             kinds["infra"] += 1
@@ -700,6 +698,8 @@ def summarise_failures(trials: Sequence[dict[str, Any]], result: Any) -> dict[st
             continue  # counted once, as a timeout
         if score.over_budget is not None:
             kinds["over_budget"] += 1
+        if score.usage_invalid is not None:
+            kinds["usage_invalid"] += 1
         if not score.goal_match:
             kinds["goal"] += 1
         if score.collateral:

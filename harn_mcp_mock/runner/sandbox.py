@@ -182,15 +182,22 @@ def agent_spec_view(path: Path) -> bytes:
 
 
 def effect_modules(spec_path: Path, spec_doc: Any) -> list[Path]:
-    """The files and packages of the Python effect modules a spec names (``"python":
-    "module:function"``, imported from the spec's folder) that exist there."""
+    """The files and packages of the Python effect modules a spec names anywhere (``"python":
+    "module:function"`` on a tool or on a ``tools_changed`` replacement, imported from the
+    spec's folder) that exist there."""
+    names: list[str] = []
+    todo = [spec_doc]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            python = node.get("python")
+            if isinstance(python, str) and ":" in python:
+                names.append(python.partition(":")[0].split(".")[0])
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
     found: list[Path] = []
-    tools = spec_doc.get("tools") if isinstance(spec_doc, dict) else None
-    for tool in tools if isinstance(tools, list) else ():
-        python = tool.get("python") if isinstance(tool, dict) else None
-        if not isinstance(python, str) or ":" not in python:
-            continue
-        top = python.partition(":")[0].split(".")[0]
+    for top in names:
         if not top or "/" in top or top in (".", ".."):
             continue
         for candidate in (spec_path.parent / f"{top}.py", spec_path.parent / top):
@@ -240,7 +247,7 @@ class TrialSandbox:
         box = cls(isolation, scratch, view)
         if isolation.sandboxed:
             box.hidden = [str(Path(p)) for p in (*hide, hubs_root()) if os.path.isdir(p)]
-            masked = [spec]
+            masked = [spec, *(Path(p) for p in hide if os.path.isfile(p))]
             with contextlib.suppress(OSError, ValueError):
                 masked += effect_modules(spec, json.loads(spec.read_bytes()))
             box.masked = [str(p) for p in masked]
@@ -256,7 +263,6 @@ class TrialSandbox:
         env = {
             "HARN_TRIAL_DIR": str(self.scratch / "files"),
             "HARN_SPEC": str(self.spec_view),
-            "HARN_USAGE_FILE": str(self.scratch / "usage.ndjson"),
         }
         if self.isolation.sandboxed:
             env["HOME"] = str(self.scratch / "home")
@@ -313,16 +319,6 @@ class TrialSandbox:
         if left:
             return f"{len(left)} of the agent's files were not copied (past {COPY_MAX_FILES} files or {COPY_CAP} bytes)"
         return None
-
-    def usage(self, cap: int = 1 << 20) -> bytes | None:
-        """The usage lines the agent wrote (``HARN_USAGE_FILE``): a regular file's first ``cap``
-        bytes, never through a link, never blocking (a FIFO is not read)."""
-        info = None
-        with contextlib.suppress(OSError):
-            info = os.lstat(self.scratch / "usage.ndjson")
-        if info is None or not stat.S_ISREG(info.st_mode):
-            return None
-        return _read_no_follow(self.scratch, "usage.ndjson", min(cap, info.st_size))
 
     def remove(self) -> None:
         """Delete the scratch folder (after the trial's processes are gone)."""

@@ -7,10 +7,14 @@ world's Streamable HTTP ``url`` beside it), ``HARN_WORLD_COMMAND`` (the bridge a
 ``HARN_WORLD_URL``, ``HARN_TASK_ID``, ``HARN_TASK_PROMPT``, ``HARN_RUN_ID``, ``HARN_SEED``,
 ``HARN_TRIAL_DIR`` and ``HARN_SPEC``. Every session it opens reaches the one world of the trial.
 
-Exit 75 (EX_TEMPFAIL), an agent that cannot start, or one that fails before opening any session
-is an infrastructure error: retried, then kept out of n (``infra_error``). Past the timeout the
-agent's processes are ended and the trial is scored ``timeout`` (never a pass, never retried).
-A stop of the run (Ctrl-C) ends the agent and records nothing: the trial runs again on resume.
+Exit 75 (EX_TEMPFAIL) while the world is untouched (no call changed its state), an agent that
+cannot start, or one that fails with no session, no tool call and no change in its world is an
+infrastructure error: retried, then kept out of n (``infra_error``); an agent that exits 75 after
+changing the world is scored as it stands (a ``message`` says so), never retried. Past the
+timeout the agent's processes are ended and the trial is scored ``timeout`` (never a pass, never
+retried). A stop of the run (Ctrl-C) ends the agent and records nothing: the trial runs again on
+resume. The agent's usage comes through a channel the runner reads (``HARN_USAGE_FILE``,
+:class:`~harn_mcp_mock.runner.budget.UsageChannel`), into ``trial.json``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.runner._files import Folder, open_folder
+from harn_mcp_mock.runner.budget import UsageChannel, channel_path, trial_usage
 from harn_mcp_mock.runner.leftovers import record_processes
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, AgentProcess, Control
@@ -76,7 +81,8 @@ class TrialSettings:
     preload: tuple[str, ...] = ()
     """Modules a Python agent's fork server imports once (``--preload``; docs/runner.md)."""
     hide: tuple[str, ...] = ()
-    """Folders no sandboxed agent sees besides its own run folder (on Ray: the driver's ``--out``)."""
+    """Folders and files no sandboxed agent sees besides its own run folder, spec and effect
+    modules (on Ray: the driver's ``--out``, specs and effect modules)."""
     sandbox: str = "auto"
     """``--sandbox``: ``auto`` (bubblewrap where it runs, else none), ``bwrap`` or ``none``
     (:mod:`harn_mcp_mock.runner.sandbox`). A ``--preload`` agent is forked, never sandboxed."""
@@ -119,7 +125,7 @@ def agent_env(
         "HARN_SEED": str(trial.seed),
         "HARN_TRIAL_DIR": str(where.path),
         "HARN_SPEC": str(trial.spec),
-        "HARN_USAGE_FILE": str(where.path / "usage.ndjson"),  # runner/budget.py sums it
+        "HARN_USAGE_FILE": channel_path(world.config_dir, world.token),  # runner/budget.py UsageChannel
     }
     if world.url is not None:
         env["HARN_WORLD_URL"] = world.url
@@ -172,13 +178,15 @@ def _attempt(
     world = hub.open(trial, spec, tape=where.path / "tape.ndjson")
     box: TrialSandbox | None = None
     left_out: str | None = None
+    channel = UsageChannel(channel_path(world.config_dir, world.token))  # HARN_USAGE_FILE, read as it arrives
     try:
+        channel.open()  # before the sandbox: the FIFO must exist to be bound into it
         box = TrialSandbox.create(
             isolation,
             parent=world.config_dir,
             spec=trial.spec,
             hide=[*([] if run_root is None else [run_root]), *settings.hide],
-            binds=[(world.socket_path, False), (world.config_path, False)],
+            binds=[(world.socket_path, False), (world.config_path, False), (channel.path, False)],
         )
         env = agent_env(trial, where, world, base, box)
         try:
@@ -206,12 +214,10 @@ def _attempt(
             raise
         code = process.end(settings.grace, control)
     finally:
+        usage = channel.close()  # the agent's processes are gone: what it reported, summed
         hub.close(world)
         if box is not None:
             left_out = box.collect(where)  # the agent's own files, for a person: never read back
-            usage = box.usage()
-            if usage is not None:
-                where.write("usage.ndjson", usage)
             box.remove()
     where.write("mcp.json", mcp_config(trial, world))  # its token is dead now
     where.write("agent.stdout", process.stdout.value())
@@ -222,6 +228,7 @@ def _attempt(
         "sessions": world.shared.sessions,
         "tool_calls": world.shared.tool_calls,
         "isolation": isolation.mode,
+        "usage": usage,
     }
     if left_out is not None:
         record["agent_files"] = left_out
@@ -230,12 +237,18 @@ def _attempt(
     if ended.how == "timeout":
         write_world_files(where, world.shared, timed_out=True)
         return {**record, "status": "timeout", "message": f"timed out after {settings.timeout:g} s"}
-    if code == EX_TEMPFAIL:
+    changes = world.shared.state_changes  # retried only if untouched: any change is scored
+    if code == EX_TEMPFAIL and not changes:
         return {**record, "status": "infra_error", "infra_error": "the agent exited 75 (EX_TEMPFAIL)"}
-    if code and not world.shared.sessions:
+    if code and not (world.shared.sessions or world.shared.tool_calls or changes):
         why = f"the agent exited {code} before opening a session with the world"
         return {**record, "status": "infra_error", "infra_error": why + _last_line(process.stderr.value())}
     write_world_files(where, world.shared)
+    if code == EX_TEMPFAIL:
+        record["message"] = (
+            f"the agent exited 75 (EX_TEMPFAIL) after {changes} call(s) changed the world's state: "
+            "scored as it stands, not retried"
+        )
     return {**record, "status": "scored"}
 
 
@@ -356,5 +369,6 @@ def run_trial(
         for key in ("message", "isolation", "agent_files"):
             if key in final:
                 record[key] = final[key]
+        record.update(trial_usage(final.get("usage")))  # usage, usage_invalid (runner/budget.py)
         where.write("trial.json", _dump(record), atomic=True)  # whole or absent: marks it finished
     return record

@@ -440,6 +440,7 @@ class _Loaded:
     timed_out: bool = False
     usage: dict[str, Any] | None = None
     over_budget: str | None = None
+    usage_invalid: str | None = None
 
 
 def score_runs(
@@ -560,6 +561,9 @@ def _score_inputs(
         if loaded.over_budget is not None:
             score = replace(score, over_budget=loaded.over_budget)
             fingerprint += b"over budget"
+        if loaded.usage_invalid is not None:
+            score = replace(score, usage_invalid=loaded.usage_invalid)
+            fingerprint += b"usage invalid"
         record = RunRecord(
             path,
             loaded.source,
@@ -640,6 +644,7 @@ def _load(path: str, worlds: Mapping[str, _World], task: str | None, faults: str
     timed_out = doc.get("timed_out") is True  # the runner's --timeout: never a pass
     usage = _usage(doc, path)
     over_budget = _field(doc, "over_budget", path)  # the runner's --max-tokens/--max-cost: never a pass
+    usage_invalid = _field(doc, "usage_invalid", path)  # a malformed usage line: never a pass
     return _Loaded(
         source,
         world,
@@ -653,6 +658,7 @@ def _load(path: str, worlds: Mapping[str, _World], task: str | None, faults: str
         timed_out,
         usage,
         over_budget,
+        usage_invalid,
     )
 
 
@@ -739,6 +745,7 @@ _EXPECTED: Final = {
     "forbidden_hits": ((list, type(None)), "a list or null"),
     "usage": ((dict, type(None)), "an object or null"),
     "over_budget": ((str, type(None)), "a string or null"),
+    "usage_invalid": ((str, type(None)), "a string or null"),
 }
 
 

@@ -120,6 +120,8 @@ def _run_problems(run: RunRecord) -> str:
         parts.append(f"forbidden: {len(score.forbidden_hit)} hit(s)")
     if score.over_budget is not None:
         parts.append(f"over budget: {score.over_budget}")
+    if score.usage_invalid is not None:
+        parts.append(f"usage invalid: {score.usage_invalid}")
     return "; ".join(parts)
 
 

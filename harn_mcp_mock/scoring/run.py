@@ -45,6 +45,8 @@ class RunScore:
     """The agent ran out of time (the runner's ``--timeout``): scored as it stood, never a pass."""
     over_budget: str | None = None
     """Why the agent spent more than ``--max-tokens``/``--max-cost`` allow: never a pass."""
+    usage_invalid: str | None = None
+    """Why the usage the agent reported cannot be trusted (a malformed line): never a pass."""
 
     @property
     def passed(self) -> bool:
@@ -54,6 +56,7 @@ class RunScore:
             and not self.forbidden_hit
             and not self.timed_out
             and self.over_budget is None
+            and self.usage_invalid is None
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,6 +72,7 @@ class RunScore:
             "forbidden_hit": self.forbidden_hit,
             **({"timed_out": True} if self.timed_out else {}),
             **({"over_budget": self.over_budget} if self.over_budget is not None else {}),
+            **({"usage_invalid": self.usage_invalid} if self.usage_invalid is not None else {}),
             "passed": self.passed,
         }
 

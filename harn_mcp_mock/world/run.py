@@ -77,7 +77,9 @@ def serve_world(
 class SharedWorld:
     """One world served to every session a client opens (as a real server's backend is): each
     session's messages reach the same engine, one message at a time (a lock: sessions may come
-    from several threads). It counts the sessions (``initialize`` requests) and tool calls.
+    from several threads). It counts the sessions (``initialize`` requests) and tool calls, and
+    knows the calls that changed the world's state (:attr:`state_changes`), whichever session
+    made them, with or without ``initialize``.
 
     ``engine`` is the :class:`WorldEngine`, or a wrapper of it (a ``TapedEngine`` writing the tape).
     """
@@ -92,6 +94,12 @@ class SharedWorld:
         self.closed = False
         """Set when the trial ended: later messages get an error and reach no state."""
         self.lock = threading.Lock()
+
+    @property
+    def state_changes(self) -> int:
+        """Tool calls whose effects changed the world's state (a change undone later counts)."""
+        with self.lock:
+            return sum(1 for call in self.world.calls if call.get("changed"))
 
     def session(self) -> WorldSession:
         """An engine for one more session (stdio connection or HTTP session) of this world."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.runner.budget import Budget, Usage, read_usage, stamp_trial
+from harn_mcp_mock.runner.budget import Budget, Usage, read_usage, stamp_trial, trial_usage
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = ROOT / "examples" / "agent" / "scripted_agent.py"
@@ -28,7 +28,7 @@ runpy.run_path({str(SCRIPTED)!r}, run_name="__main__")
 """
 
 
-def test_usage_lines_are_summed_and_bad_ones_counted(tmp_path: Path) -> None:
+def test_usage_lines_are_summed_and_bad_ones_make_the_usage_invalid(tmp_path: Path) -> None:
     path = tmp_path / "usage.ndjson"
     assert read_usage(path) is None
     path.write_text(
@@ -38,7 +38,10 @@ def test_usage_lines_are_summed_and_bad_ones_counted(tmp_path: Path) -> None:
         '{"input_tokens": -3}\n'
         '{"input_tokens": 4, "output_tok'  # torn: the agent was killed mid-line
     )
-    assert read_usage(path) == Usage(10, 12, 0.5, calls=2, invalid=3)
+    usage = read_usage(path)
+    assert usage == Usage(10, 12, 0.5, calls=2, invalid=3, invalid_reason="line 3: not a JSON object")
+    assert usage.problem == "line 3: not a JSON object (and 2 more invalid)"
+    assert Usage.from_dict(usage.to_dict()) == usage  # as trial.json keeps it, for a resume
 
 
 def test_a_budget_names_what_a_trial_went_over() -> None:
@@ -53,12 +56,12 @@ def test_a_budget_names_what_a_trial_went_over() -> None:
 
 def test_stamping_a_trial_is_idempotent_and_follows_the_budget(tmp_path: Path) -> None:
     (tmp_path / "state.json").write_text('{"format": "harn-mcp-mock/world-state", "state": {}}')
-    (tmp_path / "usage.ndjson").write_text('{"input_tokens": 8, "output_tokens": 4, "cost_usd": 0.01}\n')
-    stamp_trial(tmp_path, Budget(max_tokens=10))
+    record = trial_usage(Usage(8, 4, 0.01, calls=1))  # the runner's sum, in trial.json
+    stamp_trial(tmp_path, Budget(max_tokens=10), record)
     doc = json.loads((tmp_path / "state.json").read_text())
     assert doc["usage"] == {"input_tokens": 8, "output_tokens": 4, "cost_usd": 0.01, "calls": 1}
     assert doc["over_budget"] == "12 tokens > --max-tokens 10"
-    stamp_trial(tmp_path, Budget(max_tokens=100))  # a resume with a larger budget
+    stamp_trial(tmp_path, Budget(max_tokens=100), record)  # a resume with a larger budget
     assert "over_budget" not in json.loads((tmp_path / "state.json").read_text())
 
 
