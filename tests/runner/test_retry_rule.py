@@ -2,7 +2,8 @@
 (retried, kept out of n) only while no call changed the world's state; after a change the trial is
 scored as it stands. A non-zero exit is an infrastructure error only with no session, no tool call
 and no state change: a ``tools/call`` without ``initialize`` counts. Real agent processes that
-speak JSON-RPC to the trial's bridge themselves."""
+speak JSON-RPC to the trial's bridge themselves, without a sandbox (each attempt leaves a marker
+file in the test's folder for the next one)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ call(1, "transfer", {RENT!r})  # a clean second attempt would pass
 """
     outcome = run_episodes(
         ["bank"], agent(tmp_path, "damage", body), out=tmp_path / "out", tasks=["pay-rent"],
-        max_retries=2, workers=1, timeout=WAIT,
+        max_retries=2, workers=1, timeout=WAIT, sandbox="none",
     )  # fmt: skip
     (record,) = outcome.trials
     assert (record["status"], record["attempts"], record["exit_code"]) == ("scored", 1, 75)
@@ -74,7 +75,7 @@ sys.exit(75)
 """
     outcome = run_episodes(
         ["bank"], agent(tmp_path, "reads", body), out=tmp_path / "out", tasks=["pay-rent"],
-        max_retries=1, workers=1, timeout=WAIT,
+        max_retries=1, workers=1, timeout=WAIT, sandbox="none",
     )  # fmt: skip
     (record,) = outcome.trials
     assert (record["status"], record["attempts"]) == ("infra_error", 2)
@@ -90,7 +91,7 @@ sys.exit(1)
 """
     outcome = run_episodes(
         ["bank"], agent(tmp_path, "uninitialized", body), out=tmp_path / "out", tasks=["pay-rent"],
-        max_retries=1, workers=1, timeout=WAIT,
+        max_retries=1, workers=1, timeout=WAIT, sandbox="none",
     )  # fmt: skip
     (record,) = outcome.trials
     assert (record["status"], record["attempts"], record["exit_code"]) == ("scored", 1, 1)
