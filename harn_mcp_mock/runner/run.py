@@ -530,8 +530,11 @@ def _cap_spending(plan: Plan, cap: float, control: Control, on_note: Callable[[s
         control.stop()
 
     def folder_of(record: dict[str, Any]) -> Path:
-        parts = ("trials", record["world"], record["task"], record["profile"], str(record["trial"]))
-        return plan.out.joinpath(*parts)
+        from harn_mcp_mock.runner.matrix import trial_parts
+
+        return plan.out.joinpath(
+            *trial_parts(record["world"], record["task"], record["profile"], record["trial"])
+        )
 
     plan.on_trial, _total = watch_spending(cap, already, folder_of, stop, plan.on_trial)
 
