@@ -59,6 +59,10 @@ class TaskSpec:
     forbidden: list[dict[str, Any]]
     reference: list[dict[str, Any]]
     raw: dict[str, Any]
+    goal_holds_at_start: bool = False
+    """The goal (or an empty goal) already holds in the initial state, on purpose: a task of
+    restraint that an agent doing nothing passes. Otherwise ``world check`` and ``run`` refuse
+    such a task."""
 
 
 @dataclass(slots=True)
@@ -191,7 +195,7 @@ TOOL = {
     "id",
     "python",
 }
-TASK = {"id", "description", "goal", "may_change", "forbidden", "reference"}
+TASK = {"id", "description", "goal", "may_change", "forbidden", "reference", "goal_holds_at_start"}
 
 
 def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
@@ -341,7 +345,12 @@ def _task(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> Task
             raise c.fail(f"{where}.reference[{i}].tool", f"no tool {s.get('tool')!r}")
         c.obj(s.get("arguments", {}), f"{where}.reference[{i}].arguments")
         reference.append(s)
-    return TaskSpec(task_id, str(doc.get("description", "")), goal, may, forbidden, reference, doc)
+    on_purpose = doc.get("goal_holds_at_start", False)
+    if not isinstance(on_purpose, bool):
+        raise c.fail(f"{where}.goal_holds_at_start", "expected true or false")
+    return TaskSpec(
+        task_id, str(doc.get("description", "")), goal, may, forbidden, reference, doc, on_purpose
+    )
 
 
 def _rule(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> FaultRule:

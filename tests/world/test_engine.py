@@ -387,6 +387,10 @@ def test_forbidden_states_are_checked_after_every_call() -> None:
         (lambda s: s.update(name=""), "name"),
         (lambda s: s.update(tasks=[{"id": "", "goal": []}]), "tasks[0].id"),
         (lambda s: s.update(fault_profiles={"": []}), "fault_profiles."),
+        (
+            lambda s: s.update(tasks=[{"id": "t", "goal": [], "goal_holds_at_start": "yes"}]),
+            "tasks[0].goal_holds_at_start",
+        ),
     ],
 )
 def test_a_bad_spec_is_one_line_naming_the_field(mutate: Any, where: str) -> None:
