@@ -1,5 +1,5 @@
 """Small world specs that would score agents wrongly, one per way, for the pre-flight tests of
-``world check`` (tests/scoring/test_spec_preflight.py) and ``run`` (tests/runner/test_run_preflight.py).
+``world check`` (tests/scoring/test_world_check_preflight.py) and ``run`` (tests/runner/test_run_preflight.py).
 
 Each case writes ``<case>.world.json`` (and the Python effect modules it names) into a folder and
 says what the one line naming it holds: the task or field (``where``) and what is wrong."""
