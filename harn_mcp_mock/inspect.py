@@ -28,7 +28,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, pass_
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
-from harn_mcp_mock.runner.matrix import derive_seed
+from harn_mcp_mock.runner.matrix import derive_seed, trial_parts
 from harn_mcp_mock.shipped import resolve_spec
 from harn_mcp_mock.world.spec import load_spec
 
@@ -91,7 +91,7 @@ def world(spec: str = "bank", faults: str | None = None, task_ids: str | None = 
 
 
 def _trial_dir(out: Path, world_name: str, task_id: str, profile: str, epoch: int) -> Path:
-    return out / "trials" / world_name / task_id / profile / str(epoch)
+    return out.joinpath(*trial_parts(world_name, task_id, profile, epoch))
 
 
 @solver

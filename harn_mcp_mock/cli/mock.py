@@ -480,7 +480,7 @@ def world_check(
     spec: SpecOpt,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable result.")] = False,
 ) -> None:
-    """Check a world spec: schema, non-vacuous goals, reference solutions, truthful annotations.
+    """Check a world spec: schema, effect modules, goals, reference solutions, truthful annotations.
 
     Exit codes: 0 the spec checks out; 1 problems found; 2 the spec is invalid or unreadable.
     """

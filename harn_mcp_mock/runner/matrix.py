@@ -11,10 +11,48 @@ from typing import Any
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.store.canonical import canonical_bytes
 
-__all__ = ["NO_FAULTS", "Trial", "build_matrix", "derive_seed"]
+__all__ = ["NO_FAULTS", "Trial", "build_matrix", "derive_seed", "folder_name", "trial_parts"]
 
 NO_FAULTS = "none"
 """The profile name of the trials run without faults (its folder name too)."""
+
+_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+"""What a folder name that is the id itself may hold (what every id was limited to before)."""
+_MAX_PLAIN = 255
+"""The longest id kept as its own folder name, in bytes (NAME_MAX on Linux and macOS)."""
+_SLUG_MAX = 48
+_MARK = "~"
+"""Only in the folder names made for other ids, so they never equal a plain id's name."""
+
+
+def folder_name(name: str) -> str:
+    """The folder name of a world name, task id or fault profile name in a run folder.
+
+    A path-safe id (letters, digits, ``.``, ``_``, ``-``, no ``..``, not ``.``) of at most 255
+    bytes is its own folder name, as it always was. Any other id (too long, ``/``, spaces, other
+    alphabets, ``..``) gets ``<slug>~<digest>``: a readable ASCII slug of at most 48 characters
+    (``id`` when nothing of the id is ASCII), ``~``, and the first 128 bits of the BLAKE3 of the
+    id's UTF-8 bytes in hex. Deterministic (the same on every machine and every resume), at most
+    81 bytes, and collision-free: a plain name never holds ``~``, and two other ids share a name
+    only if their digests collide. The ids themselves are in each ``trial.json``; the folder
+    names only order the trials.
+    """
+    if _PLAIN.issuperset(name) and name not in ("", ".") and ".." not in name and len(name) <= _MAX_PLAIN:
+        return name
+    import unicodedata
+
+    from blake3 import blake3
+
+    raw = name.encode("utf-8", "surrogatepass")
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = "".join(ch if ch in _PLAIN and ch != "." else "-" for ch in folded)
+    slug = "-".join(part for part in slug.split("-") if part)[:_SLUG_MAX].strip("-") or "id"
+    return f"{slug}{_MARK}{blake3(raw).hexdigest(length=16)}"
+
+
+def trial_parts(world: str, task: str, profile: str, index: int) -> tuple[str, ...]:
+    """A trial's folder below ``--out``, one name per level (see :func:`folder_name`)."""
+    return ("trials", folder_name(world), folder_name(task), folder_name(profile), str(index))
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +75,8 @@ class Trial:
 
     @property
     def parts(self) -> tuple[str, ...]:
-        """The trial's folder below ``--out``, one name per level."""
-        return ("trials", self.world, self.task, self.profile, str(self.index))
+        """The trial's folder below ``--out``, one name per level (:func:`trial_parts`)."""
+        return trial_parts(self.world, self.task, self.profile, self.index)
 
     def folder(self, out: Path) -> Path:
         return out.joinpath(*self.parts)

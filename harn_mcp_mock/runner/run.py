@@ -259,6 +259,7 @@ def plan_run(
 ) -> Plan:
     """Load and compile the specs, build the matrix, pin (or check) ``run.json`` and find the
     trials to run."""
+    from harn_mcp_mock.scoring.world_check import check_before_run
     from harn_mcp_mock.shipped import resolve_spec
     from harn_mcp_mock.world.spec import load_spec, read_spec_json
 
@@ -268,6 +269,7 @@ def plan_run(
         path = resolve_spec(spec).resolve()
         loaded.append((path, read_spec_json(path)))
         compiled[path] = load_spec(path)  # every spec compiles before any trial runs
+        check_before_run(compiled[path], tasks)  # and would score no agent for its own faults
     if not loaded:
         raise UsageError("give at least one --spec", where="--spec")
     matrix = build_matrix(loaded, tasks=list(tasks) or None, k=k, seed=seed, faults=list(faults))

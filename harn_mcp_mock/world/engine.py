@@ -319,10 +319,7 @@ class WorldEngine:
         return str(rule["template"].replace("{n}", str(n)))
 
     def _python(self, tool: ToolSpec, args: dict[str, Any], ctx: Context) -> tuple[Any, Any, str | None]:
-        module_name, _, func_name = (tool.python or "").partition(":")
-        if self.spec.path is not None and str(self.spec.path.parent) not in sys.path:
-            sys.path.insert(0, str(self.spec.path.parent))
-        func = getattr(importlib.import_module(module_name), func_name)
+        func = effect_function(self.spec, tool.python or "")
         working = copy_state(self.state)
         helpers = {
             "now_ms": self.now_ms,
@@ -353,6 +350,20 @@ class WorldEngine:
             "infra_error": infra_error,
             "state": self.state,
         }
+
+
+def effect_module(spec: WorldSpec, module_name: str) -> Any:
+    """The module of a ``"python": "module:function"`` tool, imported from the spec's folder or
+    the Python path (raises what the import raises)."""
+    if spec.path is not None and str(spec.path.parent) not in sys.path:
+        sys.path.insert(0, str(spec.path.parent))
+    return importlib.import_module(module_name)
+
+
+def effect_function(spec: WorldSpec, python: str) -> Any:
+    """The function a ``"python": "module:function"`` tool names (AttributeError if none)."""
+    module_name, _, func_name = python.partition(":")
+    return getattr(effect_module(spec, module_name), func_name)
 
 
 _VALIDATORS: dict[bytes, tuple[Any, str | None]] = {}

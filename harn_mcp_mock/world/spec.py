@@ -30,8 +30,6 @@ EFFECT_OPS = {
     "move": ("from", "path"),
     "add": ("path", "by"),
 }
-SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
-"""What world names, task ids and fault profile names may hold: they name folders of a run."""
 DEFAULT_START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
 
@@ -61,6 +59,10 @@ class TaskSpec:
     forbidden: list[dict[str, Any]]
     reference: list[dict[str, Any]]
     raw: dict[str, Any]
+    goal_holds_at_start: bool = False
+    """The goal (or an empty goal) already holds in the initial state, on purpose: a task of
+    restraint that an agent doing nothing passes. Otherwise ``world check`` and ``run`` refuse
+    such a task."""
 
 
 @dataclass(slots=True)
@@ -121,14 +123,10 @@ class _Checker:
             raise self.fail(where, "expected a non-empty string")
         return value
 
-    def safe_name(self, value: Any, where: str) -> str:
-        """A name that becomes a folder of a run (world, task, fault profile): path-safe."""
-        text = self.text(value, where)
-        if not SAFE_CHARS.issuperset(text) or ".." in text or text == ".":
-            raise self.fail(
-                where, f"{text!r} is not path-safe: use letters, digits, '.', '_' and '-' (no '..')"
-            )
-        return text
+    def name(self, value: Any, where: str) -> str:
+        """A world name, task id or fault profile name: any non-empty string, of any length or
+        alphabet (a run makes a safe folder name of it: ``harn_mcp_mock.runner.matrix.folder_name``)."""
+        return self.text(value, where)
 
     def known(self, value: dict[str, Any], allowed: set[str], where: str) -> None:
         unknown = sorted(set(value) - allowed)
@@ -197,7 +195,7 @@ TOOL = {
     "id",
     "python",
 }
-TASK = {"id", "description", "goal", "may_change", "forbidden", "reference"}
+TASK = {"id", "description", "goal", "may_change", "forbidden", "reference", "goal_holds_at_start"}
 
 
 def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
@@ -213,7 +211,7 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
         raise c.fail(
             "version", f"written for world format version {version}; this harn-mcp-mock reads up to {VERSION}"
         )
-    name = c.safe_name(doc.get("name"), "name")
+    name = c.name(doc.get("name"), "name")
     server = c.obj(doc.get("server", {}), "server")
     clock = c.obj(doc.get("clock", {}), "clock")
     c.known(clock, {"start", "call_ms"}, "clock")
@@ -237,7 +235,7 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
         tasks[task.id] = task
     profiles: dict[str, list[FaultRule]] = {}
     for pname, rules in c.obj(doc.get("fault_profiles", {}), "fault_profiles").items():
-        c.safe_name(pname, f"fault_profiles.{pname}")
+        c.name(pname, f"fault_profiles.{pname}")
         profiles[pname] = [
             _rule(r, f"fault_profiles.{pname}[{j}]", c, tools)
             for j, r in enumerate(c.lst(rules, f"fault_profiles.{pname}"))
@@ -327,7 +325,7 @@ def _tool(raw: Any, where: str, c: _Checker) -> ToolSpec:
 def _task(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> TaskSpec:
     doc = c.obj(raw, where)
     c.known(doc, TASK, where)
-    task_id = c.safe_name(doc.get("id"), f"{where}.id")
+    task_id = c.name(doc.get("id"), f"{where}.id")
     goal = [
         c.predicate(p, f"{where}.goal[{i}]") for i, p in enumerate(c.lst(doc.get("goal"), f"{where}.goal"))
     ]
@@ -347,7 +345,12 @@ def _task(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> Task
             raise c.fail(f"{where}.reference[{i}].tool", f"no tool {s.get('tool')!r}")
         c.obj(s.get("arguments", {}), f"{where}.reference[{i}].arguments")
         reference.append(s)
-    return TaskSpec(task_id, str(doc.get("description", "")), goal, may, forbidden, reference, doc)
+    on_purpose = doc.get("goal_holds_at_start", False)
+    if not isinstance(on_purpose, bool):
+        raise c.fail(f"{where}.goal_holds_at_start", "expected true or false")
+    return TaskSpec(
+        task_id, str(doc.get("description", "")), goal, may, forbidden, reference, doc, on_purpose
+    )
 
 
 def _rule(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> FaultRule:

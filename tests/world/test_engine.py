@@ -383,11 +383,14 @@ def test_forbidden_states_are_checked_after_every_call() -> None:
             lambda s: s.update(tasks=[{"id": "t", "goal": [{"path": "/x", "gte": 1, "equals": 2}]}]),
             "tasks[0].goal[0]",
         ),
-        # names that become folders of a run must be path-safe
-        (lambda s: s.update(name="../../etc"), "name"),
-        (lambda s: s.update(tasks=[{"id": "..", "goal": []}]), "tasks[0].id"),
-        (lambda s: s.update(tasks=[{"id": "a/b", "goal": []}]), "tasks[0].id"),
-        (lambda s: s.update(fault_profiles={"x y": []}), "fault_profiles.x y"),
+        # names of any length or alphabet are taken (a run makes safe folder names of them), not empty ones
+        (lambda s: s.update(name=""), "name"),
+        (lambda s: s.update(tasks=[{"id": "", "goal": []}]), "tasks[0].id"),
+        (lambda s: s.update(fault_profiles={"": []}), "fault_profiles."),
+        (
+            lambda s: s.update(tasks=[{"id": "t", "goal": [], "goal_holds_at_start": "yes"}]),
+            "tasks[0].goal_holds_at_start",
+        ),
     ],
 )
 def test_a_bad_spec_is_one_line_naming_the_field(mutate: Any, where: str) -> None:
@@ -397,6 +400,19 @@ def test_a_bad_spec_is_one_line_naming_the_field(mutate: Any, where: str) -> Non
         compile_spec(doc, Path("w.world.json"))
     assert f"w.world.json:{where}" in str(info.value)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "name", ["../../etc", "..", "a/b", "x y", "café ☕", "日本語", "a" * 300, "\x00", "a\nb"]
+)
+def test_world_names_task_ids_and_profile_names_of_any_length_or_alphabet_compile(name: str) -> None:
+    """They were refused at load ("not path-safe"); the runner now makes safe folder names of them."""
+    doc = spec([tool("t", effects=[])], name=name, fault_profiles={name: []})
+    doc["tasks"] = [{"id": name, "goal": [{"path": "/bal", "equals": 11}]}]
+    compiled = compile_spec(doc, Path("w.world.json"))
+    assert (
+        compiled.name == name and list(compiled.tasks) == [name] and list(compiled.fault_profiles) == [name]
+    )
 
 
 def test_the_same_seed_and_calls_give_byte_identical_files_across_processes(tmp_path: Path) -> None:
