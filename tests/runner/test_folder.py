@@ -1,10 +1,11 @@
 """The run folder is one typed, versioned format: the files a real run writes hold to
-docs/run-folder.schema.json, and the one loader (resume, report, --baseline) reads them typed
-and refuses bad files in one line."""
+docs/run-folder.schema.json (generated from the types, so it cannot go stale), and the one loader
+(resume, report, --baseline) reads them typed and refuses bad files in one line."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,10 +15,12 @@ import pytest
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.runner import run_episodes
 from harn_mcp_mock.runner.folder import TrialRecord, load_results, load_run_folder
+from harn_mcp_mock.runner.schema import render_schema
 from harn_mcp_mock.scoring import EvalResult
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((ROOT / "docs" / "run-folder.schema.json").read_text())
+SCHEMA_DOC = ROOT / "docs" / "run-folder.schema.json"
+SCHEMA = json.loads(SCHEMA_DOC.read_text())
 
 # One worker runs the module: its run folder (a module fixture) is made once.
 pytestmark = pytest.mark.xdist_group("runner/test_folder")
@@ -43,7 +46,12 @@ def test_the_files_of_a_real_run_hold_to_the_schema(run_dir: Path) -> None:
     validator = jsonschema.Draft202012Validator(SCHEMA)
     validator.check_schema(SCHEMA)
     for out in (run_dir / "out", run_dir / "infra"):
-        files = [out / "run.json", out / "results.json", *sorted(out.glob("trials/*/*/*/*/trial.json"))]
+        trials = [
+            file
+            for name in ("trial", "state", "report")
+            for file in sorted(out.glob(f"trials/*/*/*/*/{name}.json"))
+        ]
+        files = [out / "run.json", out / "results.json", *trials]
         for file in files:
             errors = list(validator.iter_errors(json.loads(file.read_text())))
             assert not errors, (file, errors[0].message)
@@ -119,3 +127,21 @@ def test_a_finished_trial_is_read_only_with_the_files_the_runner_wrote(run_dir: 
     (trial / "report.json").unlink()
     with pytest.raises(StaleTrial, match=r"1/report.json: is missing or not a regular file"):
         list(load_run_folder(out).trials())
+
+
+def test_the_committed_schema_is_the_one_generated_from_the_types() -> None:
+    assert SCHEMA_DOC.read_text(encoding="utf-8") == render_schema(), (
+        "docs/run-folder.schema.json is stale: run "
+        "`python -m harn_mcp_mock.runner.schema > docs/run-folder.schema.json`"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "harn_mcp_mock.runner.schema"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == render_schema()
+    trial = SCHEMA["$defs"]["trial"]["properties"]
+    assert {f.name for f in TrialRecord.json_fields()} <= set(trial)  # every field of the type
+    assert trial["usage"] == {
+        "oneOf": [{"type": "null"}, {"$ref": "#/$defs/usage"}],
+        "description": trial["usage"]["description"],
+    }
