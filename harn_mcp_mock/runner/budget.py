@@ -3,9 +3,10 @@
 The agent (or the scripted LLM endpoint it talks to, ``harn mcp mock llm``) appends one JSON line
 per model call to the file ``HARN_USAGE_FILE`` names, ``usage.ndjson`` in the trial's folder:
 ``{"input_tokens": 812, "output_tokens": 95, "cost_usd": 0.0031}`` (any field may be missing).
-When the run ends, each trial's lines are summed into ``usage`` in its ``state.json`` and
-``report.json``, and a trial over ``--max-tokens`` (input plus output) or ``--max-cost`` is
-marked ``over_budget`` (the reason), which eval scores as a failure whatever the final state.
+When the trial ends, its lines are summed into ``usage`` in its record (``trial.json``, and its
+``state.json`` and ``report.json``), and a trial over ``--max-tokens`` (input plus output) or
+``--max-cost`` is marked ``over_budget`` (the reason), which eval scores as a failure whatever
+the final state; each run judges the recorded usage again by its own budget.
 ``--run-max-cost`` stops scheduling once the finished trials have spent it; the same command
 with a larger cap resumes. ``docs/eval.md`` has the worked example.
 """
@@ -16,7 +17,7 @@ import contextlib
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,9 +31,7 @@ __all__ = [
     "Usage",
     "read_usage",
     "report_usage",
-    "stamp_trial",
     "usage_file",
-    "watch_spending",
 ]
 
 USAGE_FILE: Final = "usage.ndjson"
@@ -161,65 +160,3 @@ class Budget:
         if self.max_cost is not None and usage.cost_usd > self.max_cost:
             return f"${usage.cost_usd:.4f} > --max-cost ${self.max_cost:g}"
         return None
-
-
-def stamp_trial(folder: Path, budget: Budget | None) -> Usage | None:
-    """Write the trial's summed usage (and ``over_budget``) into its ``state.json`` and
-    ``report.json``. Idempotent: run again on every resume, with the budget of that run."""
-    usage = read_usage(folder / USAGE_FILE)
-    reason = budget.over(usage) if budget is not None else None
-    for name in ("state.json", "report.json"):
-        path = folder / name
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(doc, dict):
-            continue
-        before = (doc.get("usage"), doc.get("over_budget"))
-        doc.pop("over_budget", None)
-        if usage is None:
-            doc.pop("usage", None)
-        else:
-            doc["usage"] = usage.to_dict()
-        if reason is not None:
-            doc["over_budget"] = reason
-        if (doc.get("usage"), doc.get("over_budget")) != before:
-            from harn_mcp_mock.store.cas import atomic_write
-
-            atomic_write(path, json.dumps(doc, indent=2, sort_keys=True).encode() + b"\n")
-    return usage
-
-
-def spent(folders: Iterable[Path]) -> float:
-    """The cost of the trials in these folders."""
-    total = 0.0
-    for folder in folders:
-        usage = read_usage(folder / USAGE_FILE)
-        total += usage.cost_usd if usage is not None else 0.0
-    return total
-
-
-def watch_spending(
-    run_max_cost: float,
-    already: float,
-    folder_of: Callable[[dict[str, Any]], Path],
-    stop: Callable[[float], None],
-    on_trial: Callable[[dict[str, Any], int, int], None] | None,
-) -> tuple[Callable[[dict[str, Any], int, int], None], Callable[[], float]]:
-    """An ``on_trial`` callback that adds each finished trial's cost to ``already`` and calls
-    ``stop(spent)`` once the run has spent ``run_max_cost``; and a function giving the total spent."""
-    total = [already]
-    if already >= run_max_cost:
-        stop(already)
-
-    def counted(record: dict[str, Any], done: int, count: int) -> None:
-        usage = read_usage(folder_of(record) / USAGE_FILE)
-        if usage is not None:
-            total[0] += usage.cost_usd
-        if total[0] >= run_max_cost:
-            stop(total[0])
-        if on_trial is not None:
-            on_trial(record, done, count)
-
-    return counted, lambda: total[0]
