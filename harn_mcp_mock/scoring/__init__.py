@@ -15,6 +15,8 @@ from harn_mcp_mock.scoring.eval import (
     Robustness,
     RunDocument,
     RunRecord,
+    ScoredRun,
+    Scorer,
     TaskCounts,
     score_runs,
 )
@@ -33,6 +35,8 @@ __all__ = [
     "RunDocument",
     "RunRecord",
     "RunScore",
+    "ScoredRun",
+    "Scorer",
     "TaskCounts",
     "TaskScorer",
     "aggregate",

@@ -48,6 +48,8 @@ __all__ = [
     "Robustness",
     "RunDocument",
     "RunRecord",
+    "ScoredRun",
+    "Scorer",
     "Spend",
     "TaskCounts",
     "score_runs",
@@ -479,109 +481,96 @@ def score_runs(
     ``fault_profiles`` are read), or loaded ``WorldSpec`` objects (their ``raw``). ``inputs``:
     world state files (``--state-out``), world reports (``--report``) or bare JSON states, matched
     to specs by their ``world`` name, as paths or as documents in memory (:class:`RunDocument`:
-    the runner scores the worlds it held, never a file read back). ``task`` is the task of bare states and of state files that
-    name none (default: the spec's only task); a file naming another task is an error. ``faults``
-    labels bare states with a fault profile. ``max_k`` asks for pass^1..pass^max_k in every group
-    (default: up to each group's smallest n) and is refused above it. ``confidence`` is the level
-    of the intervals (Wilson for rates, a bootstrap seeded with ``seed`` for pass^k).
-    ``power_drop`` asks, per group, for the trials per task that detect that drop in pass rate at
-    80% power with a two-sided Fisher test at ``alpha``.
+    the runner scores the worlds it held, never a file read back). ``task`` is the task of bare
+    states and of state files that name none (default: the spec's only task); a file naming
+    another task is an error. ``faults`` labels bare states with a fault profile. ``max_k`` asks
+    for pass^1..pass^max_k in every group (default: up to each group's smallest n) and is refused
+    above it. ``confidence`` is the level of the intervals (Wilson for rates, a bootstrap seeded
+    with ``seed`` for pass^k). ``power_drop`` asks, per group, for the trials per task that
+    detect that drop in pass rate at 80% power with a two-sided Fisher test at ``alpha``.
 
     Raises :class:`EvalError` (exit 2) naming the file and field for unusable input.
     """
-    worlds: dict[str, _World] = {}
-    for i, spec in enumerate(specs):
-        raw = spec if isinstance(spec, Mapping) else spec.raw
-        world = _World(raw, i)
-        if world.name in worlds:
-            raise EvalError(f"two specs named {world.name!r}", where=f"specs[{i}].name")
-        worlds[world.name] = world
-    if not worlds:
-        raise EvalError("no world spec given")
-    if max_k is not None and (isinstance(max_k, bool) or not isinstance(max_k, int) or max_k < 1):
-        raise EvalError(f"must be a positive integer, got {max_k!r}", where="--k")
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise EvalError(f"confidence must be between 0 and 1, got {confidence!r}", where="--confidence")
-    if power_drop is not None and (
-        isinstance(power_drop, bool) or not isinstance(power_drop, (int, float)) or not 0 < power_drop <= 1
-    ):
-        raise EvalError(f"the drop must be above 0 and at most 1, got {power_drop!r}", where="--power")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise EvalError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
-    options = _Options(float(confidence), seed, power_drop, float(alpha))
-
+    scorer = Scorer(specs, task=task, faults=faults)
+    options = _options(max_k, confidence, seed, power_drop, alpha)
     # Parsing thousands of states allocates millions of containers, none of them in a cycle:
     # the cyclic collector would only rescan them (a fifth of the run time), so it pauses here.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _evaluate(worlds, inputs, task, faults, max_k, options)
+        scored: list[ScoredRun] = []
+        seen: set[str] = set()
+        for item in inputs:
+            if isinstance(item, RunDocument):
+                key = item.file
+            else:  # one file named two ways is read once (no syscalls, unlike Path.resolve())
+                key = os.path.normpath(os.path.abspath(os.fspath(item)))
+            if key not in seen:
+                seen.add(key)
+                scored.append(scorer.score(item))
+        return scorer._result(scored, max_k, options)
     finally:
         if collecting:
             gc.enable()
 
 
-def _evaluate(
-    worlds: dict[str, _World],
-    inputs: Sequence[str | Path | RunDocument],
-    task: str | None,
-    faults: str | None,
-    max_k: int | None,
-    options: _Options,
-) -> EvalResult:
-    runs, excluded = _score_inputs(worlds, inputs, task, faults)
-    kept, kept_excluded, merged = _merge_pairs(runs, excluded)
-    kept.sort(key=lambda r: (r.world, _faults_key(r.faults), r.task, r.file))
-    kept_excluded.sort(key=lambda e: (e.world, _faults_key(e.faults), e.task, e.file))
-    groups = _groups(kept, kept_excluded, max_k, options)
-    return EvalResult(
-        specs=list(worlds),
-        runs=kept,
-        excluded=kept_excluded,
-        groups=groups,
-        robustness=_robustness(groups, max_k),
-        merged=sorted(merged),
-        confidence=options.confidence,
-    )
+@dataclass(frozen=True, slots=True)
+class ScoredRun:
+    """One run scored by :meth:`Scorer.score`: its record, or its exclusion (an infrastructure
+    error), kept instead of its document."""
+
+    run: RunRecord | None = None
+    excluded: Excluded | None = None
+    fingerprint: bytes = b""
+    """What identifies its final state (a state file and a report of the same run count once)."""
+
+    def judged(self, over_budget: str | None) -> ScoredRun:
+        """The same run with another budget's verdict (None: within it): never a pass when set."""
+        if self.run is None or self.run.score.over_budget == over_budget:
+            return self
+        return replace(self, run=replace(self.run, score=replace(self.run.score, over_budget=over_budget)))
 
 
-def _score_inputs(
-    worlds: Mapping[str, _World],
-    inputs: Sequence[str | Path | RunDocument],
-    task: str | None,
-    faults: str | None,
-) -> tuple[list[tuple[RunRecord, bytes]], list[Excluded]]:
-    runs: list[tuple[RunRecord, bytes]] = []
-    excluded: list[Excluded] = []
-    seen: set[str] = set()
-    for item in inputs:
+class Scorer:
+    """Scores run documents one at a time against the specs (:meth:`score`: what is kept is the
+    score, not the document) and aggregates the scores (:meth:`result`). :func:`score_runs` does
+    both in one call; the runner scores each trial's world as the trial finishes."""
+
+    def __init__(
+        self,
+        specs: Sequence[Mapping[str, Any] | _SpecLike],
+        *,
+        task: str | None = None,
+        faults: str | None = None,
+    ) -> None:
+        worlds: dict[str, _World] = {}
+        for i, spec in enumerate(specs):
+            raw = spec if isinstance(spec, Mapping) else spec.raw
+            world = _World(raw, i)
+            if world.name in worlds:
+                raise EvalError(f"two specs named {world.name!r}", where=f"specs[{i}].name")
+            worlds[world.name] = world
+        if not worlds:
+            raise EvalError("no world spec given")
+        self._worlds = worlds
+        self._task = task
+        self._faults = faults
+
+    def score(self, item: str | Path | RunDocument) -> ScoredRun:
+        """Score one run: a file, or a document held in memory."""
         if isinstance(item, RunDocument):
             path = item.file
-            if path in seen:
-                continue
-            seen.add(path)
-            loaded = _parse(path, item.document, worlds, task, faults)
+            loaded = _parse(path, item.document, self._worlds, self._task, self._faults)
         else:
             path = os.fspath(item)
-            absolute = os.path.normpath(os.path.abspath(path))  # no syscalls, unlike Path.resolve()
-            if absolute in seen:
-                continue
-            seen.add(absolute)
-            loaded = _load(path, worlds, task, faults)
+            loaded = _load(path, self._worlds, self._task, self._faults)
         if loaded.infra_error is not None:
-            excluded.append(
-                Excluded(
-                    path,
-                    loaded.source,
-                    loaded.world.name,
-                    loaded.task,
-                    loaded.faults,
-                    loaded.seed,
-                    loaded.run_id,
-                    loaded.infra_error,
+            return ScoredRun(
+                excluded=Excluded(
+                    path, loaded.source, loaded.world.name, loaded.task, loaded.faults, loaded.seed,
+                    loaded.run_id, loaded.infra_error,
                 )
-            )
-            continue
+            )  # fmt: skip
         scorer = loaded.world.scorer(loaded.task)
         score, fingerprint = scorer.score_fingerprint(loaded.final, forbidden_hits=loaded.forbidden_hits)
         if loaded.timed_out:
@@ -600,9 +589,53 @@ def _score_inputs(
             score,
             loaded.usage,
         )
-        runs.append((record, fingerprint))
+        return ScoredRun(run=record, fingerprint=fingerprint)
 
-    return runs, excluded
+    def result(
+        self,
+        scored: Sequence[ScoredRun],
+        *,
+        max_k: int | None = None,
+        confidence: float = DEFAULT_CONFIDENCE,
+        seed: int = 0,
+        power_drop: float | None = None,
+        alpha: float = 0.05,
+    ) -> EvalResult:
+        """Eval's result of these scored runs (the options as :func:`score_runs` takes them)."""
+        return self._result(scored, max_k, _options(max_k, confidence, seed, power_drop, alpha))
+
+    def _result(self, scored: Sequence[ScoredRun], max_k: int | None, options: _Options) -> EvalResult:
+        runs = [(s.run, s.fingerprint) for s in scored if s.run is not None]
+        excluded = [s.excluded for s in scored if s.excluded is not None]
+        kept, kept_excluded, merged = _merge_pairs(runs, excluded)
+        kept.sort(key=lambda r: (r.world, _faults_key(r.faults), r.task, r.file))
+        kept_excluded.sort(key=lambda e: (e.world, _faults_key(e.faults), e.task, e.file))
+        groups = _groups(kept, kept_excluded, max_k, options)
+        return EvalResult(
+            specs=list(self._worlds),
+            runs=kept,
+            excluded=kept_excluded,
+            groups=groups,
+            robustness=_robustness(groups, max_k),
+            merged=sorted(merged),
+            confidence=options.confidence,
+        )
+
+
+def _options(
+    max_k: int | None, confidence: float, seed: int, power_drop: float | None, alpha: float
+) -> _Options:
+    if max_k is not None and (isinstance(max_k, bool) or not isinstance(max_k, int) or max_k < 1):
+        raise EvalError(f"must be a positive integer, got {max_k!r}", where="--k")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise EvalError(f"confidence must be between 0 and 1, got {confidence!r}", where="--confidence")
+    if power_drop is not None and (
+        isinstance(power_drop, bool) or not isinstance(power_drop, (int, float)) or not 0 < power_drop <= 1
+    ):
+        raise EvalError(f"the drop must be above 0 and at most 1, got {power_drop!r}", where="--power")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise EvalError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
+    return _Options(float(confidence), seed, power_drop, float(alpha))
 
 
 def _faults_key(faults: str | None) -> tuple[int, str]:

@@ -639,3 +639,19 @@ def test_a_result_reads_back_typed_and_writes_the_same_document(runs: Runs) -> N
         EvalResult.from_json({**doc, "version": 3}, "results.json")
     with pytest.raises(EvalError, match=r"^results.json:format: expected 'harn-mcp-mock/eval'"):
         EvalResult.from_json({**doc, "format": "x"}, "results.json")
+
+
+def test_a_scorer_keeps_scores_not_documents_and_a_later_budget_judges_them_again(runs: Runs) -> None:
+    from harn_mcp_mock.scoring import Scorer
+
+    runs.state("close-t1", True)
+    runs.state("close-t1", False)
+    runs.state("close-t1", True, infra="world died")
+    scorer = Scorer([TICKETS])
+    scored = [scorer.score(path) for path in runs.paths]
+    assert scorer.result(scored).to_dict() == score_runs([TICKETS], runs.paths).to_dict()
+    judged = [s.judged("9 tokens > --max-tokens 1") for s in scored]
+    assert [r.score.passed for r in scorer.result(judged).runs] == [False, False]
+    assert scorer.result([s.judged(None) for s in judged]).groups[0].tasks[0].c == 1
+    with pytest.raises(EvalError, match="confidence must be between 0 and 1"):
+        scorer.result(scored, confidence=2)
