@@ -9,8 +9,9 @@ scored.
 
 Every finished trial is a :class:`~harn_mcp_mock.runner.folder.TrialRecord` holding its world
 as the runner held it: this run's come back from the backend, the resumed ones are read through
-the one loader (:func:`~harn_mcp_mock.runner.folder.read_trial`) before any agent starts. The
-run is scored from these records, never from a file read back after an agent ran.
+the one loader (:func:`~harn_mcp_mock.runner.folder.read_trial`) before any agent starts. Each
+is scored from that world when it is kept (:meth:`Plan.keep`; the score stays, the world goes)
+and the run from these scores, never from a file read back after an agent ran.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.runner.baseline import Baseline, Comparison
     from harn_mcp_mock.runner.budget import Budget
     from harn_mcp_mock.runner.inprocess import AgentFunction
-    from harn_mcp_mock.scoring.eval import EvalResult
+    from harn_mcp_mock.scoring.eval import EvalResult, ScoredRun, Scorer
     from harn_mcp_mock.world.spec import WorldSpec
 from harn_mcp_mock.store.cas import atomic_write
 
@@ -201,9 +202,10 @@ def _finished(trial: Trial, out: Path) -> TrialRecord | None:
         return None
     with where:
         try:
-            return read_trial(where, expect=(trial.run_id, trial.seed))
+            record = read_trial(where, expect=(trial.run_id, trial.seed))
         except StaleTrial:
             return None  # not this trial's world as the runner wrote it: run it again
+    return record
 
 
 @dataclass(slots=True)
@@ -214,17 +216,36 @@ class Plan:
     matrix: list[Trial]
     out: Path
     records: dict[str, TrialRecord]
-    """Finished trials' records by :attr:`Trial.key` (resumed ones first, then this run's), each
-    with its world (:attr:`~harn_mcp_mock.runner.folder.TrialRecord.world_report`)."""
+    """Finished trials' records by :attr:`Trial.key` (resumed ones first, then this run's)."""
     todo: list[Trial]
     on_trial: Callable[[TrialRecord, int, int], None] | None = None
     compiled: dict[Path, WorldSpec] = field(default_factory=dict)
     """Each spec compiled (by path), before any trial ran."""
+    scores: dict[str, ScoredRun] = field(default_factory=dict)
+    """Each finished trial's world, scored when its record was kept (by :attr:`Trial.key`)."""
+    scorer: Scorer | None = None
+
+    def keep(self, trial: Trial, record: TrialRecord) -> None:
+        """Keep a finished trial's record, its world scored (under the path of the file the
+        runner wrote it to) and then let go: memory holds scores, not worlds."""
+        from harn_mcp_mock.scoring.eval import RunDocument, Scorer
+
+        world = record.world_report
+        if world is None:  # never: backends and read_trial give every finished record its world
+            raise RuntimeError(f"the record of {trial.key} holds no world")
+        if self.scorer is None:
+            self.scorer = Scorer([doc for _, doc in self.loaded])
+        name = "report.json" if world.report is not None else "state.json"
+        self.scores[trial.key] = self.scorer.score(
+            RunDocument(str(trial.folder(self.out) / name), world.scored)
+        )
+        record.world_report = None
+        self.records[trial.key] = record
 
     def finished(self, trial: Trial, record: TrialRecord) -> None:
         if record.status == "stopped":
             return  # ended by a stop of the run: it runs again on resume
-        self.records[trial.key] = record
+        self.keep(trial, record)
         if self.on_trial is not None:
             self.on_trial(record, len(self.records), len(self.matrix))
 
@@ -257,15 +278,14 @@ def plan_run(
     out = Path(out).resolve()
     options = {"tasks": sorted(tasks), "k": k, "seed": seed, "faults": list(faults)}
     _check_resume(out, _fingerprint(loaded, agent, options), force)
-    records: dict[str, TrialRecord] = {}
-    todo: list[Trial] = []
+    plan = Plan(loaded, matrix, out, {}, [], compiled=compiled)
     for trial in matrix:
         done = None if force else _finished(trial, out)
         if done is not None:
-            records[trial.key] = done
+            plan.keep(trial, done)  # read and scored before any agent of this run starts
         else:
-            todo.append(trial)
-    return Plan(loaded, matrix, out, records, todo, compiled=compiled)
+            plan.todo.append(trial)
+    return plan
 
 
 def conclude(
@@ -277,13 +297,15 @@ def conclude(
     alpha: float = 0.05,
     budget: Budget | None = None,
 ) -> RunOutcome:
-    """Score every finished trial into ``results.json`` from its record's world (this run's
+    """Score every finished trial into ``results.json`` from the score of its world (this run's
     budget judging each one's recorded usage again), judge the gates, compare with a baseline."""
     finished = [t for t in plan.matrix if t.key in plan.records]
     ordered = [plan.records[t.key] for t in finished]
-    for record in ordered:  # --max-tokens/--max-cost of this run, on the usage each trial recorded
-        record.judge(budget)
-    result = _score(plan.loaded, finished, plan)
+    scored = []
+    for trial, record in zip(finished, ordered, strict=True):
+        record.judge(budget)  # --max-tokens/--max-cost of this run, on the usage the trial recorded
+        scored.append(plan.scores[trial.key].judged(record.over_budget))
+    result = _score(plan, scored)
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
     outcome = RunOutcome(ordered, result, stopped=stopped, pending=len(plan.matrix) - len(ordered))
@@ -605,19 +627,12 @@ async def run_episodes_async(
     return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
 
 
-def _score(loaded: list[tuple[Path, dict[str, Any]]], trials: list[Trial], plan: Plan) -> EvalResult:
-    """Eval's result of ``trials``, from the worlds their records hold (each listed under the
-    path of the file the runner wrote it to)."""
-    from harn_mcp_mock.scoring.eval import RunDocument, score_runs
+def _score(plan: Plan, scored: list[ScoredRun]) -> EvalResult:
+    """Eval's result of the scored trials (none: every group empty)."""
+    from harn_mcp_mock.scoring.eval import Scorer
 
-    inputs = []
-    for trial in trials:
-        world = plan.records[trial.key].world_report
-        if world is None:  # a record without its world is never kept (backends, read_trial)
-            raise RuntimeError(f"the record of {trial.key} holds no world")
-        name = "report.json" if world.report is not None else "state.json"
-        inputs.append(RunDocument(str(trial.folder(plan.out) / name), world.scored))
-    return score_runs([doc for _, doc in loaded], inputs)
+    scorer = plan.scorer or Scorer([doc for _, doc in plan.loaded])
+    return scorer.result(scored)
 
 
 def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
