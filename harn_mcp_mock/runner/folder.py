@@ -23,13 +23,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from harn_mcp_mock.errors import EvalError, UsageError
+from harn_mcp_mock.errors import EvalError, HarnError, UsageError
 from harn_mcp_mock.runner._files import Folder, open_folder
 from harn_mcp_mock.runner.budget import Budget, Usage
 
@@ -528,17 +527,14 @@ class RunFolder:
 
     def read_file(self, folder: Path, record: TrialRecord, name: str) -> bytes | None:
         """One of the trial's :data:`OUTPUT_FILES` as the runner wrote it, or None (not written,
-        or changed since: its digest in ``trial.json`` differs)."""
-        expected = (record.files or {}).get(name)
+        not a regular file, or changed since: its digest in ``trial.json`` differs)."""
         try:
-            fd = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
+            where = open_folder(self.root, folder.relative_to(self.root).parts, create=False)
+        except (OSError, HarnError):
             return None
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            data = fh.read()
-        if record.files is not None and expected != _digest(data):
+        with where:
+            data = where.read_regular(name)
+        if data is None or (record.files is not None and record.files.get(name) != _digest(data)):
             return None
         return data
 

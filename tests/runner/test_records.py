@@ -145,3 +145,28 @@ def test_a_later_trial_that_overwrites_a_finished_siblings_files_after_a_resume_
     assert ran == ["pay-rent.none.t2", "pay-rent.none.t1"]
     assert [run.score.passed for run in third.result.runs] == [False, False]
     assert results(out)["summary"]["passed"] == 0
+
+
+def test_files_that_cannot_be_written_make_that_trial_an_infrastructure_error_not_the_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harn_mcp_mock.runner import folder, trial
+
+    real = folder.write_trial
+    failing = ["pay-rent.none.t1"]
+
+    def write(out: Path, record: Any) -> Any:
+        if record.run_id in failing:
+            failing.remove(record.run_id)  # once: the infrastructure error's own record is written
+            raise OSError(28, "No space left on device")
+        return real(out, record)
+
+    monkeypatch.setattr(trial, "write_trial", write)
+    out = tmp_path / "out"
+    outcome = run_episodes(["bank"], in_process("good"), out=out, tasks=["pay-rent"], k=2)
+    assert [r.status for r in outcome.trials] == ["infra_error", "scored"]
+    assert outcome.trials[0].infra_error == (
+        "the runner could not write the trial's files: [Errno 28] No space left on device"
+    )
+    assert outcome.exit_code == 75 and [run.run_id for run in outcome.result.runs] == ["pay-rent.none.t2"]
+    assert json.loads((out / "trials/bank/pay-rent/none/1/trial.json").read_text())["status"] == "infra_error"
