@@ -471,7 +471,9 @@ def read_trial(where: Folder, *, expect: tuple[str, int] | None = None) -> Trial
             continue
         if record.files is not None and expected != _digest(raw):
             raise StaleTrial(
-                "changed since the runner wrote it (its digest in trial.json differs)", path=file
+                "changed since the runner wrote it (its digest in trial.json differs): "
+                "the same run command runs the trial again",
+                path=file,
             )
         try:
             world = json.loads(raw)
