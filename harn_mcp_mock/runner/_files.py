@@ -125,10 +125,13 @@ def open_folder(root: Path, parts: Sequence[str], *, create: bool = True, replac
             if part in ("", ".", "..") or "/" in part or "\0" in part:
                 raise PathEscapeError(f"{part!r} is not a plain folder name", path=path)
             path = path / part
-            if create:
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, 0o777, dir_fd=fd)
             try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):  # made meanwhile by another thread
+                    os.mkdir(part, 0o777, dir_fd=fd)
                 child = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
                 if exc.errno not in (errno.ELOOP, errno.ENOTDIR):

@@ -9,7 +9,6 @@ scored from the world's final state; past ``timeout`` it is cancelled and scored
 
 from __future__ import annotations
 
-import tempfile
 import time
 import traceback
 from collections.abc import Awaitable, Callable
@@ -19,7 +18,15 @@ from typing import TYPE_CHECKING
 from harn_mcp_mock.runner._files import Folder, open_folder
 from harn_mcp_mock.runner.budget import USAGE_FILE, usage_file
 from harn_mcp_mock.runner.matrix import Trial
-from harn_mcp_mock.runner.trial import TRIAL_FILES, record_trial, trial_record, trial_usage, world_report
+from harn_mcp_mock.runner.trial import (
+    TRIAL_FILES,
+    private_path,
+    record_trial,
+    take,
+    trial_record,
+    trial_usage,
+    world_report,
+)
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -66,8 +73,7 @@ async def run_trial_inprocess(
 
     where = _fresh_folder(trial, out)
     folder = where.path
-    private = tempfile.TemporaryDirectory(prefix="harn-trial-")
-    tape = Path(private.name, "tape.ndjson")  # the runner's own file, copied into the record
+    tape = private_path("tape.ndjson")  # the runner's own file, taken into the record
     transport = WorldTransport(
         trial.spec,
         task=trial.task,
@@ -105,7 +111,7 @@ async def run_trial_inprocess(
     record.sessions, record.tool_calls = shared.sessions, shared.tool_calls
     record.world_report = world_report(shared, timed_out=status == "timeout")
     record.outputs = {"agent.stderr": stderr} if stderr else {}
-    with where, private:
+    with where:
         return _finish(trial, record, out, where, tape, budget)
 
 
@@ -113,8 +119,9 @@ def _finish(
     trial: Trial, record: TrialRecord, out: Path, where: Folder, tape: Path, budget: Budget | None
 ) -> TrialRecord:
     """The trial has ended: its tape and usage into its record, its budget judged, its files written."""
-    if tape.exists():
-        record.outputs["tape.ndjson"] = tape.read_bytes()
+    tape_bytes = take(tape)
+    if tape_bytes is not None:
+        record.outputs["tape.ndjson"] = tape_bytes
     record.usage = trial_usage(where)
     record.judge(budget)
     return record_trial(out.resolve(), trial, record)

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -51,8 +53,10 @@ __all__ = [
     "agent_env",
     "infra_state",
     "mcp_config",
+    "private_path",
     "record_trial",
     "run_trial",
+    "take",
     "trial_record",
     "trial_usage",
     "world_report",
@@ -146,11 +150,32 @@ def trial_usage(where: Folder) -> Usage | None:
     return read_usage(where.path / USAGE_FILE)
 
 
-def _output(path: Path) -> bytes | None:
+_PRIVATE: list[str] = []
+_PRIVATE_LOCK = threading.Lock()
+
+
+def private_path(name: str) -> Path:
+    """A fresh path in this process's private folder (made once, mode 0700, removed at exit):
+    where a trial's tape is written while it runs, away from the agent's folder."""
+    with _PRIVATE_LOCK:
+        if not _PRIVATE:
+            import atexit
+            import shutil
+
+            folder = tempfile.mkdtemp(prefix="harn-runner-")
+            atexit.register(shutil.rmtree, folder, True)
+            _PRIVATE.append(folder)
+    return Path(_PRIVATE[0], f"{secrets.token_hex(8)}-{name}")
+
+
+def take(path: Path) -> bytes | None:
+    """A private file's bytes, the file removed (None when it was never written)."""
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
     except FileNotFoundError:
         return None
+    path.unlink(missing_ok=True)
+    return data
 
 
 def _attempt(
@@ -313,17 +338,16 @@ def run_trial(
         hub = process_hub()
     base = dict(os.environ if env is None else env)
     root = out.resolve()
-    with (
-        open_folder(root, trial.parts) as where,
-        tempfile.TemporaryDirectory(prefix="harn-trial-") as private,
-    ):
+    with open_folder(root, trial.parts) as where:
         attempts: list[dict[str, Any]] = []
+        tapes: list[Path] = []
         for _ in range(settings.max_retries + 1):
-            tape = Path(private, f"tape-{len(attempts)}.ndjson")
-            result = _attempt(trial, where, agent, settings, base, cwd, hub, spec, control, root, tape)
+            tapes.append(private_path("tape.ndjson"))
+            result = _attempt(trial, where, agent, settings, base, cwd, hub, spec, control, root, tapes[-1])
             attempts.append(result)
             if result["status"] != "infra_error" or (control is not None and control.stopping):
                 break
+        tape_bytes = [take(tape) for tape in tapes][-1]  # every attempt's removed, the last one's kept
         final = attempts[-1]
         record = trial_record(
             trial,
@@ -334,14 +358,13 @@ def run_trial(
             duration_ms=final.get("duration_ms"),
         )
         if final["status"] == "stopped":
-            return record
+            return record  # nothing is recorded: the trial runs again on resume
         record.sessions = final.get("sessions", 0)
         record.tool_calls = final.get("tool_calls", 0)
         record.message = final.get("message")
         if "world_report" in final:
             record.world_report = final["world_report"]
         record.outputs = dict(final.get("outputs", {}))
-        tape_bytes = _output(tape)
         if tape_bytes is not None:
             record.outputs["tape.ndjson"] = tape_bytes
         record.usage = trial_usage(where)  # the trial has ended: read once, into the record
