@@ -793,15 +793,14 @@ def _run_plan(
     if baseline is not None:
         from harn_mcp_mock.runner.baseline import load_baseline
 
-        doc = load_baseline(baseline)
-        lines.append(f"from the pass rates of {doc['_path']}:")
-        for group in doc.get("groups", []):
-            for task in group.get("tasks", []):
-                if task.get("n"):
-                    rate = task["c"] / task["n"]
-                    profile = group.get("faults") or "none"
+        earlier = load_baseline(baseline)
+        lines.append(f"from the pass rates of {earlier.path}:")
+        for group in earlier.result.groups:
+            for task in group.tasks:
+                if task.n:
+                    rate = task.c / task.n
                     lines.append(
-                        f"  {group['world']}/{task['task']} (faults {profile}) at {rate:.2f}: {drop(rate)}"
+                        f"  {group.world}/{task.task} (faults {group.faults or 'none'}) at {rate:.2f}: {drop(rate)}"
                     )
     lines.append("(harn mcp mock eval --power DROP: the trials a given drop needs)")
     return "\n".join(lines) + "\n"

@@ -6,28 +6,29 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TextIO
 
+from harn_mcp_mock.runner.folder import TrialRecord
 from harn_mcp_mock.runner.run import profile_label
 
 __all__ = ["trial_line", "trial_progress"]
 
-OnTrial = Callable[[dict[str, Any], int, int], None]
+OnTrial = Callable[[TrialRecord, int, int], None]
 
 
-def trial_line(record: dict[str, Any], done: int, total: int) -> str:
+def trial_line(record: TrialRecord, done: int, total: int) -> str:
     """``[3/16] bank/pay-rent/faults flaky/2: scored (exit 0, 1042 ms)``."""
-    detail = f"exit {record['exit_code']}" if record["exit_code"] is not None else "no exit code"
-    if record["status"] == "infra_error":
-        detail += f", infra: {record['infra_error']}"
-    elif record.get("message"):
-        detail += f", {record['message']}"
-    if record.get("agent_error"):
-        detail += f", agent raised {record['agent_error']}"
-    if record["attempts"] != 1:
-        detail += f", {record['attempts']} attempts"
-    where = f"{record['world']}/{record['task']}/{profile_label(str(record['profile']))}/{record['trial']}"
-    return f"[{done}/{total}] {where}: {record['status']} ({detail}, {record['duration_ms']} ms)"
+    detail = f"exit {record.exit_code}" if record.exit_code is not None else "no exit code"
+    if record.status == "infra_error":
+        detail += f", infra: {record.infra_error}"
+    elif record.message:
+        detail += f", {record.message}"
+    if record.agent_error:
+        detail += f", agent raised {record.agent_error}"
+    if record.attempts != 1:
+        detail += f", {record.attempts} attempts"
+    where = f"{record.world}/{record.task}/{profile_label(record.profile)}/{record.trial}"
+    return f"[{done}/{total}] {where}: {record.status} ({detail}, {record.duration_ms} ms)"
 
 
 @contextmanager
@@ -38,7 +39,7 @@ def trial_progress(stream: TextIO, *, live: bool | None = None) -> Iterator[OnTr
         live = stream.isatty()
     if not live:
 
-        def line(record: dict[str, Any], done: int, total: int) -> None:
+        def line(record: TrialRecord, done: int, total: int) -> None:
             stream.write(trial_line(record, done, total) + "\n")
             stream.flush()
 
@@ -61,9 +62,9 @@ def trial_progress(stream: TextIO, *, live: bool | None = None) -> Iterator[OnTr
     ) as bar:
         task_id = bar.add_task("", total=None)
 
-        def update(record: dict[str, Any], done: int, total: int) -> None:
-            statuses[str(record["status"])] += 1
-            if record["status"] != "scored":  # the odd ones stay visible above the bar
+        def update(record: TrialRecord, done: int, total: int) -> None:
+            statuses[record.status] += 1
+            if record.status != "scored":  # the odd ones stay visible above the bar
                 bar.console.print(trial_line(record, done, total), markup=False, highlight=False)
             summary = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
             bar.update(task_id, completed=done, total=total, description=summary)

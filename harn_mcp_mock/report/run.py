@@ -156,15 +156,19 @@ STDERR_TAIL = 4096
 """Bytes of the end of the agent's stderr shown in a trial's panel."""
 
 
-def _tail(path: Path) -> str | None:
-    """The last :data:`STDERR_TAIL` bytes of ``path`` (from a line start), or None when empty."""
-    try:
-        with path.open("rb") as fh:
-            size = fh.seek(0, 2)
-            fh.seek(max(0, size - STDERR_TAIL))
-            data = fh.read()
-    except OSError:
-        return None
+def _tail(source: Path | bytes) -> str | None:
+    """The last :data:`STDERR_TAIL` bytes of a file or of bytes (from a line start), or None
+    when empty."""
+    if isinstance(source, bytes):
+        size, data = len(source), source[-STDERR_TAIL:]
+    else:
+        try:
+            with source.open("rb") as fh:
+                size = fh.seek(0, 2)
+                fh.seek(max(0, size - STDERR_TAIL))
+                data = fh.read()
+        except OSError:
+            return None
     if size > STDERR_TAIL and b"\n" in data:
         data = data[data.index(b"\n") + 1 :]
     text = data.decode("utf-8", "replace").rstrip()
@@ -196,7 +200,7 @@ class _Builder:
         state: dict[str, Any] | None,
         tape: Path | None,
         file: str | None,
-        stderr: Path | None = None,
+        stderr: Path | bytes | None = None,
     ) -> None:
         score = (report or {}).get("score") if report else None
         status = (record or {}).get("status") or (
@@ -284,7 +288,10 @@ def _groups(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str
 
 def run_report_data(run_dir: str | Path, *, baseline: str | Path | None = None) -> dict[str, Any]:
     """The report of a ``harn mcp mock run --out`` folder (its ``run.json``, ``results.json`` and
-    trial folders); ``baseline``: an earlier run's folder to compare with."""
+    trials, read through the run folder's one loader: a trial's world and output only as the
+    runner wrote them); ``baseline``: an earlier run's folder to compare with."""
+    import tempfile
+
     from harn_mcp_mock.runner.folder import load_run_folder
 
     root = Path(run_dir)
@@ -292,29 +299,37 @@ def run_report_data(run_dir: str | Path, *, baseline: str | Path | None = None) 
         folder = load_run_folder(root)
     except UsageError as exc:
         raise UsageError(str(exc), where="RUN_DIR") from None
-    run, result = folder.run, folder.results or {}
+    run, result = folder.run, folder.results
     specs = []
     for entry in run.specs:
         doc = _read_json(Path(entry.path))
         if isinstance(doc, dict):
             specs.append(doc)
     builder = _Builder(specs)
-    for trial_folder, record in folder.trials():
-        builder.add(
-            world=record.world,
-            task=record.task,
-            profile=record.profile,
-            index=record.trial,
-            record=record.to_json(),
-            report=_read_json(trial_folder / "report.json"),
-            state=_read_json(trial_folder / "state.json"),
-            tape=trial_folder / "tape.ndjson",
-            file=str(trial_folder.relative_to(root)),
-            stderr=trial_folder / "agent.stderr",
-        )
-    groups, robustness = _groups(result)
+    with tempfile.TemporaryDirectory(prefix="harn-report-") as tmp:
+        for trial_folder, record in folder.trials():
+            world = record.world_report
+            tape = folder.read_file(trial_folder, record, "tape.ndjson")
+            copy = None
+            if tape is not None:  # the tape as the runner wrote it, read from a copy of those bytes
+                copy = Path(tmp, "tape.ndjson")
+                copy.write_bytes(tape)
+            builder.add(
+                world=record.world,
+                task=record.task,
+                profile=record.profile,
+                index=record.trial,
+                record=record.to_json(),
+                report=world.report if world is not None else None,
+                state=world.state if world is not None else None,
+                tape=copy,
+                file=str(trial_folder.relative_to(root)),
+                stderr=folder.read_file(trial_folder, record, "agent.stderr") or b"",
+            )
+    document = result.to_dict() if result is not None else {}
+    groups, robustness = _groups(document)
     comparison = None
-    if baseline is not None:
+    if baseline is not None and result is not None:
         from harn_mcp_mock.runner.baseline import compare, load_baseline
 
         comparison = compare(load_baseline(baseline), result).to_dict()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from harn_mcp_mock.runner.api import run_eval, run_eval_async
 from harn_mcp_mock.runner.baseline import Comparison, compare, load_baseline
 from harn_mcp_mock.runner.budget import Budget, report_usage
+from harn_mcp_mock.runner.folder import TrialRecord, WorldReport
 from harn_mcp_mock.runner.inprocess import AgentFunction, run_trial_inprocess
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix, derive_seed
 from harn_mcp_mock.runner.run import (
@@ -32,6 +33,8 @@ __all__ = [
     "Gate",
     "RunOutcome",
     "Trial",
+    "TrialRecord",
+    "WorldReport",
     "build_matrix",
     "compare",
     "derive_seed",

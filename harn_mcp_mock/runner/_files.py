@@ -2,8 +2,9 @@
 time with ``O_NOFOLLOW`` relative to their parent's descriptor, and files are written to a temp
 name and renamed into place (a rename replaces a symlink, it never writes through it).
 
-A trial's folder is opened once, before its agent starts, and written through that descriptor:
-whatever the agent does to the names in the meantime, the runner's files go where it opened.
+A trial's folder is opened before its agent starts (for the agent's own files) and opened again
+from the run's root when the agent has ended, for the runner's files: an agent that renamed its
+folder away, or put a symlink in its place, gets nothing of the runner's written after it.
 """
 
 from __future__ import annotations
@@ -104,10 +105,12 @@ class Folder:
         self.close()
 
 
-def open_folder(root: Path, parts: Sequence[str], *, create: bool = True) -> Folder:
+def open_folder(root: Path, parts: Sequence[str], *, create: bool = True, replace: bool = False) -> Folder:
     """``root/parts...`` opened without following a symlink below ``root`` (made when ``create``).
     Raises :class:`PathEscapeError` naming the component that is a symlink or not a folder, and
-    FileNotFoundError when it is missing and not ``create``."""
+    FileNotFoundError when it is missing and not ``create``. ``replace``: such a component is
+    removed instead (the link itself, never what it points to) and made again as a folder: how
+    the runner writes a trial's files after its agent ended, whatever the agent did to the names."""
     if create:
         try:
             root.mkdir(parents=True, exist_ok=True)
@@ -122,17 +125,24 @@ def open_folder(root: Path, parts: Sequence[str], *, create: bool = True) -> Fol
             if part in ("", ".", "..") or "/" in part or "\0" in part:
                 raise PathEscapeError(f"{part!r} is not a plain folder name", path=path)
             path = path / part
-            if create:
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, 0o777, dir_fd=fd)
             try:
                 child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):  # made meanwhile by another thread
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                if not replace:
                     raise PathEscapeError(
                         "is a symlink or not a folder: refusing to write through it", path=path
                     ) from None
-                raise
+                os.unlink(part, dir_fd=fd)  # a symlink or a file: removed, never followed
+                os.mkdir(part, 0o777, dir_fd=fd)
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = child
     except BaseException:

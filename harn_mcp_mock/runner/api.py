@@ -19,13 +19,14 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harn_mcp_mock.runner.run import run_episodes, run_episodes_async
 from harn_mcp_mock.runner.trial import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     from harn_mcp_mock.options import ClientCallbacks
+    from harn_mcp_mock.runner.folder import TrialRecord
     from harn_mcp_mock.runner.inprocess import AgentFunction
     from harn_mcp_mock.runner.matrix import Trial
     from harn_mcp_mock.scoring.eval import EvalResult
@@ -57,7 +58,7 @@ def run_eval(
     force: bool = False,
     backend: str = "local",
     ray_address: str | None = None,
-    on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
+    on_trial: Callable[[TrialRecord, int, int], None] | None = None,
     stop: threading.Event | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
 ) -> EvalResult:
@@ -105,7 +106,7 @@ async def run_eval_async(
     max_retries: int = 1,
     out: str | Path | None = None,
     force: bool = False,
-    on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
+    on_trial: Callable[[TrialRecord, int, int], None] | None = None,
     stop: threading.Event | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
 ) -> EvalResult:

@@ -13,9 +13,10 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.runner.folder import TrialRecord
 from harn_mcp_mock.runner.matrix import Trial
 from harn_mcp_mock.runner.process import Control
 from harn_mcp_mock.runner.trial import TrialSettings, run_trial
@@ -61,7 +62,7 @@ class LocalBackend:
         from harn_mcp_mock.runner.hub import WorldHub
 
         with WorldHub() as hub, ThreadPoolExecutor(max_workers=self.workers) as pool:
-            running: dict[Future[dict[str, Any]], Trial] = {}
+            running: dict[Future[TrialRecord], Trial] = {}
             queue = list(reversed(plan.todo))
             while queue or running:
                 while queue and len(running) < self.workers and not control.stopping:

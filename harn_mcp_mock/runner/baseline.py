@@ -14,6 +14,7 @@ is conservative, so in practice less).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
@@ -21,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.scoring.eval import EvalResult
 from harn_mcp_mock.scoring.stats import fisher_exact
 
 __all__ = [
     "DEFAULT_ALPHA",
     "STATUSES",
+    "Baseline",
     "Comparison",
     "TaskChange",
     "classify",
@@ -142,32 +145,40 @@ def _task_pass_k(cn: tuple[int, int] | None, k: int) -> Fraction | None:
     return Fraction(comb(c, k), comb(n, k))
 
 
-def load_baseline(path: str | Path) -> dict[str, Any]:
-    """``DIR/results.json`` of an earlier run (or an eval ``--format json`` file), read by the run
-    folder's one loader (:func:`harn_mcp_mock.runner.folder.load_results`)."""
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """An earlier run's result, and where it was read from."""
+
+    path: str
+    result: EvalResult
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    """``DIR/results.json`` of an earlier run (or an eval ``--format json`` file), read typed by
+    the run folder's one loader (:func:`harn_mcp_mock.runner.folder.load_results`)."""
     from harn_mcp_mock.runner.folder import load_results
 
     where = Path(path)
     file = where / "results.json" if where.is_dir() else where
     if not file.exists():
         raise UsageError(f"{file}: no such file (give an earlier run's --out folder)", where="--baseline")
-    doc = load_results(file)
-    doc["_path"] = str(file)
-    return doc
+    return Baseline(str(file), load_results(file))
 
 
-def _tasks(doc: dict[str, Any]) -> dict[tuple[str, str | None, str], tuple[int, int]]:
-    found = {}
-    for group in doc.get("groups", []):
-        for task in group.get("tasks", []):
-            found[(group["world"], group.get("faults"), task["task"])] = (int(task["c"]), int(task["n"]))
-    return found
+def _result(value: Baseline | EvalResult | Mapping[str, Any]) -> EvalResult:
+    if isinstance(value, Baseline):
+        return value.result
+    if isinstance(value, EvalResult):
+        return value
+    return EvalResult.from_json(value)
 
 
-def _exact(value: dict[str, Any] | None) -> Fraction | None:
-    if not value or value.get("exact") is None:
-        return None
-    return Fraction(value["exact"])
+def _tasks(result: EvalResult) -> dict[tuple[str, str | None, str], tuple[int, int]]:
+    return {
+        (group.world, group.faults, task.task): (task.c, task.n)
+        for group in result.groups
+        for task in group.tasks
+    }
 
 
 def classify(
@@ -183,13 +194,20 @@ def classify(
     return ("still passing" if after[0] == after[1] else "still failing"), p_value
 
 
-def compare(baseline: dict[str, Any], now: dict[str, Any], *, alpha: float = DEFAULT_ALPHA) -> Comparison:
-    """Compare two eval results (``results.json`` documents), each task's counts with Fisher's
-    exact test at ``alpha``."""
+def compare(
+    baseline: Baseline | EvalResult | Mapping[str, Any],
+    now: EvalResult | Mapping[str, Any],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+) -> Comparison:
+    """Compare two eval results (:func:`load_baseline`'s, an :class:`EvalResult`, or a
+    ``results.json`` document), each task's counts with Fisher's exact test at ``alpha``."""
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
-    comparison = Comparison(str(baseline.get("_path", "baseline")), float(alpha))
-    before, after = _tasks(baseline), _tasks(now)
+    label = baseline.path if isinstance(baseline, Baseline) else "baseline"
+    old_result, new_result = _result(baseline), _result(now)
+    comparison = Comparison(label, float(alpha))
+    before, after = _tasks(old_result), _tasks(new_result)
     for key in sorted(set(before) | set(after), key=lambda k: (k[0], k[1] or "", k[2])):
         was, is_ = before.get(key), after.get(key)
         p_value = None
@@ -202,24 +220,14 @@ def compare(baseline: dict[str, Any], now: dict[str, Any], *, alpha: float = DEF
         else:
             status, p_value = classify(was, is_, alpha)
         comparison.tasks.append(TaskChange(key[0], key[1], key[2], status, was, is_, p_value))
-    groups_before = {(g["world"], g.get("faults")): g for g in baseline.get("groups", [])}
-    for group in now.get("groups", []):
-        old = groups_before.get((group["world"], group.get("faults")))
+    groups_before = {(g.world, g.faults): g for g in old_result.groups}
+    for group in new_result.groups:
+        old = groups_before.get((group.world, group.faults))
         if old is None:
             continue
-        ks_before = {p["k"]: _exact(p) for p in old.get("pass_power_k", [])}
-        deltas = {}
-        for point in group.get("pass_power_k", []):
-            b, a = ks_before.get(point["k"]), _exact(point)
-            if b is not None and a is not None:
-                deltas[point["k"]] = (b, a)
+        deltas = {k: (old.pass_power_k[k], a) for k, a in group.pass_power_k.items() if k in old.pass_power_k}
         comparison.groups.append(
-            GroupChange(
-                group["world"],
-                group.get("faults"),
-                (_exact(old.get("pass_rate")), _exact(group.get("pass_rate"))),
-                deltas,
-            )
+            GroupChange(group.world, group.faults, (old.pass_rate, group.pass_rate), deltas)
         )
     return comparison
 

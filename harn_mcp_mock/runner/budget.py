@@ -10,10 +10,10 @@ strictly (:class:`UsageReader`): a line that is not a JSON object of counts (a s
 negative, NaN, an unknown shape, longer than 4096 bytes, torn by the agent's death) and usage past
 1 MiB make the trial's usage *invalid*: recorded as ``usage_invalid`` and never a pass.
 
-The trial's sum goes into its ``trial.json`` (:func:`trial_usage`); when the run is scored it is
-stamped into ``usage`` in its ``state.json`` and ``report.json``, and a trial over
-``--max-tokens`` (input plus output) or ``--max-cost`` is marked ``over_budget`` (the reason),
-which eval scores as a failure whatever the final state. ``--run-max-cost`` stops scheduling once
+The trial's sum goes into its record when it ends (``trial.json``, and ``usage`` in its
+``state.json`` and ``report.json``), and a trial over ``--max-tokens`` (input plus output) or
+``--max-cost`` is marked ``over_budget`` (the reason), which eval scores as a failure whatever
+the final state; each run judges the recorded usage again by its own budget. ``--run-max-cost`` stops scheduling once
 the finished trials have spent it; the same command with a larger cap resumes. An in-process
 agent's :func:`report_usage` appends to a file of its trial instead (trusted code in the runner's
 process), read with the same rules. ``docs/eval.md`` has the worked example.
@@ -29,7 +29,7 @@ import os
 import select
 import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,10 +49,8 @@ __all__ = [
     "read_usage",
     "record_usage",
     "report_usage",
-    "stamp_trial",
     "trial_usage",
     "usage_file",
-    "watch_spending",
     "write_usage_line",
 ]
 
@@ -476,62 +474,3 @@ class Budget:
         if self.max_cost is not None and usage.cost_usd > self.max_cost:
             return f"${usage.cost_usd:.4f} > --max-cost ${self.max_cost:g}"
         return None
-
-
-def stamp_trial(folder: Path, budget: Budget | None, record: Mapping[str, Any]) -> Usage | None:
-    """Write the trial's usage (from its record, :func:`record_usage`), ``usage_invalid`` and
-    ``over_budget`` into its ``state.json`` and ``report.json``. Idempotent: run again on every
-    resume, with the budget of that run."""
-    usage = record_usage(record)
-    stamps = {
-        "usage": None if usage is None else usage.to_dict(),
-        "usage_invalid": None if usage is None else usage.problem,
-        "over_budget": budget.over(usage) if budget is not None else None,
-    }
-    for name in ("state.json", "report.json"):
-        path = folder / name
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(doc, dict):
-            continue
-        before = {key: doc.pop(key, None) for key in stamps}
-        doc.update({key: value for key, value in stamps.items() if value is not None})
-        if before != stamps:
-            from harn_mcp_mock.store.cas import atomic_write
-
-            atomic_write(path, json.dumps(doc, indent=2, sort_keys=True).encode() + b"\n")
-    return usage
-
-
-def spent(records: Iterable[Mapping[str, Any]]) -> float:
-    """The cost of these finished trials."""
-    total = 0.0
-    for record in records:
-        usage = record_usage(record)
-        total += usage.cost_usd if usage is not None else 0.0
-    return total
-
-
-def watch_spending(
-    run_max_cost: float,
-    already: float,
-    stop: Callable[[float], None],
-    on_trial: Callable[[dict[str, Any], int, int], None] | None,
-) -> tuple[Callable[[dict[str, Any], int, int], None], Callable[[], float]]:
-    """An ``on_trial`` callback that adds each finished trial's cost (from its record) to
-    ``already`` and calls ``stop(spent)`` once the run has spent ``run_max_cost``; and a function
-    giving the total spent."""
-    total = [already]
-    if already >= run_max_cost:
-        stop(already)
-
-    def counted(record: dict[str, Any], done: int, count: int) -> None:
-        total[0] += spent([record])
-        if total[0] >= run_max_cost:
-            stop(total[0])
-        if on_trial is not None:
-            on_trial(record, done, count)
-
-    return counted, lambda: total[0]

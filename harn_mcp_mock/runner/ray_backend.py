@@ -3,14 +3,17 @@ local Ray started for the run (``pip install 'harn-mcp-mock[ray]'``).
 
 A task runs the trial exactly as the local backend does (:func:`~harn_mcp_mock.runner.trial.run_trial`)
 in a temporary folder of the node it lands on, with the spec and the Python effect modules
-beside it shipped by value (:func:`spec_bundle`); its files come back with its record and are written under ``--out`` on the
-machine that started the run. The node needs harn-mcp-mock and the agent command installed (see
+beside it shipped by value (:func:`spec_bundle`), and returns the trial's
+:class:`~harn_mcp_mock.runner.folder.TrialRecord`: the world's state and report as the worker
+held it, the usage, and the agent's output, the config and the tape as bytes; nothing is read back
+from the node's trial folder (the agent could write there). The driver writes the files under
+``--out`` from the record. A record that does not come back (the task's own code failed, the
+node was lost too often) is that trial's infrastructure error, never the run's. The node needs harn-mcp-mock and the agent command installed (see
 docs/runner.md). At most ``workers`` trials are in flight (default: the cluster's CPUs).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -19,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.runner._files import open_folder
 from harn_mcp_mock.runner.backend import BackendOptions
+from harn_mcp_mock.runner.folder import TRIAL_STATUSES, TrialRecord
 from harn_mcp_mock.runner.matrix import Trial
 from harn_mcp_mock.runner.process import Control
-from harn_mcp_mock.runner.trial import TRIAL_FILES, TrialSettings, infra_state, run_trial, trial_record
+from harn_mcp_mock.runner.trial import TrialSettings, record_trial, run_trial, trial_record
 
 if TYPE_CHECKING:
     from harn_mcp_mock.runner.run import Plan
@@ -52,11 +55,12 @@ def remote_trial(
     agent: Sequence[str],
     settings: TrialSettings,
     cwd: str,
-) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """Run one trial in a fresh temporary folder; its record and its files (name -> bytes).
-    ``spec``: :func:`spec_bundle` of the trial's spec. The world is served by the worker
-    process's hub; the worker is a child subreaper, so the trial's processes end with it (a
-    cancelled task ends its agent too)."""
+) -> TrialRecord:
+    """Run one trial in a fresh temporary folder; its record, with its world and its files'
+    bytes (:attr:`~harn_mcp_mock.runner.folder.TrialRecord.outputs`), nothing read back from
+    the folder. ``spec``: :func:`spec_bundle` of the trial's spec. The world is served by the
+    worker process's hub; the worker is a child subreaper, so the trial's processes end with it
+    (a cancelled task ends its agent too)."""
     from harn_mcp_mock.runner.process import become_subreaper
 
     become_subreaper()
@@ -68,15 +72,11 @@ def remote_trial(
         local = replace(trial, spec=root / "spec" / trial.spec.name)
         env = dict(os.environ)
         record = run_trial(
-            local, agent, root / "out", settings=settings, env=env, cwd=cwd if os.path.isdir(cwd) else tmp
-        )
-        folder = local.folder((root / "out").resolve())
-        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-        node = _node_id()
-        if node is not None and "trial.json" in files:  # where it ran: trial.json's ray_node
-            record["ray_node"] = node
-            files["trial.json"] = json.dumps(record, indent=2).encode() + b"\n"
-        return record, files
+            local, agent, root / "out", settings=settings, env=env, cwd=cwd if os.path.isdir(cwd) else tmp,
+            write=False,
+        )  # fmt: skip
+        record.ray_node = _node_id()  # where it ran: trial.json's ray_node
+        return record
 
 
 def _node_id() -> str | None:
@@ -174,21 +174,22 @@ def run_on_ray(
             for ref in done:
                 trial = running.pop(ref)
                 try:
-                    record, files = ray.get(ref)
+                    record = _checked(trial, ray.get(ref))
                 except ray.exceptions.RayTaskError as exc:  # our code failed on its node
-                    record, files = _failed(trial, f"the Ray task failed: {_last(exc)}")
+                    record = _failed(trial, f"the Ray task failed: {_last(exc)}")
                 except ray.exceptions.RayError as exc:  # the node or worker died: run it elsewhere
                     lost[trial.key] = lost.get(trial.key, 0) + 1
                     if lost[trial.key] <= MAX_LOST:
                         queue.append(trial)
                         continue
-                    record, files = _failed(
+                    record = _failed(
                         trial, f"the trial's Ray node was lost {MAX_LOST + 1} times: {_last(exc)}"
                     )
-                if record.get("status") == "stopped":
+                except Exception as exc:  # a record that cannot be used: this trial's error, not the run's
+                    record = _failed(trial, f"the Ray task's record could not be used: {_last(exc)}")
+                if record.status == "stopped":
                     continue
-                _store(plan.out, trial, files)
-                plan.finished(trial, record)
+                plan.finished(trial, record_trial(plan.out, trial, record))
         control.running = 0
     finally:
         if started_here:
@@ -200,20 +201,21 @@ def _last(exc: BaseException) -> str:
     return text.splitlines()[-1] if text else type(exc).__name__
 
 
-def _failed(trial: Trial, why: str) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The record and files of a trial that could not run on Ray (an infrastructure error)."""
-    record = trial_record(
+def _failed(trial: Trial, why: str) -> TrialRecord:
+    """The record of a trial that could not run on Ray (an infrastructure error)."""
+    return trial_record(
         trial, status="infra_error", exit_code=None, infra_error=why, attempts=1, duration_ms=None
     )
-    dump = json.dumps(infra_state(trial, why), indent=2).encode() + b"\n"
-    return record, {"state.json": dump, "trial.json": json.dumps(record, indent=2).encode() + b"\n"}
 
 
-def _store(out: Path, trial: Trial, files: dict[str, bytes]) -> None:
-    """Write a trial's files under ``out`` (never through a symlink), ``trial.json`` last."""
-    with open_folder(out, trial.parts) as where:
-        where.clear((*TRIAL_FILES, "trial.json"))
-        for name, data in files.items():
-            if name != "trial.json" and "/" not in name and not name.startswith("."):
-                where.write(name, data)
-        where.write("trial.json", files["trial.json"], atomic=True)  # last: marks it finished
+def _checked(trial: Trial, got: Any) -> TrialRecord:
+    """The record a task returned, if it is ``trial``'s (else a ValueError)."""
+    if not isinstance(got, TrialRecord):
+        raise ValueError(f"a {type(got).__name__}, not a trial record")
+    if (got.world, got.task, got.profile, got.trial, got.run_id, got.seed) != (
+        trial.world, trial.task, trial.profile, trial.index, trial.run_id, trial.seed,
+    ):  # fmt: skip
+        raise ValueError(f"the record of {got.run_id}, not of {trial.run_id}")
+    if got.status != "stopped" and (got.world_report is None or got.status not in TRIAL_STATUSES):
+        raise ValueError(f"a record without its world (status {got.status!r})")
+    return got

@@ -6,12 +6,17 @@ command); the same command with the same ``--out`` runs only the trials without 
 any trial runs. A stop (:class:`~harn_mcp_mock.runner.process.Control`) stops scheduling and
 ends the running trials' processes (SIGTERM, SIGKILL after the grace); the finished trials are
 scored.
+
+Every finished trial is a :class:`~harn_mcp_mock.runner.folder.TrialRecord` holding its world
+as the runner held it: this run's come back from the backend, the resumed ones are read through
+the one loader (:func:`~harn_mcp_mock.runner.folder.read_trial`) before any agent starts. Each
+is scored from that world when it is kept (:meth:`Plan.keep`; the score stays, the world goes)
+and the run from these scores, never from a file read back after an agent ran.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.runner.backend import BACKENDS, BackendOptions, get_backend
-from harn_mcp_mock.runner.folder import RUN_FORMAT
+from harn_mcp_mock.runner.folder import RUN_FORMAT, RunInfo, SpecRef, StaleTrial, TrialRecord, read_trial
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, Control
 from harn_mcp_mock.runner.sandbox import SANDBOX_MODES, Isolation, resolve_isolation
@@ -30,10 +35,10 @@ from harn_mcp_mock.runner.trial import DEFAULT_GRACE_S, DEFAULT_TIMEOUT_S, EX_TE
 
 if TYPE_CHECKING:
     from harn_mcp_mock.options import ClientCallbacks
-    from harn_mcp_mock.runner.baseline import Comparison
+    from harn_mcp_mock.runner.baseline import Baseline, Comparison
     from harn_mcp_mock.runner.budget import Budget
     from harn_mcp_mock.runner.inprocess import AgentFunction
-    from harn_mcp_mock.scoring.eval import EvalResult
+    from harn_mcp_mock.scoring.eval import EvalResult, ScoredRun, Scorer
     from harn_mcp_mock.world.spec import WorldSpec
 from harn_mcp_mock.store.cas import atomic_write
 
@@ -97,7 +102,7 @@ def parse_gates(
 
 @dataclass(slots=True)
 class RunOutcome:
-    trials: list[dict[str, Any]]
+    trials: list[TrialRecord]
     """Every finished trial's record (this run's and earlier runs' with the same ``out``)."""
     result: EvalResult
     """Eval's result for all finished trials."""
@@ -110,11 +115,11 @@ class RunOutcome:
 
     @property
     def infra_errors(self) -> int:
-        return sum(1 for record in self.trials if record.get("status") == "infra_error")
+        return sum(1 for record in self.trials if record.status == "infra_error")
 
     @property
     def scored(self) -> int:
-        return sum(1 for record in self.trials if record.get("status") in ("scored", "timeout"))
+        return sum(1 for record in self.trials if record.status in ("scored", "timeout"))
 
     @property
     def exit_code(self) -> int:
@@ -127,18 +132,13 @@ class RunOutcome:
 
 def _fingerprint(
     specs: list[tuple[Path, dict[str, Any]]], agent: Sequence[str], options: dict[str, Any]
-) -> dict[str, Any]:
+) -> RunInfo:
     from blake3 import blake3
 
     from harn_mcp_mock.store.canonical import canonical_bytes
 
-    return {
-        "format": RUN_FORMAT,
-        "version": 1,
-        "specs": [{"path": str(p), "blake3": blake3(canonical_bytes(doc)).hexdigest()} for p, doc in specs],
-        "agent": list(agent),
-        "options": options,
-    }
+    refs = [SpecRef(str(p), blake3(canonical_bytes(doc)).hexdigest()) for p, doc in specs]
+    return RunInfo(refs, list(agent), options)
 
 
 _OPTION_FLAGS = {"tasks": "--task", "k": "--k", "seed": "--seed", "faults": "--faults"}
@@ -166,9 +166,10 @@ def _changed(before: Any, pinned: dict[str, Any]) -> str:
     return "its format changed"
 
 
-def _check_resume(out: Path, pinned: dict[str, Any], force: bool) -> None:
+def _check_resume(out: Path, info: RunInfo, force: bool) -> None:
     from harn_mcp_mock.runner._files import open_folder
 
+    pinned = info.to_json()
     with open_folder(out, ()) as where:
         if not force:
             data = where.read_regular("run.json")
@@ -190,9 +191,10 @@ def _check_resume(out: Path, pinned: dict[str, Any], force: bool) -> None:
         where.write("run.json", json.dumps(pinned, indent=2).encode() + b"\n", atomic=True, sync=True)
 
 
-def _finished(trial: Trial, out: Path) -> dict[str, Any] | None:
-    """The record of a trial finished by an earlier run, or None to run it. Raises UsageError
-    naming a trial file that is not a regular file or does not parse."""
+def _finished(trial: Trial, out: Path) -> TrialRecord | None:
+    """The record of a trial finished by an earlier run, with its world, read through the one
+    loader; or None to run it (not finished, or its files are not the ones the runner wrote for
+    it). Raises UsageError naming a trial file that is not a regular file or does not parse."""
     from harn_mcp_mock.runner._files import open_folder
 
     try:
@@ -200,28 +202,11 @@ def _finished(trial: Trial, out: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     with where:
-        path = where.path / "trial.json"
-        data = where.read_regular("trial.json")
-        if data is None:
-            if os.path.lexists(path):
-                raise UsageError("is not a regular file: refusing to resume from it (remove it)", path=path)
-            return None
         try:
-            record = json.loads(data)
-        except ValueError:
-            raise UsageError("is not JSON: refusing to resume from it (remove it)", path=path) from None
-        if not isinstance(record, dict):
-            raise UsageError("is not a trial record: refusing to resume from it (remove it)", path=path)
-        if record.get("run_id") != trial.run_id or record.get("seed") != trial.seed:
-            return None
-        state = where.read_regular("state.json")
-        try:
-            doc = json.loads(state) if state is not None else None
-        except ValueError:
-            doc = None
-        if not isinstance(doc, dict) or doc.get("run_id") != trial.run_id or doc.get("seed") != trial.seed:
-            return None  # not this trial's world: run it again
-        return record
+            record = read_trial(where, expect=(trial.run_id, trial.seed))
+        except StaleTrial:
+            return None  # not this trial's world as the runner wrote it: run it again
+    return record
 
 
 @dataclass(slots=True)
@@ -231,17 +216,37 @@ class Plan:
     loaded: list[tuple[Path, dict[str, Any]]]
     matrix: list[Trial]
     out: Path
-    records: dict[str, dict[str, Any]]
+    records: dict[str, TrialRecord]
     """Finished trials' records by :attr:`Trial.key` (resumed ones first, then this run's)."""
     todo: list[Trial]
-    on_trial: Callable[[dict[str, Any], int, int], None] | None = None
+    on_trial: Callable[[TrialRecord, int, int], None] | None = None
     compiled: dict[Path, WorldSpec] = field(default_factory=dict)
     """Each spec compiled (by path), before any trial ran."""
+    scores: dict[str, ScoredRun] = field(default_factory=dict)
+    """Each finished trial's world, scored when its record was kept (by :attr:`Trial.key`)."""
+    scorer: Scorer | None = None
 
-    def finished(self, trial: Trial, record: dict[str, Any]) -> None:
-        if record.get("status") == "stopped":
-            return  # ended by a stop of the run: it runs again on resume
+    def keep(self, trial: Trial, record: TrialRecord) -> None:
+        """Keep a finished trial's record, its world scored (under the path of the file the
+        runner wrote it to) and then let go: memory holds scores, not worlds."""
+        from harn_mcp_mock.scoring.eval import RunDocument, Scorer
+
+        world = record.world_report
+        if world is None:  # never: backends and read_trial give every finished record its world
+            raise RuntimeError(f"the record of {trial.key} holds no world")
+        if self.scorer is None:
+            self.scorer = Scorer([doc for _, doc in self.loaded])
+        name = "report.json" if world.report is not None else "state.json"
+        self.scores[trial.key] = self.scorer.score(
+            RunDocument(str(trial.folder(self.out) / name), world.scored)
+        )
+        record.world_report = None
         self.records[trial.key] = record
+
+    def finished(self, trial: Trial, record: TrialRecord) -> None:
+        if record.status == "stopped":
+            return  # ended by a stop of the run: it runs again on resume
+        self.keep(trial, record)
         if self.on_trial is not None:
             self.on_trial(record, len(self.records), len(self.matrix))
 
@@ -276,15 +281,14 @@ def plan_run(
     out = Path(out).resolve()
     options = {"tasks": sorted(tasks), "k": k, "seed": seed, "faults": list(faults)}
     _check_resume(out, _fingerprint(loaded, agent, options), force)
-    records: dict[str, dict[str, Any]] = {}
-    todo: list[Trial] = []
+    plan = Plan(loaded, matrix, out, {}, [], compiled=compiled)
     for trial in matrix:
         done = None if force else _finished(trial, out)
         if done is not None:
-            records[trial.key] = done
+            plan.keep(trial, done)  # read and scored before any agent of this run starts
         else:
-            todo.append(trial)
-    return Plan(loaded, matrix, out, records, todo, compiled=compiled)
+            plan.todo.append(trial)
+    return plan
 
 
 def conclude(
@@ -292,27 +296,28 @@ def conclude(
     *,
     stopped: bool,
     gates: Sequence[Gate] = (),
-    baseline: str | Path | dict[str, Any] | None = None,
+    baseline: str | Path | Baseline | None = None,
     alpha: float = 0.05,
     budget: Budget | None = None,
 ) -> RunOutcome:
-    """Score every finished trial into ``results.json``, judge the gates, compare with a baseline."""
-    ordered = [plan.records[t.key] for t in plan.matrix if t.key in plan.records]
-    from harn_mcp_mock.runner.budget import stamp_trial
-
-    for trial in plan.matrix:  # each trial's usage (and --max-tokens/--max-cost) into its files
-        if trial.key in plan.records:
-            stamp_trial(trial.folder(plan.out), budget, plan.records[trial.key])
-    result = _score(plan.loaded, [t for t in plan.matrix if t.key in plan.records], plan.out)
+    """Score every finished trial into ``results.json`` from the score of its world (this run's
+    budget judging each one's recorded usage again), judge the gates, compare with a baseline."""
+    finished = [t for t in plan.matrix if t.key in plan.records]
+    ordered = [plan.records[t.key] for t in finished]
+    scored = []
+    for trial, record in zip(finished, ordered, strict=True):
+        record.judge(budget)  # --max-tokens/--max-cost of this run, on the usage the trial recorded
+        scored.append(plan.scores[trial.key].judged(record.over_budget))
+    result = _score(plan, scored)
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
     outcome = RunOutcome(ordered, result, stopped=stopped, pending=len(plan.matrix) - len(ordered))
     outcome.failed_gates = _judge(result, gates)
     if baseline is not None:
-        from harn_mcp_mock.runner.baseline import compare, load_baseline
+        from harn_mcp_mock.runner.baseline import Baseline, compare, load_baseline
 
         outcome.comparison = compare(
-            baseline if isinstance(baseline, dict) else load_baseline(baseline), document, alpha=alpha
+            baseline if isinstance(baseline, Baseline) else load_baseline(baseline), result, alpha=alpha
         )
         atomic_write(
             plan.out / "baseline.json", json.dumps(outcome.comparison.to_dict(), indent=2).encode() + b"\n"
@@ -320,12 +325,12 @@ def conclude(
     return outcome
 
 
-def _early_baseline(baseline: str | Path | dict[str, Any] | None) -> dict[str, Any] | None:
+def _early_baseline(baseline: str | Path | Baseline | None) -> Baseline | None:
     """A bad ``--baseline`` is refused before any trial runs."""
-    if baseline is None or isinstance(baseline, dict):
-        return baseline
-    from harn_mcp_mock.runner.baseline import load_baseline
+    from harn_mcp_mock.runner.baseline import Baseline, load_baseline
 
+    if baseline is None or isinstance(baseline, Baseline):
+        return baseline
     return load_baseline(baseline)
 
 
@@ -407,7 +412,7 @@ def run_episodes(
     backend: str = "local",
     ray_address: str | None = None,
     baseline: str | Path | None = None,
-    on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
+    on_trial: Callable[[TrialRecord, int, int], None] | None = None,
     stop: threading.Event | Control | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
     grace: float = DEFAULT_GRACE_S,
@@ -520,6 +525,7 @@ def run_episodes(
             output_cap=output_cap,
             preload=tuple(preload),
             sandbox=sandbox,
+            budget=budget,
         )
         try:
             chosen.run(plan, list(agent), settings, control)
@@ -550,22 +556,35 @@ def _clear_the_way(plan: Plan, on_note: Callable[[str], None] | None) -> None:
 
 
 def _cap_spending(plan: Plan, cap: float, control: Control, on_note: Callable[[str], None] | None) -> None:
-    """``--run-max-cost``: stop scheduling once the finished trials (resumed ones too) spent it."""
-    from harn_mcp_mock.runner.budget import spent, watch_spending
-
-    already = spent(plan.records[t.key] for t in plan.matrix if t.key in plan.records)
+    """``--run-max-cost``: stop scheduling once the finished trials (resumed ones too) spent it,
+    by the usage each trial's record holds."""
+    total = [sum(_cost(record) for record in plan.records.values())]
     told = [False]
+    after = plan.on_trial
 
-    def stop(total: float) -> None:
+    def stop() -> None:
         if not told[0] and on_note is not None:
             on_note(
-                f"--run-max-cost {cap:g}: the run has spent ${total:.4f}; no further trial starts "
+                f"--run-max-cost {cap:g}: the run has spent ${total[0]:.4f}; no further trial starts "
                 "(run again with a larger cap to resume)"
             )
         told[0] = True
         control.stop()
 
-    plan.on_trial, _total = watch_spending(cap, already, stop, plan.on_trial)
+    def counted(record: TrialRecord, done: int, count: int) -> None:
+        total[0] += _cost(record)
+        if total[0] >= cap:
+            stop()
+        if after is not None:
+            after(record, done, count)
+
+    if total[0] >= cap:
+        stop()
+    plan.on_trial = counted
+
+
+def _cost(record: TrialRecord) -> float:
+    return record.usage.cost_usd if record.usage is not None else 0.0
 
 
 def _watch(event: threading.Event, control: Control) -> threading.Event:
@@ -597,7 +616,7 @@ async def run_episodes_async(
     gates: Sequence[Gate] = (),
     force: bool = False,
     baseline: str | Path | None = None,
-    on_trial: Callable[[dict[str, Any], int, int], None] | None = None,
+    on_trial: Callable[[TrialRecord, int, int], None] | None = None,
     stop: threading.Event | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
     alpha: float = 0.05,
@@ -637,7 +656,7 @@ async def run_episodes_async(
                     stopped = True
                     return
                 record = await run_trial_inprocess(
-                    trial, agent, plan.out, timeout=timeout, callbacks=callbacks
+                    trial, agent, plan.out, timeout=timeout, callbacks=callbacks, budget=budget
                 )
                 plan.finished(trial, record)
 
@@ -647,15 +666,12 @@ async def run_episodes_async(
         return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
 
 
-def _score(loaded: list[tuple[Path, dict[str, Any]]], trials: list[Trial], out: Path) -> Any:
-    from harn_mcp_mock.scoring.eval import score_runs
+def _score(plan: Plan, scored: list[ScoredRun]) -> EvalResult:
+    """Eval's result of the scored trials (none: every group empty)."""
+    from harn_mcp_mock.scoring.eval import Scorer
 
-    inputs = []
-    for trial in trials:
-        folder = trial.folder(out)
-        report = folder / "report.json"
-        inputs.append(report if report.exists() else folder / "state.json")
-    return score_runs([doc for _, doc in loaded], inputs)
+    scorer = plan.scorer or Scorer([doc for _, doc in plan.loaded])
+    return scorer.result(scored)
 
 
 def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
@@ -684,15 +700,15 @@ def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
     return failed
 
 
-def summarise_failures(trials: Sequence[dict[str, Any]], result: Any) -> dict[str, int]:
+def summarise_failures(trials: Sequence[TrialRecord], result: Any) -> dict[str, int]:
     """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget,
     invalid usage."""
     kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0,
              "usage_invalid": 0}  # fmt: skip
     for record in trials:
-        if record["status"] == "infra_error":
+        if record.status == "infra_error":
             kinds["infra"] += 1
-        elif record["status"] == "timeout":
+        elif record.status == "timeout":
             kinds["timeout"] += 1
     for run in result.runs:
         score = run.score

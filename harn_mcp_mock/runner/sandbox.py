@@ -287,38 +287,27 @@ class TrialSandbox:
             args += ["--bind" if writable else "--ro-bind", path, path]
         return [*args, "--", *argv]
 
-    def collect(self, into: Any) -> str | None:
-        """Copy the agent's own files (``HARN_TRIAL_DIR``) into ``into``'s ``agent/`` folder (a
-        :class:`~harn_mcp_mock.runner._files.Folder`): regular files only, never through a link,
-        at most :data:`COPY_MAX_FILES` files and :data:`COPY_CAP` bytes; what was left out, in
-        words, or None."""
-        from harn_mcp_mock.runner._files import open_folder
-
+    def collect(self) -> tuple[dict[str, bytes], str | None]:
+        """The agent's own files (``HARN_TRIAL_DIR``) by relative path, for the trial folder's
+        ``agent/``: regular files only, never through a link, at most :data:`COPY_MAX_FILES`
+        files and :data:`COPY_CAP` bytes; and what was left out, in words (None: nothing)."""
         source = self.scratch / "files"
-        entries = _regular_files(source)
-        if not entries:
-            return None
-        left: list[str] = []
-        total = copied = 0
-        with open_folder(into.path, (AGENT_FILES,)) as target:
-            for rel, size in entries:
-                if copied >= COPY_MAX_FILES or total + size > COPY_CAP:
-                    left.append(rel)
-                    continue
-                data = _read_no_follow(source, rel, size)
-                if data is None:
-                    continue
-                parts = rel.split("/")
-                if len(parts) > 1:
-                    with open_folder(target.path, parts[:-1]) as sub:
-                        sub.write(parts[-1], data)
-                else:
-                    target.write(rel, data)
+        found: dict[str, bytes] = {}
+        left = total = 0
+        for rel, size in _regular_files(source):
+            if len(found) >= COPY_MAX_FILES or total + size > COPY_CAP:
+                left += 1
+                continue
+            data = _read_no_follow(source, rel, size)
+            if data is not None:
+                found[rel] = data
                 total += len(data)
-                copied += 1
         if left:
-            return f"{len(left)} of the agent's files were not copied (past {COPY_MAX_FILES} files or {COPY_CAP} bytes)"
-        return None
+            return (
+                found,
+                f"{left} of the agent's files were not kept (past {COPY_MAX_FILES} files or {COPY_CAP} bytes)",
+            )
+        return found, None
 
     def remove(self) -> None:
         """Delete the scratch folder (after the trial's processes are gone)."""

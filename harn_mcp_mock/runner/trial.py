@@ -1,5 +1,6 @@
 """One trial: the runner opens the trial's world (:mod:`harn_mcp_mock.runner.hub`), runs the agent
-command against it under a timeout, then writes the world's state, report and tape and the record.
+command against it under a timeout, then holds the trial's record (:class:`~harn_mcp_mock.runner.folder.TrialRecord`)
+with the world's state and report as the runner saw them, and writes its files from it.
 
 The agent contract (docs/runner.md): the agent is started with ``HARN_MCP_CONFIG`` (an
 ``{"mcpServers": {...}}`` file whose one server is a stdio bridge to this trial's world, with the
@@ -14,25 +15,35 @@ changing the world is scored as it stands (a ``message`` says so), never retried
 timeout the agent's processes are ended and the trial is scored ``timeout`` (never a pass, never
 retried). A stop of the run (Ctrl-C) ends the agent and records nothing: the trial runs again on
 resume. The agent's usage comes through a channel the runner reads (``HARN_USAGE_FILE``,
-:class:`~harn_mcp_mock.runner.budget.UsageChannel`), into ``trial.json``.
+:class:`~harn_mcp_mock.runner.budget.UsageChannel`), into the record. The agent runs in the
+trial's sandbox (:mod:`harn_mcp_mock.runner.sandbox`, ``--sandbox``).
+
+Nothing the agent writes is read back: the world's documents are made from the world the runner
+held, the tape is written to a private file of the runner's, and the trial's folder is opened
+again from the run's root, without following a link, when the agent's processes are gone.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harn_mcp_mock.errors import HarnError
 from harn_mcp_mock.runner._files import Folder, open_folder
-from harn_mcp_mock.runner.budget import UsageChannel, channel_path, trial_usage
+from harn_mcp_mock.runner.budget import USAGE_FILE, Budget, Usage, UsageChannel, channel_path, read_usage
+from harn_mcp_mock.runner.folder import TrialRecord, WorldReport, write_trial
 from harn_mcp_mock.runner.leftovers import record_processes
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, AgentProcess, Control
-from harn_mcp_mock.runner.sandbox import AGENT_FILES, Isolation, TrialSandbox, resolve_isolation
+from harn_mcp_mock.runner.sandbox import Isolation, TrialSandbox, hubs_root, resolve_isolation
 
 if TYPE_CHECKING:
     from harn_mcp_mock.runner.hub import TrialWorld, WorldHub
@@ -47,10 +58,14 @@ __all__ = [
     "TrialSettings",
     "agent_env",
     "infra_state",
+    "mcp_config",
+    "private_path",
+    "record_trial",
     "run_trial",
+    "take",
     "trial_record",
-    "write_infra_state",
-    "write_world_files",
+    "trial_usage",
+    "world_report",
 ]
 
 EX_TEMPFAIL = 75
@@ -80,6 +95,8 @@ class TrialSettings:
     """Bytes of the agent's stdout and of its stderr kept (the last ones)."""
     preload: tuple[str, ...] = ()
     """Modules a Python agent's fork server imports once (``--preload``; docs/runner.md)."""
+    budget: Budget | None = None
+    """``--max-tokens``/``--max-cost``: a trial's ``over_budget`` is judged when it ends."""
     hide: tuple[str, ...] = ()
     """Folders and files no sandboxed agent sees besides its own run folder, spec and effect
     modules (on Ray: the driver's ``--out``, specs and effect modules)."""
@@ -98,6 +115,13 @@ def _dump(doc: Any) -> bytes:
     return json.dumps(doc, indent=2).encode() + b"\n"
 
 
+def mcp_config(trial: Trial, world: TrialWorld) -> bytes:
+    """The ``HARN_MCP_CONFIG`` file: the plain form every host reads (the URL: the env). The
+    trial's record keeps it as ``mcp.json``."""
+    command = world.command
+    return _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
+
+
 def agent_env(
     trial: Trial,
     where: Folder,
@@ -106,12 +130,12 @@ def agent_env(
     box: TrialSandbox | None = None,
 ) -> dict[str, str]:
     """The agent's environment, and its ``HARN_MCP_CONFIG`` file (at the trial's
-    :attr:`~harn_mcp_mock.runner.hub.TrialWorld.config_path`; the trial folder gets a copy,
-    ``mcp.json``, when the trial has ended: while it runs its token is in no file but that one).
+    :attr:`~harn_mcp_mock.runner.hub.TrialWorld.config_path`; the trial's record keeps a copy,
+    ``mcp.json``, written when the trial has ended: while it runs its token is in no other file).
     ``box``: the trial's scratch folder (``HARN_TRIAL_DIR``, ``HARN_SPEC``, and under a sandbox
     ``HOME`` and ``TMPDIR``)."""
     command = world.command
-    config = mcp_config(trial, world)  # the plain form every host reads (the URL: the env)
+    config = mcp_config(trial, world)
     fd = os.open(world.config_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(config)
@@ -125,7 +149,7 @@ def agent_env(
         "HARN_SEED": str(trial.seed),
         "HARN_TRIAL_DIR": str(where.path),
         "HARN_SPEC": str(trial.spec),
-        "HARN_USAGE_FILE": channel_path(world.config_dir, world.token),  # runner/budget.py UsageChannel
+        "HARN_USAGE_FILE": channel_path(world.config_dir, world.token),  # read as it arrives
     }
     if world.url is not None:
         env["HARN_WORLD_URL"] = world.url
@@ -134,30 +158,54 @@ def agent_env(
     return env
 
 
-def mcp_config(trial: Trial, world: TrialWorld) -> bytes:
-    """The trial's ``{"mcpServers": {...}}`` config: one stdio server, the bridge to its world."""
-    command = world.command
-    return _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
-
-
-def write_world_files(where: Folder, shared: SharedWorld, *, timed_out: bool = False) -> None:
-    """The world's final state and report as the runner saw them (with its session and tool call
-    counts), written by the runner; a timed-out trial's are marked ``timed_out`` (never a pass)."""
-    import orjson
-
-    from harn_mcp_mock.scoring.world_report import world_report
+def world_report(shared: SharedWorld, *, timed_out: bool = False) -> WorldReport:
+    """The world's final state and report as the runner holds them (with its session and tool
+    call counts); a timed-out trial's are marked ``timed_out`` (never a pass)."""
+    from harn_mcp_mock.scoring.world_report import world_report as engine_report
 
     engine = shared.world
-    option = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     state = engine.state_document()
-    report = world_report(engine)
+    report = engine_report(engine)
     report["sessions"] = shared.sessions
     report["tool_calls"] = shared.tool_calls
     if timed_out:
         state["timed_out"] = report["timed_out"] = True
         report["passed"] = False
-    where.write("state.json", orjson.dumps(state, option=option) + b"\n")
-    where.write("report.json", orjson.dumps(report, option=option) + b"\n")
+    return WorldReport(state, report)
+
+
+def trial_usage(where: Folder) -> Usage | None:
+    """What an in-process trial's agent reported spending (its usage file: trusted code in the
+    runner's process, read with the channel's strict rules), read once, when the trial has ended."""
+    return read_usage(where.path / USAGE_FILE)
+
+
+_PRIVATE: list[str] = []
+_PRIVATE_LOCK = threading.Lock()
+
+
+def private_path(name: str) -> Path:
+    """A fresh path in this process's private folder (made once, mode 0700, removed at exit):
+    where a trial's tape is written while it runs, away from the agent's folder."""
+    with _PRIVATE_LOCK:
+        if not _PRIVATE:
+            import atexit
+            import shutil
+
+            folder = tempfile.mkdtemp(prefix="runner-", dir=hubs_root())  # hidden from every sandbox
+            atexit.register(shutil.rmtree, folder, True)
+            _PRIVATE.append(folder)
+    return Path(_PRIVATE[0], f"{secrets.token_hex(8)}-{name}")
+
+
+def take(path: Path) -> bytes | None:
+    """A private file's bytes, the file removed (None when it was never written)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    path.unlink(missing_ok=True)
+    return data
 
 
 def _attempt(
@@ -171,12 +219,14 @@ def _attempt(
     spec: WorldSpec | None,
     control: Control | None,
     run_root: Path | None,
+    tape: Path,
 ) -> dict[str, Any]:
-    where.clear((*TRIAL_FILES, AGENT_FILES, "trial.json"))
+    where.clear((*TRIAL_FILES, "trial.json"))
     started = time.monotonic()
     isolation = settings.isolation()
-    world = hub.open(trial, spec, tape=where.path / "tape.ndjson")
+    world = hub.open(trial, spec, tape=tape)  # a private file of the runner's, not the agent's folder
     box: TrialSandbox | None = None
+    found: dict[str, bytes] = {}
     left_out: str | None = None
     channel = UsageChannel(channel_path(world.config_dir, world.token))  # HARN_USAGE_FILE, read as it arrives
     try:
@@ -217,16 +267,20 @@ def _attempt(
         usage = channel.close()  # the agent's processes are gone: what it reported, summed
         hub.close(world)
         if box is not None:
-            left_out = box.collect(where)  # the agent's own files, for a person: never read back
+            found, left_out = box.collect()  # the agent's own files, for a person: never read back
             box.remove()
-    where.write("mcp.json", mcp_config(trial, world))  # its token is dead now
-    where.write("agent.stdout", process.stdout.value())
-    where.write("agent.stderr", process.stderr.value())
+    outputs = {
+        "agent.stdout": process.stdout.value(),
+        "agent.stderr": process.stderr.value(),
+        "mcp.json": mcp_config(trial, world),  # its token is dead now
+    }
     record: dict[str, Any] = {
         "exit_code": code,
         "duration_ms": round((time.monotonic() - started) * 1000),
         "sessions": world.shared.sessions,
         "tool_calls": world.shared.tool_calls,
+        "outputs": outputs,
+        "agent_outputs": found,
         "isolation": isolation.mode,
         "usage": usage,
     }
@@ -235,7 +289,7 @@ def _attempt(
     if ended.how == "stopped":
         return {**record, "status": "stopped"}
     if ended.how == "timeout":
-        write_world_files(where, world.shared, timed_out=True)
+        record["world_report"] = world_report(world.shared, timed_out=True)
         return {**record, "status": "timeout", "message": f"timed out after {settings.timeout:g} s"}
     changes = world.shared.state_changes  # retried only if untouched: any change is scored
     if code == EX_TEMPFAIL and not changes:
@@ -243,13 +297,12 @@ def _attempt(
     if code and not (world.shared.sessions or world.shared.tool_calls or changes):
         why = f"the agent exited {code} before opening a session with the world"
         return {**record, "status": "infra_error", "infra_error": why + _last_line(process.stderr.value())}
-    write_world_files(where, world.shared)
     if code == EX_TEMPFAIL:
         record["message"] = (
             f"the agent exited 75 (EX_TEMPFAIL) after {changes} call(s) changed the world's state: "
             "scored as it stands, not retried"
         )
-    return {**record, "status": "scored"}
+    return {**record, "status": "scored", "world_report": world_report(world.shared)}
 
 
 def _last_line(data: bytes) -> str:
@@ -277,17 +330,6 @@ def infra_state(trial: Trial, why: str) -> dict[str, Any]:
     }
 
 
-def write_infra_state(trial: Trial, folder: Path | Folder, why: str) -> None:
-    """Write :func:`infra_state` as the trial's ``state.json`` (its report removed)."""
-    opened = folder if isinstance(folder, Folder) else open_folder(folder, ())
-    try:
-        opened.unlink("report.json")
-        opened.write("state.json", _dump(infra_state(trial, why)))
-    finally:
-        if opened is not folder:
-            opened.close()
-
-
 def trial_record(
     trial: Trial,
     *,
@@ -296,23 +338,35 @@ def trial_record(
     infra_error: str | None,
     attempts: int,
     duration_ms: int | None,
-) -> dict[str, Any]:
-    """``trial.json``: where the trial sits in the matrix and how it ended."""
-    return {
-        "format": "harn-mcp-mock/trial",
-        "version": 1,
-        "world": trial.world,
-        "task": trial.task,
-        "profile": trial.profile,
-        "trial": trial.index,
-        "run_id": trial.run_id,
-        "seed": trial.seed,
-        "status": status,
-        "exit_code": exit_code,
-        "infra_error": infra_error,
-        "attempts": attempts,
-        "duration_ms": duration_ms,
-    }
+) -> TrialRecord:
+    """The record of ``trial``: where it sits in the matrix and how it ended (an infrastructure
+    error's with :func:`infra_state` as its world)."""
+    record = TrialRecord(
+        trial.world, trial.task, trial.profile, trial.index, trial.run_id, trial.seed, status,
+        exit_code=exit_code, infra_error=infra_error, attempts=attempts, duration_ms=duration_ms,
+    )  # fmt: skip
+    if status == "infra_error":  # kept out of n by eval
+        record.world_report = WorldReport(infra_state(trial, infra_error or "an infrastructure error"))
+    return record
+
+
+def record_trial(out: Path, trial: Trial, record: TrialRecord) -> TrialRecord:
+    """Write ``record``'s files under ``out`` (:func:`~harn_mcp_mock.runner.folder.write_trial`).
+    Files that cannot be written make the trial an infrastructure error (its files written if
+    they can be), never the run's failure."""
+    try:
+        return write_trial(out, record)
+    except (OSError, HarnError) as exc:
+        why = f"the runner could not write the trial's files: {exc}"
+        failed = trial_record(
+            trial, status="infra_error", exit_code=record.exit_code, infra_error=why,
+            attempts=record.attempts, duration_ms=record.duration_ms,
+        )  # fmt: skip
+        failed.usage = record.usage
+        try:
+            return write_trial(out, failed)
+        except (OSError, HarnError):
+            return failed
 
 
 def run_trial(
@@ -328,9 +382,13 @@ def run_trial(
     hub: WorldHub | None = None,
     spec: WorldSpec | None = None,
     control: Control | None = None,
-) -> dict[str, Any]:
-    """Run ``trial`` (retrying infrastructure errors) and write its files and ``trial.json``;
-    returns the record (``status`` ``stopped`` when the run stopped it: nothing is written then).
+    write: bool = True,
+) -> TrialRecord:
+    """Run ``trial`` (retrying infrastructure errors); returns its record, with its world's
+    state and report as the runner held them, its usage and budget verdict, and (``write``) its
+    files written under ``out``, ``trial.json`` last (``status`` ``stopped`` when the run
+    stopped it: nothing is written then). Without ``write`` the record carries the files' bytes
+    (:attr:`~harn_mcp_mock.runner.folder.TrialRecord.outputs`) for the caller to write.
 
     ``settings`` (default: from ``timeout`` and ``max_retries``); ``hub``: where its world is
     served (default: this process's, :func:`~harn_mcp_mock.runner.hub.process_hub`); ``spec``:
@@ -343,19 +401,18 @@ def run_trial(
 
         hub = process_hub()
     base = dict(os.environ if env is None else env)
-    with open_folder(out.resolve(), trial.parts) as where:
+    root = out.resolve()
+    with open_folder(root, trial.parts) as where:
         attempts: list[dict[str, Any]] = []
+        tapes: list[Path] = []
         for _ in range(settings.max_retries + 1):
-            result = _attempt(trial, where, agent, settings, base, cwd, hub, spec, control, out.resolve())
+            tapes.append(private_path("tape.ndjson"))
+            result = _attempt(trial, where, agent, settings, base, cwd, hub, spec, control, root, tapes[-1])
             attempts.append(result)
             if result["status"] != "infra_error" or (control is not None and control.stopping):
                 break
+        tape_bytes = [take(tape) for tape in tapes][-1]  # every attempt's removed, the last one's kept
         final = attempts[-1]
-        if final["status"] == "stopped":
-            return {**trial_record(trial, status="stopped", exit_code=None, infra_error=None,
-                                   attempts=len(attempts), duration_ms=final.get("duration_ms"))}  # fmt: skip
-        if final["status"] == "infra_error":  # kept out of n by eval
-            write_infra_state(trial, where, final["infra_error"])
         record = trial_record(
             trial,
             status=final["status"],
@@ -364,11 +421,21 @@ def run_trial(
             attempts=len(attempts),
             duration_ms=final.get("duration_ms"),
         )
-        record["sessions"] = final.get("sessions", 0)
-        record["tool_calls"] = final.get("tool_calls", 0)
-        for key in ("message", "isolation", "agent_files"):
-            if key in final:
-                record[key] = final[key]
-        record.update(trial_usage(final.get("usage")))  # usage, usage_invalid (runner/budget.py)
-        where.write("trial.json", _dump(record), atomic=True)  # whole or absent: marks it finished
-    return record
+        if final["status"] == "stopped":
+            return record  # nothing is recorded: the trial runs again on resume
+        record.sessions = final.get("sessions", 0)
+        record.tool_calls = final.get("tool_calls", 0)
+        record.message = final.get("message")
+        record.isolation = final.get("isolation")
+        record.agent_files = final.get("agent_files")
+        if "world_report" in final:
+            record.world_report = final["world_report"]
+        record.outputs = dict(final.get("outputs", {}))
+        record.agent_outputs = dict(final.get("agent_outputs", {}))
+        if tape_bytes is not None:
+            record.outputs["tape.ndjson"] = tape_bytes
+        usage = final.get("usage")  # read from the channel as it arrived, summed when the agent ended
+        record.usage = usage if usage is not None and usage.reported else None
+        record.usage_invalid = usage.problem if usage is not None else None
+    record.judge(settings.budget)
+    return record_trial(root, trial, record) if write else record

@@ -46,7 +46,10 @@ __all__ = [
     "GroupSummary",
     "Power",
     "Robustness",
+    "RunDocument",
     "RunRecord",
+    "ScoredRun",
+    "Scorer",
     "Spend",
     "TaskCounts",
     "score_runs",
@@ -66,6 +69,15 @@ class _SpecLike(Protocol):
     """A loaded ``WorldSpec`` (its ``raw`` spec object is what eval reads)."""
 
     raw: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RunDocument:
+    """A run's world state or report document held in memory (the runner's own, made from the
+    world it served), scored as a file with that content would be and listed as ``file``."""
+
+    file: str
+    document: Any
 
 
 # --- result records --------------------------------------------------------------------------
@@ -318,6 +330,15 @@ class EvalResult:
                 return 1
         return 0
 
+    @classmethod
+    def from_json(cls, doc: Any, path: str | Path | None = None) -> EvalResult:
+        """The result a :meth:`to_dict` document holds (a run's ``results.json``, ``eval --format
+        json``), typed: ``from_json(r.to_dict()).to_dict() == r.to_dict()``. What eval derives
+        (``summary``, ``passed``, ``flip_rate``, the tasks' intervals, usage totals) is derived
+        again, not read. Version 1 results (no intervals) read too. Raises :class:`EvalError`
+        naming ``path`` and the field for a document that is not one."""
+        return _result_from_json(doc, None if path is None else str(path))
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON result (``docs/eval.md``), keys in a fixed order."""
         return {
@@ -445,7 +466,7 @@ class _Loaded:
 
 def score_runs(
     specs: Sequence[Mapping[str, Any] | _SpecLike],
-    inputs: Sequence[str | Path],
+    inputs: Sequence[str | Path | RunDocument],
     *,
     task: str | None = None,
     faults: str | None = None,
@@ -460,99 +481,97 @@ def score_runs(
     ``specs``: world spec objects as loaded from JSON (``name``, ``state``, ``tasks``, optional
     ``fault_profiles`` are read), or loaded ``WorldSpec`` objects (their ``raw``). ``inputs``:
     world state files (``--state-out``), world reports (``--report``) or bare JSON states, matched
-    to specs by their ``world`` name. ``task`` is the task of bare states and of state files that
-    name none (default: the spec's only task); a file naming another task is an error. ``faults``
-    labels bare states with a fault profile. ``max_k`` asks for pass^1..pass^max_k in every group
-    (default: up to each group's smallest n) and is refused above it. ``confidence`` is the level
-    of the intervals (Wilson for rates, a bootstrap seeded with ``seed`` for pass^k).
-    ``power_drop`` asks, per group, for the trials per task that detect that drop in pass rate at
-    80% power with a two-sided Fisher test at ``alpha``.
+    to specs by their ``world`` name, as paths or as documents in memory (:class:`RunDocument`:
+    the runner scores the worlds it held, never a file read back). ``task`` is the task of bare
+    states and of state files that name none (default: the spec's only task); a file naming
+    another task is an error. ``faults`` labels bare states with a fault profile. ``max_k`` asks
+    for pass^1..pass^max_k in every group (default: up to each group's smallest n) and is refused
+    above it. ``confidence`` is the level of the intervals (Wilson for rates, a bootstrap seeded
+    with ``seed`` for pass^k). ``power_drop`` asks, per group, for the trials per task that
+    detect that drop in pass rate at 80% power with a two-sided Fisher test at ``alpha``.
 
     Raises :class:`EvalError` (exit 2) naming the file and field for unusable input.
     """
-    worlds: dict[str, _World] = {}
-    for i, spec in enumerate(specs):
-        raw = spec if isinstance(spec, Mapping) else spec.raw
-        world = _World(raw, i)
-        if world.name in worlds:
-            raise EvalError(f"two specs named {world.name!r}", where=f"specs[{i}].name")
-        worlds[world.name] = world
-    if not worlds:
-        raise EvalError("no world spec given")
-    if max_k is not None and (isinstance(max_k, bool) or not isinstance(max_k, int) or max_k < 1):
-        raise EvalError(f"must be a positive integer, got {max_k!r}", where="--k")
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise EvalError(f"confidence must be between 0 and 1, got {confidence!r}", where="--confidence")
-    if power_drop is not None and (
-        isinstance(power_drop, bool) or not isinstance(power_drop, (int, float)) or not 0 < power_drop <= 1
-    ):
-        raise EvalError(f"the drop must be above 0 and at most 1, got {power_drop!r}", where="--power")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise EvalError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
-    options = _Options(float(confidence), seed, power_drop, float(alpha))
-
+    scorer = Scorer(specs, task=task, faults=faults)
+    options = _options(max_k, confidence, seed, power_drop, alpha)
     # Parsing thousands of states allocates millions of containers, none of them in a cycle:
     # the cyclic collector would only rescan them (a fifth of the run time), so it pauses here.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _evaluate(worlds, inputs, task, faults, max_k, options)
+        scored: list[ScoredRun] = []
+        seen: set[str] = set()
+        for item in inputs:
+            if isinstance(item, RunDocument):
+                key = item.file
+            else:  # one file named two ways is read once (no syscalls, unlike Path.resolve())
+                key = os.path.normpath(os.path.abspath(os.fspath(item)))
+            if key not in seen:
+                seen.add(key)
+                scored.append(scorer.score(item))
+        return scorer._result(scored, max_k, options)
     finally:
         if collecting:
             gc.enable()
 
 
-def _evaluate(
-    worlds: dict[str, _World],
-    inputs: Sequence[str | Path],
-    task: str | None,
-    faults: str | None,
-    max_k: int | None,
-    options: _Options,
-) -> EvalResult:
-    runs, excluded = _score_inputs(worlds, inputs, task, faults)
-    kept, kept_excluded, merged = _merge_pairs(runs, excluded)
-    kept.sort(key=lambda r: (r.world, _faults_key(r.faults), r.task, r.file))
-    kept_excluded.sort(key=lambda e: (e.world, _faults_key(e.faults), e.task, e.file))
-    groups = _groups(kept, kept_excluded, max_k, options)
-    return EvalResult(
-        specs=list(worlds),
-        runs=kept,
-        excluded=kept_excluded,
-        groups=groups,
-        robustness=_robustness(groups, max_k),
-        merged=sorted(merged),
-        confidence=options.confidence,
-    )
+@dataclass(frozen=True, slots=True)
+class ScoredRun:
+    """One run scored by :meth:`Scorer.score`: its record, or its exclusion (an infrastructure
+    error), kept instead of its document."""
+
+    run: RunRecord | None = None
+    excluded: Excluded | None = None
+    fingerprint: bytes = b""
+    """What identifies its final state (a state file and a report of the same run count once)."""
+
+    def judged(self, over_budget: str | None) -> ScoredRun:
+        """The same run with another budget's verdict (None: within it): never a pass when set."""
+        if self.run is None or self.run.score.over_budget == over_budget:
+            return self
+        return replace(self, run=replace(self.run, score=replace(self.run.score, over_budget=over_budget)))
 
 
-def _score_inputs(
-    worlds: Mapping[str, _World], inputs: Sequence[str | Path], task: str | None, faults: str | None
-) -> tuple[list[tuple[RunRecord, bytes]], list[Excluded]]:
-    runs: list[tuple[RunRecord, bytes]] = []
-    excluded: list[Excluded] = []
-    seen: set[str] = set()
-    for raw_path in inputs:
-        path = os.fspath(raw_path)
-        absolute = os.path.normpath(os.path.abspath(path))  # no syscalls, unlike Path.resolve()
-        if absolute in seen:
-            continue
-        seen.add(absolute)
-        loaded = _load(path, worlds, task, faults)
+class Scorer:
+    """Scores run documents one at a time against the specs (:meth:`score`: what is kept is the
+    score, not the document) and aggregates the scores (:meth:`result`). :func:`score_runs` does
+    both in one call; the runner scores each trial's world as the trial finishes."""
+
+    def __init__(
+        self,
+        specs: Sequence[Mapping[str, Any] | _SpecLike],
+        *,
+        task: str | None = None,
+        faults: str | None = None,
+    ) -> None:
+        worlds: dict[str, _World] = {}
+        for i, spec in enumerate(specs):
+            raw = spec if isinstance(spec, Mapping) else spec.raw
+            world = _World(raw, i)
+            if world.name in worlds:
+                raise EvalError(f"two specs named {world.name!r}", where=f"specs[{i}].name")
+            worlds[world.name] = world
+        if not worlds:
+            raise EvalError("no world spec given")
+        self._worlds = worlds
+        self._task = task
+        self._faults = faults
+
+    def score(self, item: str | Path | RunDocument) -> ScoredRun:
+        """Score one run: a file, or a document held in memory."""
+        if isinstance(item, RunDocument):
+            path = item.file
+            loaded = _parse(path, item.document, self._worlds, self._task, self._faults)
+        else:
+            path = os.fspath(item)
+            loaded = _load(path, self._worlds, self._task, self._faults)
         if loaded.infra_error is not None:
-            excluded.append(
-                Excluded(
-                    path,
-                    loaded.source,
-                    loaded.world.name,
-                    loaded.task,
-                    loaded.faults,
-                    loaded.seed,
-                    loaded.run_id,
-                    loaded.infra_error,
+            return ScoredRun(
+                excluded=Excluded(
+                    path, loaded.source, loaded.world.name, loaded.task, loaded.faults, loaded.seed,
+                    loaded.run_id, loaded.infra_error,
                 )
-            )
-            continue
+            )  # fmt: skip
         scorer = loaded.world.scorer(loaded.task)
         score, fingerprint = scorer.score_fingerprint(loaded.final, forbidden_hits=loaded.forbidden_hits)
         if loaded.timed_out:
@@ -574,9 +593,53 @@ def _score_inputs(
             score,
             loaded.usage,
         )
-        runs.append((record, fingerprint))
+        return ScoredRun(run=record, fingerprint=fingerprint)
 
-    return runs, excluded
+    def result(
+        self,
+        scored: Sequence[ScoredRun],
+        *,
+        max_k: int | None = None,
+        confidence: float = DEFAULT_CONFIDENCE,
+        seed: int = 0,
+        power_drop: float | None = None,
+        alpha: float = 0.05,
+    ) -> EvalResult:
+        """Eval's result of these scored runs (the options as :func:`score_runs` takes them)."""
+        return self._result(scored, max_k, _options(max_k, confidence, seed, power_drop, alpha))
+
+    def _result(self, scored: Sequence[ScoredRun], max_k: int | None, options: _Options) -> EvalResult:
+        runs = [(s.run, s.fingerprint) for s in scored if s.run is not None]
+        excluded = [s.excluded for s in scored if s.excluded is not None]
+        kept, kept_excluded, merged = _merge_pairs(runs, excluded)
+        kept.sort(key=lambda r: (r.world, _faults_key(r.faults), r.task, r.file))
+        kept_excluded.sort(key=lambda e: (e.world, _faults_key(e.faults), e.task, e.file))
+        groups = _groups(kept, kept_excluded, max_k, options)
+        return EvalResult(
+            specs=list(self._worlds),
+            runs=kept,
+            excluded=kept_excluded,
+            groups=groups,
+            robustness=_robustness(groups, max_k),
+            merged=sorted(merged),
+            confidence=options.confidence,
+        )
+
+
+def _options(
+    max_k: int | None, confidence: float, seed: int, power_drop: float | None, alpha: float
+) -> _Options:
+    if max_k is not None and (isinstance(max_k, bool) or not isinstance(max_k, int) or max_k < 1):
+        raise EvalError(f"must be a positive integer, got {max_k!r}", where="--k")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise EvalError(f"confidence must be between 0 and 1, got {confidence!r}", where="--confidence")
+    if power_drop is not None and (
+        isinstance(power_drop, bool) or not isinstance(power_drop, (int, float)) or not 0 < power_drop <= 1
+    ):
+        raise EvalError(f"the drop must be above 0 and at most 1, got {power_drop!r}", where="--power")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise EvalError(f"alpha must be between 0 and 1, got {alpha!r}", where="--alpha")
+    return _Options(float(confidence), seed, power_drop, float(alpha))
 
 
 def _faults_key(faults: str | None) -> tuple[int, str]:
@@ -594,7 +657,13 @@ def _load(path: str, worlds: Mapping[str, _World], task: str | None, faults: str
         doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise EvalError(f"not valid JSON: {exc.msg}", path=path, where=f"{exc.lineno}:{exc.colno}") from None
+    return _parse(path, doc, worlds, task, faults)
 
+
+def _parse(
+    path: str, doc: Any, worlds: Mapping[str, _World], task: str | None, faults: str | None
+) -> _Loaded:
+    """A run's document (read from ``path``, or held in memory and listed as ``path``), checked."""
     fmt = doc.get("format") if isinstance(doc, dict) else None
     if not (isinstance(fmt, str) and fmt.startswith("harn-mcp-mock/")):
         return _bare(path, doc, worlds, task, faults)
@@ -931,3 +1000,273 @@ def _robustness(groups: list[GroupSummary], max_k: int | None) -> list[Robustnes
             )
         )
     return out
+
+
+# --- reading a result back -------------------------------------------------------------------
+
+
+class _Fields:
+    """Typed reads of a result document, each error naming the file and the field."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+
+    def fail(self, where: str, expected: str) -> EvalError:
+        return EvalError(f"expected {expected}", path=self.path, where=where)
+
+    def obj(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(where, "an object")
+        return value
+
+    def items(self, value: Any, where: str) -> list[Any]:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail(where, "a list")
+        return value
+
+    def text(self, value: Any, where: str, *, null: bool = False) -> Any:
+        if not (isinstance(value, str) or (null and value is None)):
+            raise self.fail(where, "a string or null" if null else "a string")
+        return value
+
+    def integer(self, value: Any, where: str, *, null: bool = False) -> Any:
+        if (null and value is None) or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        raise self.fail(where, "an integer or null" if null else "an integer")
+
+    def number(self, value: Any, where: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(where, "a number")
+        return float(value)
+
+    def fraction(self, value: Any, where: str) -> Fraction | None:
+        exact = self.obj(value, where).get("exact")
+        if exact is None:
+            return None
+        try:
+            return Fraction(self.text(exact, f"{where}.exact"))
+        except (ValueError, ZeroDivisionError):
+            raise self.fail(f"{where}.exact", 'a fraction ("3/4")') from None
+
+    def interval(self, value: Any, where: str) -> tuple[float, float] | None:
+        if value is None:
+            return None
+        if not isinstance(value, list) or len(value) != 2:
+            raise self.fail(where, "[low, high] or null")
+        return (self.number(value[0], f"{where}[0]"), self.number(value[1], f"{where}[1]"))
+
+    def strings(self, value: Any, where: str) -> list[str]:
+        return [self.text(v, f"{where}[{i}]") for i, v in enumerate(self.items(value, where))]
+
+
+def _result_from_json(doc: Any, path: str | None) -> EvalResult:
+    f = _Fields(path)
+    doc = f.obj(doc, "format")
+    if doc.get("format") != EVAL_FORMAT:
+        raise EvalError(f"expected {EVAL_FORMAT!r}, found {doc.get('format')!r}", path=path, where="format")
+    version = f.integer(doc.get("version"), "version")
+    if version < 1:
+        raise f.fail("version", "a positive integer")
+    if version > EVAL_VERSION:
+        raise EvalError(
+            f"version {version}: this harn-mcp-mock reads eval results up to version {EVAL_VERSION}",
+            path=path,
+            where="version",
+        )
+    confidence = doc.get("confidence", DEFAULT_CONFIDENCE)
+    if not 0 < f.number(confidence, "confidence") < 1:
+        raise f.fail("confidence", "a number between 0 and 1")
+    runs = [_run_from_json(f, run, f"runs[{i}]") for i, run in enumerate(f.items(doc.get("runs"), "runs"))]
+    outcomes: dict[tuple[str, str | None, str], list[RunRecord]] = defaultdict(list)
+    for run in runs:
+        outcomes[(run.world, run.faults, run.task)].append(run)
+    groups = [
+        _group_from_json(f, group, f"groups[{i}]", outcomes)
+        for i, group in enumerate(f.items(doc.get("groups"), "groups"))
+    ]
+    robustness = []
+    for i, entry in enumerate(f.items(doc.get("robustness"), "robustness")):
+        where = f"robustness[{i}]"
+        entry = f.obj(entry, where)
+        points: dict[int, tuple[Fraction, Fraction]] = {}
+        for j, point in enumerate(f.items(entry.get("pass_power_k"), f"{where}.pass_power_k")):
+            at = f"{where}.pass_power_k[{j}]"
+            point = f.obj(point, at)
+            base = f.fraction(point.get("baseline"), f"{at}.baseline")
+            faulted = f.fraction(point.get("faults"), f"{at}.faults")
+            if base is None or faulted is None:
+                raise f.fail(at, "both figures")
+            points[f.integer(point.get("k"), f"{at}.k")] = (base, faulted)
+        robustness.append(
+            Robustness(
+                f.text(entry.get("world"), f"{where}.world"),
+                f.text(entry.get("faults"), f"{where}.faults"),
+                f.strings(entry.get("tasks"), f"{where}.tasks"),
+                points,
+            )
+        )
+    excluded = []
+    for i, entry in enumerate(f.items(doc.get("excluded"), "excluded")):
+        where = f"excluded[{i}]"
+        entry = f.obj(entry, where)
+        excluded.append(
+            Excluded(
+                f.text(entry.get("file"), f"{where}.file"),
+                f.text(entry.get("source"), f"{where}.source"),
+                f.text(entry.get("world"), f"{where}.world"),
+                f.text(entry.get("task"), f"{where}.task"),
+                f.text(entry.get("faults"), f"{where}.faults", null=True),
+                f.integer(entry.get("seed"), f"{where}.seed", null=True),
+                f.text(entry.get("run_id"), f"{where}.run_id", null=True),
+                f.text(entry.get("infra_error"), f"{where}.infra_error"),
+            )
+        )
+    merged = []
+    for i, pair in enumerate(f.items(doc.get("merged"), "merged")):
+        pair = f.obj(pair, f"merged[{i}]")
+        merged.append(
+            (
+                f.text(pair.get("state"), f"merged[{i}].state"),
+                f.text(pair.get("report"), f"merged[{i}].report"),
+            )
+        )
+    return EvalResult(
+        specs=f.strings(doc.get("specs"), "specs"),
+        runs=runs,
+        excluded=excluded,
+        groups=groups,
+        robustness=robustness,
+        merged=merged,
+        confidence=float(confidence),
+    )
+
+
+def _run_from_json(f: _Fields, run: Any, where: str) -> RunRecord:
+    run = f.obj(run, where)
+    changed = []
+    for i, entry in enumerate(f.items(run.get("changed"), f"{where}.changed")):
+        entry = f.obj(entry, f"{where}.changed[{i}]")
+        changed.append(
+            (
+                f.text(entry.get("path"), f"{where}.changed[{i}].path"),
+                f.text(entry.get("kind"), f"{where}.changed[{i}].kind"),
+            )
+        )
+    goal_match = run.get("goal_match")
+    if not isinstance(goal_match, bool):
+        raise f.fail(f"{where}.goal_match", "true or false")
+    usage = run.get("usage")
+    if usage is not None:
+        usage = f.obj(usage, f"{where}.usage")
+        usage = {
+            "input_tokens": f.integer(usage.get("input_tokens", 0), f"{where}.usage.input_tokens"),
+            "output_tokens": f.integer(usage.get("output_tokens", 0), f"{where}.usage.output_tokens"),
+            "cost_usd": f.number(usage.get("cost_usd", 0), f"{where}.usage.cost_usd"),
+        }
+    score = RunScore(
+        f.text(run.get("task"), f"{where}.task"),
+        goal_match,
+        f.items(run.get("failed_goals"), f"{where}.failed_goals"),
+        changed,
+        f.strings(run.get("required"), f"{where}.required"),
+        f.strings(run.get("allowed"), f"{where}.allowed"),
+        f.strings(run.get("collateral"), f"{where}.collateral"),
+        f.items(run.get("forbidden_hit"), f"{where}.forbidden_hit"),
+        run.get("timed_out") is True,
+        f.text(run.get("over_budget"), f"{where}.over_budget", null=True),
+    )
+    return RunRecord(
+        f.text(run.get("file"), f"{where}.file"),
+        f.text(run.get("source"), f"{where}.source"),
+        f.text(run.get("world"), f"{where}.world"),
+        f.text(run.get("faults"), f"{where}.faults", null=True),
+        f.integer(run.get("seed"), f"{where}.seed", null=True),
+        f.text(run.get("run_id"), f"{where}.run_id", null=True),
+        score,
+        usage,
+    )
+
+
+def _group_from_json(
+    f: _Fields, group: Any, where: str, outcomes: Mapping[tuple[str, str | None, str], list[RunRecord]]
+) -> GroupSummary:
+    group = f.obj(group, where)
+    world = f.text(group.get("world"), f"{where}.world")
+    profile = f.text(group.get("faults"), f"{where}.faults", null=True)
+    tasks = []
+    for i, entry in enumerate(f.items(group.get("tasks"), f"{where}.tasks")):
+        at = f"{where}.tasks[{i}]"
+        entry = f.obj(entry, at)
+        task = f.text(entry.get("task"), f"{at}.task")
+        spend = None
+        if entry.get("usage") is not None:
+            usage = f.obj(entry["usage"], f"{at}.usage")
+            spend = Spend(
+                f.integer(usage.get("input_tokens", 0), f"{at}.usage.input_tokens"),
+                f.integer(usage.get("output_tokens", 0), f"{at}.usage.output_tokens"),
+                f.number(usage.get("cost_usd", 0), f"{at}.usage.cost_usd"),
+                f.integer(usage.get("runs", 0), f"{at}.usage.runs"),
+            )
+        tasks.append(
+            TaskCounts(
+                world,
+                profile,
+                task,
+                f.integer(entry.get("c"), f"{at}.c"),
+                f.integer(entry.get("n"), f"{at}.n"),
+                f.integer(entry.get("excluded", 0), f"{at}.excluded"),
+                tuple(
+                    r.score.passed for r in sorted(outcomes.get((world, profile, task), ()), key=_trial_order)
+                ),
+                spend,
+            )
+        )
+    pass_rate = group.get("pass_rate")
+    rate = f.fraction(pass_rate, f"{where}.pass_rate") if pass_rate is not None else None
+    rate_interval = (
+        f.interval(pass_rate.get("interval"), f"{where}.pass_rate.interval") if pass_rate else None
+    )
+    points: dict[int, Fraction] = {}
+    intervals: dict[int, tuple[float, float]] = {}
+    for i, point in enumerate(f.items(group.get("pass_power_k"), f"{where}.pass_power_k")):
+        at = f"{where}.pass_power_k[{i}]"
+        k = f.integer(f.obj(point, at).get("k"), f"{at}.k")
+        value = f.fraction(point, at)
+        if value is None:
+            raise f.fail(f"{at}.exact", "a fraction")
+        points[k] = value
+        interval = f.interval(point.get("interval"), f"{at}.interval")
+        if interval is not None:
+            intervals[k] = interval
+    power = None
+    if group.get("power") is not None:
+        at = f"{where}.power"
+        entry = f.obj(group["power"], at)
+        per_task = {}
+        for i, row in enumerate(f.items(entry.get("tasks"), f"{at}.tasks")):
+            row = f.obj(row, f"{at}.tasks[{i}]")
+            per_task[f.text(row.get("task"), f"{at}.tasks[{i}].task")] = f.integer(
+                row.get("trials"), f"{at}.tasks[{i}].trials", null=True
+            )
+        power = Power(
+            f.number(entry.get("drop"), f"{at}.drop"),
+            f.number(entry.get("alpha"), f"{at}.alpha"),
+            f.number(entry.get("power"), f"{at}.power"),
+            per_task,
+        )
+    scored = [t.n for t in tasks if t.n > 0]
+    min_n = group.get("min_n", min(scored) if scored else 0)
+    return GroupSummary(
+        world,
+        profile,
+        tasks,
+        rate,
+        points,
+        f.integer(min_n, f"{where}.min_n"),
+        f.strings(group.get("notes"), f"{where}.notes"),
+        rate_interval,
+        intervals,
+        power,
+    )

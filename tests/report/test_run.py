@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from blake3 import blake3
 
 from harn_mcp_mock.report import eval_report_data, outcome_of, render_page, run_report_data
 from harn_mcp_mock.runner import run_episodes
@@ -164,7 +165,11 @@ def test_a_trial_panel_shows_the_agents_stderr_end_and_a_long_timeline_stays_sma
     report = json.loads((folder / "report.json").read_text())
     call = {"t_ms": 0, "tool": "get_account", "arguments": {"account_id": "A-101"}, "outcome": "ok"}
     report["calls"] = [{**call, "t_ms": i} for i in range(100_000)]  # as a 100,000-call trial's world logs
-    (folder / "report.json").write_text(json.dumps(report))
+    raw = json.dumps(report).encode()
+    (folder / "report.json").write_bytes(raw)
+    record = json.loads((folder / "trial.json").read_text())  # as the runner would have written it
+    record["files"]["report.json"] = "blake3:" + blake3(raw).hexdigest()
+    (folder / "trial.json").write_text(json.dumps(record))
     data = run_report_data(out)
     (trial,) = data["trials"]
     assert trial["stderr_tail"].endswith("Traceback: the model said no") and len(trial["stderr_tail"]) < 4096

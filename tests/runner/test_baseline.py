@@ -28,6 +28,7 @@ SCRIPTED = [sys.executable, str(ROOT / "examples" / "agent" / "scripted_agent.py
 def _eval(tasks: dict[str, tuple[int, int]], pass_k: dict[int, str]) -> dict[str, Any]:
     return {
         "format": "harn-mcp-mock/eval",
+        "version": 2,
         "groups": [
             {
                 "world": "bank",

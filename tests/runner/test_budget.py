@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.runner.budget import Budget, Usage, read_usage, stamp_trial, trial_usage
+from harn_mcp_mock.runner.budget import Budget, Usage, read_usage
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = ROOT / "examples" / "agent" / "scripted_agent.py"
@@ -54,15 +54,24 @@ def test_a_budget_names_what_a_trial_went_over() -> None:
         Budget(max_cost=0)
 
 
-def test_stamping_a_trial_is_idempotent_and_follows_the_budget(tmp_path: Path) -> None:
-    (tmp_path / "state.json").write_text('{"format": "harn-mcp-mock/world-state", "state": {}}')
-    record = trial_usage(Usage(8, 4, 0.01, calls=1))  # the runner's sum, in trial.json
-    stamp_trial(tmp_path, Budget(max_tokens=10), record)
-    doc = json.loads((tmp_path / "state.json").read_text())
-    assert doc["usage"] == {"input_tokens": 8, "output_tokens": 4, "cost_usd": 0.01, "calls": 1}
-    assert doc["over_budget"] == "12 tokens > --max-tokens 10"
-    stamp_trial(tmp_path, Budget(max_tokens=100), record)  # a resume with a larger budget
-    assert "over_budget" not in json.loads((tmp_path / "state.json").read_text())
+def test_a_record_is_judged_by_each_runs_budget_from_the_usage_it_recorded() -> None:
+    from harn_mcp_mock.runner.folder import TrialRecord, WorldReport
+
+    state = {"format": "harn-mcp-mock/world-state", "run_id": "t.none.t1", "seed": 1, "state": {}}
+    record = TrialRecord("bank", "t", "none", 1, "t.none.t1", 1, "scored", usage=Usage(8, 4, 0.01, calls=1))
+    record.world_report = WorldReport(state, {**state, "format": "harn-mcp-mock/world-report"})
+    record.judge(Budget(max_tokens=10))
+    assert record.over_budget == "12 tokens > --max-tokens 10"
+    assert record.world_report.state["usage"] == {
+        "input_tokens": 8,
+        "output_tokens": 4,
+        "cost_usd": 0.01,
+        "calls": 1,
+    }
+    assert record.world_report.scored["over_budget"] == "12 tokens > --max-tokens 10"
+    record.judge(Budget(max_tokens=100))  # a resume with a larger budget
+    assert record.over_budget is None and "over_budget" not in record.world_report.scored
+    assert record.to_json()["usage"]["calls"] == 1 and "over_budget" not in record.to_json()
 
 
 def run(tmp_path: Path, out: str, *extra: str) -> subprocess.CompletedProcess[str]:

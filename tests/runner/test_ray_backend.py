@@ -72,3 +72,58 @@ def test_an_unknown_backend_and_an_in_process_agent_on_ray_are_refused(tmp_path:
         run_episodes(["bank"], ["true"], out=tmp_path, backend="k8s")
     with pytest.raises(UsageError, match="in-process agent runs on the local backend only"):
         run_episodes(["bank"], agent, out=tmp_path, backend="ray")
+
+
+HOSTILE = """
+import json, os, runpy, shutil, sys
+from pathlib import Path
+
+passing, scripted = Path(sys.argv[1]), sys.argv[2]
+run_id, seed = os.environ["HARN_RUN_ID"], int(os.environ["HARN_SEED"])
+mine = Path(os.environ["HARN_TRIAL_DIR"])
+index = int(run_id.rsplit(".t", 1)[1])
+if index == 4:  # an honest agent: it does the task
+    sys.argv = [scripted, "--harn-trial", "good"]
+    runpy.run_path(scripted, run_name="__main__")
+    sys.exit(0)
+if index == 3:  # its folder deleted, nothing left to read
+    shutil.rmtree(mine)
+    sys.exit(0)
+mine.rename(mine.with_name(mine.name + ".away"))  # 1 and 2: forged files where the folder was
+mine.mkdir()
+for name in ("state.json", "report.json") + (("trial.json",) if index == 1 else ()):
+    doc = json.loads((passing / name).read_text())
+    doc.update(run_id=run_id, seed=seed)
+    (mine / name).write_text(json.dumps(doc))
+"""
+
+
+@needs_ray
+@pytest.mark.ray
+def test_on_ray_an_agent_that_forges_or_deletes_its_trial_files_is_scored_from_the_world(
+    tmp_path: Path,
+) -> None:
+    sys.path.insert(0, str(ROOT / "examples" / "agent"))
+    from scripted_agent import in_process
+
+    reference = run_episodes(["bank"], in_process("good"), out=tmp_path / "passing", tasks=["pay-rent"])
+    assert reference.result.runs[0].score.passed
+    passing = tmp_path / "passing" / "trials" / "bank" / "pay-rent" / "none" / "1"
+    (tmp_path / "hostile.py").write_text(HOSTILE)
+    agent = [sys.executable, str(tmp_path / "hostile.py"), str(passing), SCRIPTED[1]]
+    out = tmp_path / "ray"
+    outcome = run_episodes(
+        ["bank"], agent, out=out, backend="ray", workers=2, timeout=120, tasks=["pay-rent"], k=4
+    )  # the run ends normally: no trial's files can fail it (exit 70 lost every result)
+    assert [(r.trial, r.status) for r in outcome.trials] == [(i, "scored") for i in (1, 2, 3, 4)]
+    assert [run.score.passed for run in outcome.result.runs] == [False, False, False, True]
+    results = json.loads((out / "results.json").read_text())
+    assert results["summary"] == {"runs": 4, "passed": 1, "excluded": 0, "merged": 0}
+    for index in (1, 2, 3, 4):  # the files under --out are the runner's, from the world it held
+        folder = out / "trials" / "bank" / "pay-rent" / "none" / str(index)
+        report = json.loads((folder / "report.json").read_text())
+        assert report["passed"] is (index == 4) and report["run_id"] == f"pay-rent.none.t{index}"
+        assert json.loads((folder / "trial.json").read_text())["ray_node"]
+        assert (folder / "tape.ndjson").exists() and (folder / "mcp.json").exists()
+    again = run_episodes(["bank"], agent, out=out, tasks=["pay-rent"], k=4)  # resumed as written
+    assert [run.score.passed for run in again.result.runs] == [False, False, False, True]

@@ -581,3 +581,77 @@ def test_the_cli_prints_intervals_flip_rates_and_the_trials_a_drop_needs(runs: R
     assert bad.exit_code == 2
     assert "--confidence: confidence must be between 0 and 1, got 1.5" in bad.output
     assert "Traceback" not in bad.output
+
+
+# --- documents in memory, and a result read back ----------------------------------------------
+
+
+def test_documents_held_in_memory_score_as_the_same_files_would(runs: Runs) -> None:
+    from harn_mcp_mock.scoring.eval import RunDocument
+
+    runs.state("close-t1", True)
+    runs.report("close-t1", False)
+    runs.state("assign-t2", True, faults="flaky")
+    runs.state("assign-t2", False, infra="world died")
+    documents = [RunDocument(str(p), orjson.loads(p.read_bytes())) for p in runs.paths]
+    from_files = score_runs([TICKETS], runs.paths).to_dict()
+    assert score_runs([TICKETS], documents).to_dict() == from_files
+    assert score_runs([TICKETS], [*documents, documents[0]]).to_dict() == from_files  # listed once
+    with pytest.raises(EvalError, match=r"^memory:world: names world 'nope'"):
+        score_runs([TICKETS], [RunDocument("memory", {**documents[0].document, "world": "nope"})])
+
+
+def test_a_result_reads_back_typed_and_writes_the_same_document(runs: Runs) -> None:
+    from harn_mcp_mock.scoring import EvalResult
+
+    for ok in (True, False, True, True):
+        runs.state("close-t1", ok, usage={"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.25})
+    runs.state("close-t1", True, over_budget="9 tokens > --max-tokens 1")
+    for ok in (True, False):
+        runs.state("assign-t2", ok, faults="flaky")
+        runs.state("close-t1", not ok, faults="flaky")
+    runs.state("assign-t2", True, infra="the agent exited 75")
+    runs.report("assign-t2", True, hits=[{"call": 1, "forbidden": 0, "predicate": {"exists": "/x"}}])
+    runs.state("assign-t2", True, timed_out=True)
+    state = runs.state("close-t1", True, faults="slow", name="pair.state.json")
+    report = runs.report("close-t1", True, faults="slow")
+    data = orjson.loads(report.read_bytes())
+    data.update(
+        seed=orjson.loads(state.read_bytes())["seed"], run_id=orjson.loads(state.read_bytes())["run_id"]
+    )
+    report.write_bytes(orjson.dumps(data))
+    result = score_runs([TICKETS], runs.paths, power_drop=0.3, confidence=0.9)
+    doc = json.loads(json.dumps(result.to_dict()))  # as results.json holds it
+    again = EvalResult.from_json(doc, "results.json")
+    assert again.to_dict() == result.to_dict()
+    assert again.merged and again.excluded and again.robustness and again.groups[0].power is not None
+    assert [t.flip_rate for t in again.groups[0].tasks] == [t.flip_rate for t in result.groups[0].tasks]
+    assert again.groups[0].usage == result.groups[0].usage
+    version_1 = {key: value for key, value in doc.items() if key != "confidence"}
+    version_1["version"] = 1
+    assert EvalResult.from_json(version_1).groups[0].pass_rate == result.groups[0].pass_rate
+    with pytest.raises(EvalError, match=r"^results.json:groups\[0\].tasks\[0\].c: expected an integer"):
+        EvalResult.from_json(
+            {**doc, "groups": [{**doc["groups"][0], "tasks": [{"task": "t", "c": "4", "n": 4}]}]},
+            "results.json",
+        )
+    with pytest.raises(EvalError, match=r"^results.json:version: .*reads eval results up to version 2"):
+        EvalResult.from_json({**doc, "version": 3}, "results.json")
+    with pytest.raises(EvalError, match=r"^results.json:format: expected 'harn-mcp-mock/eval'"):
+        EvalResult.from_json({**doc, "format": "x"}, "results.json")
+
+
+def test_a_scorer_keeps_scores_not_documents_and_a_later_budget_judges_them_again(runs: Runs) -> None:
+    from harn_mcp_mock.scoring import Scorer
+
+    runs.state("close-t1", True)
+    runs.state("close-t1", False)
+    runs.state("close-t1", True, infra="world died")
+    scorer = Scorer([TICKETS])
+    scored = [scorer.score(path) for path in runs.paths]
+    assert scorer.result(scored).to_dict() == score_runs([TICKETS], runs.paths).to_dict()
+    judged = [s.judged("9 tokens > --max-tokens 1") for s in scored]
+    assert [r.score.passed for r in scorer.result(judged).runs] == [False, False]
+    assert scorer.result([s.judged(None) for s in judged]).groups[0].tasks[0].c == 1
+    with pytest.raises(EvalError, match="confidence must be between 0 and 1"):
+        scorer.result(scored, confidence=2)

@@ -24,7 +24,6 @@ from harn_mcp_mock.runner.budget import (
     UsageChannel,
     UsageReader,
     read_usage,
-    stamp_trial,
     trial_usage,
 )
 from harn_mcp_mock.runner.run import summarise_failures
@@ -281,13 +280,20 @@ def test_the_reader_takes_lines_in_any_pieces_and_stops_at_its_cap() -> None:
     )
 
 
-def test_a_record_changed_after_the_runner_wrote_it_is_invalid_usage(tmp_path: Path) -> None:
-    (tmp_path / "report.json").write_text('{"format": "harn-mcp-mock/world-report"}')
-    stamped = stamp_trial(tmp_path, None, {"usage": {"input_tokens": "5000"}})
-    assert stamped is not None and stamped.problem == "the trial record's usage is malformed"
-    assert json.loads((tmp_path / "report.json").read_text())["usage_invalid"] == stamped.problem
-    assert stamp_trial(tmp_path, None, {}) is None  # nothing reported: nothing stamped
-    assert "usage_invalid" not in json.loads((tmp_path / "report.json").read_text())
+def test_a_record_whose_usage_was_changed_after_the_runner_wrote_it_is_refused_naming_the_field(
+    tmp_path: Path,
+) -> None:
+    from harn_mcp_mock.errors import UsageError
+    from harn_mcp_mock.runner.folder import TrialRecord
+
+    record = TrialRecord("bank", "t", "none", 1, "t.none.t1", 1, "scored", usage=Usage(5000, 0, 0.0, 1))
+    doc = record.to_json()
+    assert TrialRecord.from_json(doc, tmp_path / "trial.json").usage == record.usage
+    invalid = Usage(1, 0, 0.0, 1, 1, 'line 2: "input_tokens" is "4"')  # a usage_invalid round-trips
+    again = TrialRecord.from_json({**doc, "usage": invalid.to_dict()}, tmp_path / "trial.json")
+    assert again.usage is not None and again.usage.problem == invalid.problem
+    with pytest.raises(UsageError, match=r"trial.json:usage.input_tokens: expected an integer"):
+        TrialRecord.from_json({**doc, "usage": {"input_tokens": "5000"}}, tmp_path / "trial.json")
 
 
 def test_an_in_process_usage_file_is_read_by_the_same_rules(tmp_path: Path) -> None:
