@@ -307,7 +307,7 @@ def conclude(
     scored = []
     for trial, record in zip(finished, ordered, strict=True):
         record.judge(budget)  # --max-tokens/--max-cost of this run, on the usage the trial recorded
-        scored.append(plan.scores[trial.key].judged(record.over_budget))
+        scored.append(plan.scores[trial.key].judged(record.over_budget).isolated(record.isolation))
     result = _score(plan, scored)
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")

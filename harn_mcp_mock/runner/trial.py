@@ -302,7 +302,11 @@ def _attempt(
             f"the agent exited 75 (EX_TEMPFAIL) after {changes} call(s) changed the world's state: "
             "scored as it stands, not retried"
         )
-    return {**record, "status": "scored", "world_report": world_report(world.shared)}
+    return {
+        **record,
+        "status": "scored",
+        "world_report": world_report(world.shared),
+    }
 
 
 def _last_line(data: bytes) -> str:

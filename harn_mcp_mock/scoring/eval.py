@@ -97,6 +97,8 @@ class RunRecord:
     score: RunScore
     usage: dict[str, Any] | None = None
     """Tokens and cost the agent reported (``input_tokens``, ``output_tokens``, ``cost_usd``)."""
+    isolation: str | None = None
+    """What the runner's sandbox gave the agent (``bwrap`` or ``none``; None: not a runner's trial)."""
 
     @property
     def task(self) -> str:
@@ -112,6 +114,7 @@ class RunRecord:
             "run_id": self.run_id,
             **self.score.to_dict(),
             **({"usage": self.usage} if self.usage is not None else {}),
+            **({"isolation": self.isolation} if self.isolation is not None else {}),
         }
 
 
@@ -530,6 +533,12 @@ class ScoredRun:
         if self.run is None or self.run.score.over_budget == over_budget:
             return self
         return replace(self, run=replace(self.run, score=replace(self.run.score, over_budget=over_budget)))
+
+    def isolated(self, isolation: str | None) -> ScoredRun:
+        """The same run with the isolation its agent had (the runner's ``--sandbox``)."""
+        if self.run is None or self.run.isolation == isolation:
+            return self
+        return replace(self, run=replace(self.run, isolation=isolation))
 
 
 class Scorer:
@@ -1176,6 +1185,7 @@ def _run_from_json(f: _Fields, run: Any, where: str) -> RunRecord:
         f.items(run.get("forbidden_hit"), f"{where}.forbidden_hit"),
         run.get("timed_out") is True,
         f.text(run.get("over_budget"), f"{where}.over_budget", null=True),
+        f.text(run.get("usage_invalid"), f"{where}.usage_invalid", null=True),
     )
     return RunRecord(
         f.text(run.get("file"), f"{where}.file"),
@@ -1186,6 +1196,7 @@ def _run_from_json(f: _Fields, run: Any, where: str) -> RunRecord:
         f.text(run.get("run_id"), f"{where}.run_id", null=True),
         score,
         usage,
+        f.text(run.get("isolation"), f"{where}.isolation", null=True),
     )
 
 

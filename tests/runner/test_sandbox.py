@@ -149,6 +149,8 @@ def test_a_hostile_agent_in_the_sandbox_reaches_nothing_but_its_own_world(tmp_pa
         ["bank"], _hostile(tmp_path, out, tag), out=out, tasks=["pay-rent"], k=2, workers=2, sandbox="bwrap"
     )
     assert [t["isolation"] for t in outcome.trials] == ["bwrap", "bwrap"]
+    results = json.loads((out / "results.json").read_text())
+    assert [run["isolation"] for run in results["runs"]] == ["bwrap", "bwrap"]
     facts = _facts(out)
     assert len(facts) == 2
     for seen in facts:
@@ -184,6 +186,7 @@ def test_without_a_sandbox_each_trial_says_it_had_no_isolation(tmp_path: Path) -
         ["bank"], _hostile(tmp_path, out, tag), out=out, tasks=["pay-rent"], k=1, sandbox="none"
     )
     assert [t["isolation"] for t in outcome.trials] == ["none"]
+    assert [run["isolation"] for run in json.loads((out / "results.json").read_text())["runs"]] == ["none"]
     (seen,) = _facts(out)
     assert seen["runner"] == "reachable" and seen["spec_bytes"] > 0  # what `none` does not hide
     assert seen["fault_rules"] == 0  # HARN_SPEC is still the agent's view
