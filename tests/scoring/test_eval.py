@@ -607,6 +607,7 @@ def test_a_result_reads_back_typed_and_writes_the_same_document(runs: Runs) -> N
     for ok in (True, False, True, True):
         runs.state("close-t1", ok, usage={"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.25})
     runs.state("close-t1", True, over_budget="9 tokens > --max-tokens 1")
+    runs.state("close-t1", True, usage_invalid='line 1: "input_tokens" is "5"')  # never a pass, read back too
     for ok in (True, False):
         runs.state("assign-t2", ok, faults="flaky")
         runs.state("close-t1", not ok, faults="flaky")
@@ -624,6 +625,7 @@ def test_a_result_reads_back_typed_and_writes_the_same_document(runs: Runs) -> N
     doc = json.loads(json.dumps(result.to_dict()))  # as results.json holds it
     again = EvalResult.from_json(doc, "results.json")
     assert again.to_dict() == result.to_dict()
+    assert [r.score.passed for r in again.runs] == [r.score.passed for r in result.runs]
     assert again.merged and again.excluded and again.robustness and again.groups[0].power is not None
     assert [t.flip_rate for t in again.groups[0].tasks] == [t.flip_rate for t in result.groups[0].tasks]
     assert again.groups[0].usage == result.groups[0].usage
