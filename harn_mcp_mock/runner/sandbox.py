@@ -145,18 +145,28 @@ def resolve_isolation(mode: str) -> Isolation:
     return probed
 
 
+_HUBS_ROOT: list[str] = []
+
+
 def hubs_root() -> str:
     """The folder every world hub of this user makes its private folder in (``0700``): one place
-    a sandbox hides whole, so no agent sees another trial's or another run's socket or config."""
-    root = os.path.join(tempfile.gettempdir(), f"harn-hubs-{os.getuid()}")
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(root, 0o700)
-    info = os.lstat(root)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-        raise OSError(f"{root} is not a folder of this user: refusing to keep world sockets there")
-    if stat.S_IMODE(info.st_mode) != 0o700:
-        os.chmod(root, 0o700)
-    return root
+    a sandbox hides whole, so no agent sees another trial's or another run's socket or config.
+    ``$TMPDIR/harn-hubs-UID``; where that name is taken by something that is not this user's own
+    folder (another user's, a symlink), a fresh private folder for this process instead."""
+    with _PROBE_LOCK:
+        if _HUBS_ROOT:
+            return _HUBS_ROOT[0]
+        root = os.path.join(tempfile.gettempdir(), f"harn-hubs-{os.getuid()}")
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(root, 0o700)
+        info = os.lstat(root)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+            if stat.S_IMODE(info.st_mode) != 0o700:
+                os.chmod(root, 0o700)
+        else:
+            root = tempfile.mkdtemp(prefix=f"harn-hubs-{os.getuid()}-")
+        _HUBS_ROOT.append(root)
+        return root
 
 
 _SPEC_VIEWS: dict[tuple[str, int, int], bytes] = {}

@@ -305,3 +305,23 @@ def test_without_a_sandbox_a_deleted_hub_socket_is_replaced_for_the_next_trial(t
     assert flag.exists()
     assert [t["status"] for t in outcome.trials] == ["scored", "scored"]
     assert sorted(run.score.passed for run in outcome.result.runs) == [False, True]
+
+
+def test_a_hubs_root_name_taken_by_a_link_is_never_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another user (or an agent without a sandbox) plants a symlink at ``$TMPDIR/harn-hubs-UID``:
+    the hubs go to a fresh private folder instead, never through the link."""
+    import tempfile
+
+    from harn_mcp_mock.runner import sandbox
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / f"harn-hubs-{os.getuid()}").symlink_to(elsewhere)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(sandbox, "_HUBS_ROOT", [])
+    root = Path(sandbox.hubs_root())
+    assert root.parent == tmp_path and root.is_dir() and not root.is_symlink()
+    assert root.name.startswith(f"harn-hubs-{os.getuid()}-") and (root.stat().st_mode & 0o777) == 0o700
+    assert sandbox.hubs_root() == str(root) and list(elsewhere.iterdir()) == []
