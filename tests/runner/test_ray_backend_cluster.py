@@ -67,6 +67,22 @@ def _portable(results: Path, out: Path) -> Any:
     return json.loads(results.read_text().replace(str(out.resolve()), "OUT"))
 
 
+def _players(script: Path) -> list[int]:
+    """The pids of the agent processes running ``script`` (not the bubblewrap around them)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 1 and argv[1] == str(script).encode() and not argv[0].endswith(b"bwrap"):
+            found.append(int(name))
+    return found
+
+
 def _player(tmp_path: Path) -> list[str]:
     path = tmp_path / "player.py"
     path.write_text(PLAYER, encoding="utf-8")
@@ -110,7 +126,10 @@ def test_a_worker_node_killed_mid_trial_loses_no_trial_and_doubles_none(cluster:
     while got.count("\n") < 2:  # a trial runs on each worker node
         assert select.select([ready], [], [], WAIT)[0], "the trials never started"
         got += os.read(ready, 100).decode()
-    agents = [os.pidfd_open(int(pid)) for pid in got.split()]  # both wait for the word to go on
+    # both wait for the word to go on; found by their command line, as the pids they say are their
+    # PID namespace's under the sandbox
+    agents = [os.pidfd_open(pid) for pid in _players(tmp_path / "player.py")]
+    assert len(agents) == 2
     made.remove_node(workers[0])  # the node dies with its trial's agent and world
     # The word is given only once the killed node's agent has ended (its worker gone, the trial's
     # supervisor killed it): a node still shutting down cannot finish its trial, so the trial is
