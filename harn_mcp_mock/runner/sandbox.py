@@ -216,12 +216,33 @@ def effect_modules(spec_path: Path, spec_doc: Any) -> list[Path]:
     return found
 
 
+_MODULES: dict[tuple[str, int, int], list[Path]] = {}
+
+
+def _effect_modules_of(spec: Path) -> list[Path]:
+    """:func:`effect_modules` of the spec file, cached by path, size and mtime."""
+    try:
+        info = os.stat(spec)
+    except OSError:
+        return []
+    key = (str(spec), info.st_size, info.st_mtime_ns)
+    found = _MODULES.get(key)
+    if found is None:
+        try:
+            found = effect_modules(spec, json.loads(spec.read_bytes()))
+        except (OSError, ValueError):
+            found = []
+        _MODULES[key] = found
+    return found
+
+
 @dataclass(slots=True)
 class TrialSandbox:
     """One trial's scratch folder and, under ``bwrap``, the command line that hides the rest.
 
-    ``scratch`` (private, ``0700``) holds ``home/``, ``tmp/``, ``files/`` (``HARN_TRIAL_DIR``) and
-    ``spec/`` (the agent's view of the spec)."""
+    ``scratch`` (private, ``0700``) is the agent's ``HOME`` under a sandbox, and holds ``tmp/``
+    (``TMPDIR``), ``files/`` (``HARN_TRIAL_DIR``) and ``.harn-<spec file>`` (the agent's view of
+    the spec, ``HARN_SPEC``)."""
 
     isolation: Isolation
     scratch: Path
@@ -250,16 +271,15 @@ class TrialSandbox:
         of ``spec``; ``hide``: folders the agent must not see (``parent``'s root is always one);
         ``binds``: paths it needs (the config, the socket, the usage channel) and whether writable."""
         scratch = Path(tempfile.mkdtemp(prefix="scratch-", dir=parent))
-        for sub in ("home", "tmp", "files", "spec"):
+        for sub in ("tmp", "files"):  # the scratch folder itself is HOME (a mkdir costs ~0.2 ms here)
             (scratch / sub).mkdir()
-        view = scratch / "spec" / spec.name
+        view = scratch / f".harn-{spec.name}"
         view.write_bytes(agent_spec_view(spec))
         box = cls(isolation, scratch, view)
         if isolation.sandboxed:
             box.hidden = [str(Path(p)) for p in (*hide, hubs_root()) if os.path.isdir(p)]
             masked = [spec, *(Path(p) for p in hide if os.path.isfile(p))]
-            with contextlib.suppress(OSError, ValueError):
-                masked += effect_modules(spec, json.loads(spec.read_bytes()))
+            masked += _effect_modules_of(spec)
             box.masked = [str(p) for p in masked]
             box.binds = [(str(p), writable) for p, writable in binds] + [(str(scratch), True)]
             box.empty = os.path.join(parent, "empty")
@@ -275,7 +295,7 @@ class TrialSandbox:
             "HARN_SPEC": str(self.spec_view),
         }
         if self.isolation.sandboxed:
-            env["HOME"] = str(self.scratch / "home")
+            env["HOME"] = str(self.scratch)
             env["TMPDIR"] = str(self.scratch / "tmp")
             if "XDG_RUNTIME_DIR" in base:
                 env["XDG_RUNTIME_DIR"] = str(self.scratch / "tmp")
