@@ -726,7 +726,9 @@ def run_main(
             from harn_mcp_mock.runner.baseline import render_comparison
 
             sys.stdout.write("\n" + render_comparison(outcome.comparison))
-        if outcome.pending:
+        if outcome.cap_advice is not None:
+            note(prog, outcome.cap_advice)
+        elif outcome.pending:
             note(prog, f"{outcome.pending} trial(s) not run: run the same command again to resume")
         for failed in outcome.failed_gates:
             note(prog, f"gate failed: {failed}")
@@ -748,8 +750,8 @@ def run_main(
             note(prog, "no trial was scored (exit 75)")
     if signals.exit_code is not None:
         return signals.exit_code
-    if outcome.exit_code == 75:
-        return 75
+    if outcome.exit_code in (75, 3):  # untrusted figures; a run --run-max-cost stopped
+        return outcome.exit_code
     return 1 if outcome.exit_code or (fail_on_regression and regressed) else 0
 
 

@@ -714,9 +714,11 @@ def run(
 
     Each trial's agent gets HARN_MCP_CONFIG (an mcpServers file starting its world) and
     HARN_TASK_PROMPT (`harn mcp mock docs runner`). The same command with the same --out resumes.
-    Exit codes: 0 done; 1 a gate failed (or, with --fail-on-regression, a task regressed); 2 bad
-    arguments or specs; 75 a trial ended as an infrastructure error, or none was scored; 130 / 143
-    / 129 stopped by a signal (finished trials are kept and scored).
+    Exit codes: 0 every trial finished and every gate held; 1 a gate failed (or, with
+    --fail-on-regression, a task regressed); 2 refused before any agent started (bad arguments,
+    specs, gates or run folder; nothing written); 3 --run-max-cost stopped the run with trials left
+    (raise the cap to run them); 75 a trial ended as an infrastructure error, or none was scored;
+    130 / 143 / 129 stopped by a signal (finished trials are kept and scored).
     """
     from harn_mcp_mock.cli.commands import run_main
 

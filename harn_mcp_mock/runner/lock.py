@@ -21,6 +21,10 @@ agents as leftovers and rerun them, and the first run would fail.
   its lock is taken) nor opened through a symlink; a symlink, folder or FIFO in its place is
   removed first. Both files stay out of the way of everything else in the folder (dot-files).
 - A file system without file locks is refused in one line (exit 2) rather than run unlocked.
+- **A run refused under the lock** (a :class:`UsageError` in the ``with`` block: its
+  ``run.json`` holds other settings, a trial file is broken) leaves nothing behind: the lock file
+  is removed (while still held) if this run made it, and the folders this run made (``--out`` and
+  any missing parent) are removed if still empty.
 
 ``run --plan`` writes nothing and takes no lock.
 """
@@ -74,30 +78,50 @@ def hold_run_folder(out: str | os.PathLike[str]) -> Iterator[Path]:
 
     shown = Path(out)
     root = shown.resolve()
-    with open_folder(root, ()) as where:  # made if missing; refused in one line if a file
-        with contextlib.suppress(FileNotFoundError):
-            if not stat.S_ISREG(os.stat(LOCK, dir_fd=where.fd, follow_symlinks=False).st_mode):
-                where.remove(LOCK)  # never lock (or create) through a symlink an agent left
-        lock = FileLock(root / LOCK, thread_local=False, fallback_to_soft=False)
-        try:
-            lock.acquire(blocking=False)
-        except Timeout:
-            raise UsageError(
-                f"another run{_holder(where)} is using this folder; wait for it or use another --out",
-                path=shown,
-            ) from None
-        except OSError as exc:  # a read-only folder; a file system without file locks (ENOSYS)
-            why = "its file system has no file locks" if exc.errno in _NO_LOCKS else exc.strerror or exc
-            raise UsageError(
-                f"cannot take the run's lock on this folder ({LOCK}: {why})", path=shown
-            ) from None
-        try:
-            holder = {"pid": os.getpid(), "host": socket.gethostname()}
-            where.write(HOLDER, json.dumps(holder).encode() + b"\n", atomic=True)
-            yield root
-        finally:
+    made = [part for part in (root, *root.parents) if not os.path.lexists(part)]
+    refused = False
+    try:
+        with open_folder(root, ()) as where:  # made if missing; refused in one line if a file
+            had_lock = True
             try:
-                with contextlib.suppress(OSError):
-                    where.remove(HOLDER)  # before the lock goes: never a stale holder beside a free lock
+                if not stat.S_ISREG(os.stat(LOCK, dir_fd=where.fd, follow_symlinks=False).st_mode):
+                    where.remove(LOCK)  # never lock (or create) through a symlink an agent left
+                    had_lock = False
+            except FileNotFoundError:
+                had_lock = False
+            lock = FileLock(root / LOCK, thread_local=False, fallback_to_soft=False)
+            try:
+                lock.acquire(blocking=False)
+            except Timeout:
+                raise UsageError(
+                    f"another run{_holder(where)} is using this folder; wait for it or use another --out",
+                    path=shown,
+                ) from None
+            except OSError as exc:  # a read-only folder; a file system without file locks (ENOSYS)
+                why = "its file system has no file locks" if exc.errno in _NO_LOCKS else exc.strerror or exc
+                raise UsageError(
+                    f"cannot take the run's lock on this folder ({LOCK}: {why})", path=shown
+                ) from None
+            try:
+                holder = {"pid": os.getpid(), "host": socket.gethostname()}
+                where.write(HOLDER, json.dumps(holder).encode() + b"\n", atomic=True)
+                yield root
+            except UsageError:
+                refused = True
+                raise
             finally:
-                lock.release()
+                try:
+                    with contextlib.suppress(OSError):
+                        where.remove(HOLDER)  # before the lock goes: never a stale holder beside a free lock
+                    if refused and not had_lock:
+                        with contextlib.suppress(OSError):
+                            where.remove(LOCK)  # while held: a run refused leaves nothing behind
+                finally:
+                    lock.release()
+    finally:
+        if refused:
+            for folder in made:  # the folders this run made, deepest first, if still empty
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break

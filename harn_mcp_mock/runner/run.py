@@ -44,14 +44,18 @@ from harn_mcp_mock.store.cas import atomic_write
 
 __all__ = [
     "BACKENDS",
+    "EX_CAPPED",
     "RUN_FORMAT",
     "Gate",
     "Plan",
     "RunOutcome",
+    "check_gates",
     "conclude",
+    "load_plan",
     "parse_gates",
     "plan_run",
     "profile_label",
+    "resume_plan",
     "run_episodes",
     "run_episodes_async",
     "summarise_failures",
@@ -76,6 +80,9 @@ class Gate:
 
 
 GATE_ON = ("point", "lower")
+
+EX_CAPPED = 3
+"""``run``'s exit code when ``--run-max-cost`` stopped it with trials left (docs/runner.md)."""
 
 
 def parse_gates(
@@ -112,6 +119,19 @@ class RunOutcome:
     pending: int = 0
     comparison: Comparison | None = None
     """The comparison with ``--baseline`` (when one was given)."""
+    capped: tuple[float, float] | None = None
+    """``(cap, spent)`` when ``--run-max-cost`` stopped the run with trials left."""
+
+    @property
+    def cap_advice(self) -> str | None:
+        """What to do about a run the cap stopped: the cap to raise, and the trials left."""
+        if self.capped is None:
+            return None
+        cap, spent = self.capped
+        return (
+            f"stopped by --run-max-cost {cap:g}: the run has spent ${spent:.4f}; raise --run-max-cost "
+            f"above {spent:.4f} to run the {self.pending} trial(s) left (exit {EX_CAPPED})"
+        )
 
     @property
     def infra_errors(self) -> int:
@@ -123,9 +143,14 @@ class RunOutcome:
 
     @property
     def exit_code(self) -> int:
-        """75 when a trial ended as an infrastructure error or none was scored (the figures
-        cannot be trusted: retry later), else 1 when a gate failed, else 0."""
-        if self.infra_errors or not self.scored:
+        """75 when a trial ended as an infrastructure error (the figures cannot be trusted: retry
+        later), else 3 when ``--run-max-cost`` stopped the run with trials left (raise the cap),
+        else 75 when none was scored, else 1 when a gate failed, else 0."""
+        if self.infra_errors:
+            return EX_TEMPFAIL
+        if self.capped is not None:
+            return EX_CAPPED
+        if not self.scored:
             return EX_TEMPFAIL
         return 1 if self.failed_gates else 0
 
@@ -145,50 +170,64 @@ _OPTION_FLAGS = {"tasks": "--task", "k": "--k", "seed": "--seed", "faults": "--f
 
 
 def _changed(before: Any, pinned: dict[str, Any]) -> str:
-    """What differs between an earlier run.json and this run, as the user would name it."""
+    """Every difference between an earlier run.json and this run, as the user would name it."""
     if not isinstance(before, dict):
         return "its run.json is not a run's"
+    found: list[str] = []
     if before.get("specs") != pinned["specs"]:
         old = {s.get("path"): s.get("blake3") for s in before.get("specs") or [] if isinstance(s, dict)}
+        named = len(found)
         for spec in pinned["specs"]:
             if spec["path"] not in old:
-                return f"--spec {spec['path']} is new"
-            if old[spec["path"]] != spec["blake3"]:
-                return f"the spec {spec['path']} changed"
-        return "--spec changed"
+                found.append(f"--spec {spec['path']} is new")
+            elif old[spec["path"]] != spec["blake3"]:
+                found.append(f"the spec {spec['path']} changed")
+        gone = sorted(set(old) - {spec["path"] for spec in pinned["specs"]}, key=str)
+        found += [f"--spec {path} is gone" for path in gone]
+        if len(found) == named:
+            found.append("--spec changed")
     if before.get("agent") != pinned["agent"]:
-        return "the agent command changed"
+        found.append(f"the agent command changed: {before.get('agent')!r} then, {pinned['agent']!r} now")
     got = before.get("options")
     options: dict[str, Any] = got if isinstance(got, dict) else {}
     for key, flag in _OPTION_FLAGS.items():
         if options.get(key) != pinned["options"].get(key):
-            return f"{flag} changed: {options.get(key)!r} then, {pinned['options'].get(key)!r} now"
-    return "its format changed"
+            found.append(f"{flag} changed: {options.get(key)!r} then, {pinned['options'].get(key)!r} now")
+    return "; ".join(found) or "its format changed"
 
 
-def _check_resume(out: Path, info: RunInfo, force: bool) -> None:
+def _check_resume(out: Path, info: RunInfo, force: bool) -> bytes:
+    """Refuse (UsageError, naming every difference) a run folder holding a run with other
+    settings, unless ``force``; the bytes of this run's ``run.json``, written by :func:`_pin` once
+    every check passed (a refused run writes nothing)."""
     from harn_mcp_mock.runner._files import open_folder
 
     pinned = info.to_json()
-    with open_folder(out, ()) as where:
-        if not force:
+    if not force:
+        with open_folder(out, ()) as where:  # made by the run's lock
             data = where.read_regular("run.json")
-            if data is None and (out / "run.json").is_symlink():
-                raise UsageError("is not a regular file: refusing to resume from it", path=out / "run.json")
-            if data is not None:
-                try:
-                    before = json.loads(data)
-                except ValueError:
-                    raise UsageError(
-                        "is not JSON: refusing to resume from it", path=out / "run.json"
-                    ) from None
-                if before != pinned:
-                    raise UsageError(
-                        f"holds a run with other settings ({_changed(before, pinned)}): "
-                        "use another --out, or --force to rerun it",
-                        path=out,
-                    )
-        where.write("run.json", json.dumps(pinned, indent=2).encode() + b"\n", atomic=True, sync=True)
+        if data is None and (out / "run.json").is_symlink():
+            raise UsageError("is not a regular file: refusing to resume from it", path=out / "run.json")
+        if data is not None:
+            try:
+                before = json.loads(data)
+            except ValueError:
+                raise UsageError("is not JSON: refusing to resume from it", path=out / "run.json") from None
+            if before != pinned:
+                raise UsageError(
+                    f"holds a run with other settings ({_changed(before, pinned)}): "
+                    "use another --out, or --force to rerun it",
+                    path=out,
+                )
+    return json.dumps(pinned, indent=2).encode() + b"\n"
+
+
+def _pin(out: Path, data: bytes) -> None:
+    """Write ``run.json``: the run is under way."""
+    from harn_mcp_mock.runner._files import open_folder
+
+    with open_folder(out, ()) as where:
+        where.write("run.json", data, atomic=True, sync=True)
 
 
 def _finished(trial: Trial, out: Path) -> TrialRecord | None:
@@ -225,6 +264,8 @@ class Plan:
     scores: dict[str, ScoredRun] = field(default_factory=dict)
     """Each finished trial's world, scored when its record was kept (by :attr:`Trial.key`)."""
     scorer: Scorer | None = None
+    capped: tuple[float, float] | None = None
+    """``(cap, spent)`` once ``--run-max-cost`` stopped scheduling."""
 
     def keep(self, trial: Trial, record: TrialRecord) -> None:
         """Keep a finished trial's record, its world scored (under the path of the file the
@@ -264,6 +305,22 @@ def plan_run(
 ) -> Plan:
     """Load and compile the specs, build the matrix, pin (or check) ``run.json`` and find the
     trials to run."""
+    plan = load_plan(specs, out=out, tasks=tasks, k=k, seed=seed, faults=faults)
+    resume_plan(plan, agent, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
+    return plan
+
+
+def load_plan(
+    specs: Sequence[str | Path],
+    *,
+    out: str | Path,
+    tasks: Sequence[str] = (),
+    k: int = 1,
+    seed: int = 0,
+    faults: Sequence[str] = (),
+) -> Plan:
+    """Load, compile and check the specs and build the matrix, writing nothing: everything a run
+    is refused for that does not need its folder, before the folder is made or locked."""
     from harn_mcp_mock.scoring.world_check import check_before_run
     from harn_mcp_mock.shipped import resolve_spec
     from harn_mcp_mock.world.spec import load_spec, read_spec_json
@@ -278,17 +335,42 @@ def plan_run(
     if not loaded:
         raise UsageError("give at least one --spec", where="--spec")
     matrix = build_matrix(loaded, tasks=list(tasks) or None, k=k, seed=seed, faults=list(faults))
-    out = Path(out).resolve()
+    return Plan(loaded, matrix, Path(out).resolve(), {}, [], compiled=compiled)
+
+
+def resume_plan(
+    plan: Plan,
+    agent: Sequence[str],
+    *,
+    tasks: Sequence[str] = (),
+    k: int = 1,
+    seed: int = 0,
+    faults: Sequence[str] = (),
+    force: bool = False,
+) -> None:
+    """Under the run's lock: check ``run.json`` against this run (refused naming what differs),
+    read the trials an earlier run finished, then pin ``run.json`` (only once nothing refused)."""
     options = {"tasks": sorted(tasks), "k": k, "seed": seed, "faults": list(faults)}
-    _check_resume(out, _fingerprint(loaded, agent, options), force)
-    plan = Plan(loaded, matrix, out, {}, [], compiled=compiled)
-    for trial in matrix:
-        done = None if force else _finished(trial, out)
+    pinned = _check_resume(plan.out, _fingerprint(plan.loaded, agent, options), force)
+    for trial in plan.matrix:
+        done = None if force else _finished(trial, plan.out)
         if done is not None:
             plan.keep(trial, done)  # read and scored before any agent of this run starts
         else:
             plan.todo.append(trial)
-    return plan
+    _pin(plan.out, pinned)
+
+
+def check_gates(gates: Sequence[Gate], k: int) -> None:
+    """A gate the run cannot meet whatever its agents do is refused before any agent starts:
+    ``--min-pass-k K=V`` needs K trials per task (``--k``)."""
+    for gate in gates:
+        if gate.k is not None and gate.k > k:
+            raise UsageError(
+                f"{gate.name.split(' (')[0]}: pass^{gate.k} needs at least {gate.k} trials per task, "
+                f"and --k is {k} (raise --k to {gate.k}, or gate on pass^{k})",
+                where="--min-pass-k",
+            )
 
 
 def conclude(
@@ -312,6 +394,8 @@ def conclude(
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
     outcome = RunOutcome(ordered, result, stopped=stopped, pending=len(plan.matrix) - len(ordered))
+    if plan.capped is not None and outcome.pending:
+        outcome.capped = (plan.capped[0], sum(_cost(record) for record in ordered))
     outcome.failed_gates = _judge(result, gates)
     if baseline is not None:
         from harn_mcp_mock.runner.baseline import Baseline, compare, load_baseline
@@ -492,12 +576,16 @@ def run_episodes(
     isolation = _check_sandbox(sandbox, preload, backend)
     chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
     baseline_doc = _early_baseline(baseline)
+    check_gates(gates, k)
+    plan = load_plan(specs, out=out, tasks=tasks, k=k, seed=seed, faults=faults)
+    if preload:
+        _check_preload(agent, preload)
     from harn_mcp_mock.runner.lock import hold_run_folder
 
+    # Everything above refuses without a file written; the lock (which makes the folder) is
+    # undone when the resume check refuses, so a refused run leaves nothing behind.
     with hold_run_folder(out):  # one run per folder, from run.json to results.json
-        plan = plan_run(specs, agent, out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
-        if preload:
-            _check_preload(agent, preload)
+        resume_plan(plan, agent, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
         plan.on_trial = on_trial
         if on_note is not None:
             done = len(plan.matrix) - len(plan.todo)
@@ -564,11 +652,9 @@ def _cap_spending(plan: Plan, cap: float, control: Control, on_note: Callable[[s
 
     def stop() -> None:
         if not told[0] and on_note is not None:
-            on_note(
-                f"--run-max-cost {cap:g}: the run has spent ${total[0]:.4f}; no further trial starts "
-                "(run again with a larger cap to resume)"
-            )
+            on_note(f"--run-max-cost {cap:g}: the run has spent ${total[0]:.4f}; no further trial starts")
         told[0] = True
+        plan.capped = (cap, total[0])
         control.stop()
 
     def counted(record: TrialRecord, done: int, count: int) -> None:
@@ -639,12 +725,12 @@ async def run_episodes_async(
     from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
 
     baseline_doc = _early_baseline(baseline)
+    check_gates(gates, k)
+    plan = load_plan(specs, out=out, tasks=tasks, k=k, seed=seed, faults=faults)
     from harn_mcp_mock.runner.lock import hold_run_folder
 
     with hold_run_folder(out):  # one run per folder, from run.json to results.json
-        plan = plan_run(
-            specs, [agent_name(agent)], out=out, tasks=tasks, k=k, seed=seed, faults=faults, force=force
-        )
+        resume_plan(plan, [agent_name(agent)], tasks=tasks, k=k, seed=seed, faults=faults, force=force)
         plan.on_trial = on_trial
         limiter = anyio.CapacityLimiter(max(1, workers or 8))
         stopped = False

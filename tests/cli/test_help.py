@@ -3,7 +3,9 @@ command's help is walked in tests/test_first_hour.py; here, the names chosen and
 
 from __future__ import annotations
 
+import re
 from enum import Enum
+from pathlib import Path
 from typing import Annotated
 
 import pytest
@@ -69,3 +71,19 @@ def test_a_harn_group_names_choices_lists_and_arguments_plainly() -> None:
         "--flag A",
         "--help Show",
     ]
+
+
+def test_runs_help_lists_every_exit_code_of_the_docs_table_on_both_paths(tmp_path: Path) -> None:
+    """Before: 3 (the cost cap) was in neither."""
+    from tests.cli.test_main import both_paths
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "runner.md").read_text()
+    table = docs[docs.index("## Exit codes") :].split("\n## ")[0]
+    codes = re.findall(r"^\| ([\d / ]+) \|", table, re.MULTILINE)
+    assert codes == ["0", "1", "2", "3", "75", "130 / 143 / 129"]
+    fast, slow = both_paths(["run", "--help"], tmp_path)
+    assert fast[0] == 0 and fast[1] == slow[1]
+    shown = " ".join(fast[1].split())
+    for code in codes:
+        assert f" {code} " in shown, code
+    assert "3 --run-max-cost stopped the run with trials left" in shown

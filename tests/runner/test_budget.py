@@ -125,10 +125,19 @@ def test_max_tokens_scores_every_trial_over_budget_and_results_show_the_spend(tm
 
 @pytest.mark.slow
 def test_run_max_cost_stops_scheduling_and_a_larger_cap_resumes(tmp_path: Path) -> None:
+    """Before: exit 0 ("every trial finished") and "run the same command again to resume",
+    which stopped again at once, exit 0."""
     stopped = run(tmp_path, "paid", "--k", "3", "--run-max-cost", "0.003")
-    assert stopped.returncode == 0, stopped.stderr
-    assert "--run-max-cost 0.003: the run has spent $0.0040; no further trial starts" in stopped.stderr
-    assert "1 trial(s) not run" in stopped.stderr
+    advice = (
+        "harn mcp mock run: stopped by --run-max-cost 0.003: the run has spent $0.0040; raise "
+        "--run-max-cost above 0.0040 to run the 1 trial(s) left (exit 3)\n"
+    )
+    assert stopped.returncode == 3, stopped.stderr
+    assert "--run-max-cost 0.003: the run has spent $0.0040; no further trial starts\n" in stopped.stderr
+    assert advice in stopped.stderr and "run the same command again" not in stopped.stderr
+    assert len(json.loads((tmp_path / "paid" / "results.json").read_text())["runs"]) == 2
+    again = run(tmp_path, "paid", "--k", "3", "--run-max-cost", "0.003")  # the same command: no trial
+    assert again.returncode == 3 and advice in again.stderr, again.stderr
     assert len(json.loads((tmp_path / "paid" / "results.json").read_text())["runs"]) == 2
     resumed = run(tmp_path, "paid", "--k", "3", "--run-max-cost", "1")
     assert resumed.returncode == 0, resumed.stderr

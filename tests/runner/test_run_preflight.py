@@ -16,7 +16,7 @@ import pytest
 from mcp import ClientSession
 
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.runner import Trial, run_episodes
+from harn_mcp_mock.runner import Trial, parse_gates, run_episodes
 from tests.broken_worlds import CASES, Case, on_purpose
 from tests.runner.test_run import _run_cli
 
@@ -86,3 +86,74 @@ def test_a_goal_that_holds_at_the_start_on_purpose_runs(tmp_path: Path) -> None:
     assert agent_outputs(tmp_path / "out") == [f"{STARTED}\n"]
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["summary"]["passed"] == 1  # doing nothing is the task
+
+
+def _left(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_a_gate_the_run_cannot_meet_is_refused_before_any_agent_starts(tmp_path: Path) -> None:
+    """Before: ``--min-pass-k 3=0.5`` with ``--k 2`` ran every trial, then exited 1."""
+    marker = tmp_path / "the-agent-started"
+    done = _run_cli(
+        ["--spec", "bank", "--task", "pay-rent", "--k", "2", "--min-pass-k", "3=0.5",
+         "--out", "out", *agent(marker)],
+        tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "harn mcp mock run: error: --min-pass-k: --min-pass-k 3=0.5: pass^3 needs at least 3 trials "
+        "per task, and --k is 2 (raise --k to 3, or gate on pass^2)\n"
+    )
+    assert done.stdout == "" and not marker.exists() and not (tmp_path / "out").exists()
+
+
+def test_an_in_process_run_refuses_the_gate_too(tmp_path: Path) -> None:
+    started: list[str] = []
+
+    async def in_process(session: ClientSession, trial: Trial) -> None:
+        started.append(trial.task)
+
+    with pytest.raises(UsageError, match="pass\\^2 needs at least 2 trials per task, and --k is 1"):
+        run_episodes(["bank"], in_process, out=tmp_path / "out", gates=parse_gates(["2=0.5"]))
+    assert started == [] and not (tmp_path / "out").exists()
+
+
+def test_a_refused_run_writes_nothing_so_the_corrected_command_runs(tmp_path: Path) -> None:
+    """Before: a bad ``--preload`` was refused after ``run.json`` was written, and the corrected
+    command (another --k) was refused for it: "--k changed"."""
+    marker = tmp_path / "the-agent-started"
+    out = tmp_path / "runs" / "bank"
+    command = agent(marker)
+    (tmp_path / "agent.py").write_text(command[3])
+    script = ["--", sys.executable, "agent.py", str(marker)]
+    bad = _run_cli(
+        ["--spec", "bank", "--task", "pay-rent", "--k", "2", "--out", "runs/bank",
+         "--preload", "no_such_module_of_harn", *script],
+        tmp_path,
+    )  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert "--preload" in bad.stderr and "no_such_module_of_harn" in bad.stderr
+    assert not marker.exists() and not (tmp_path / "runs").exists()  # no run.json, no lock, no folder
+    good = _run_cli(
+        ["--spec", "bank", "--task", "pay-rent", "--k", "1", "--out", "runs/bank", *script], tmp_path
+    )
+    assert good.returncode == 0, good.stderr
+    assert (out / "run.json").is_file() and agent_outputs(out) == [f"{STARTED}\n"]
+
+
+def test_a_resume_refusal_names_every_difference_and_leaves_the_folder_as_it_was(tmp_path: Path) -> None:
+    """Before: only the first difference was named (the agent command), and a folder copied
+    without its lock file got one."""
+    marker = tmp_path / "the-agent-started"
+    first = _run_cli(["--spec", "bank", "--task", "pay-rent", "--out", "out", *agent(marker)], tmp_path)
+    assert first.returncode == 0, first.stderr
+    (tmp_path / "out" / ".harn-run.lock").unlink()  # as a copied folder has none
+    before = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    other = agent(marker)
+    other[-2] = other[-2] + "\n"  # another agent command
+    refused = _run_cli(["--spec", "bank", "--task", "pay-rent", "--k", "2", "--out", "out", *other], tmp_path)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "holds a run with other settings (the agent command changed: " in refused.stderr
+    assert "; --k changed: 1 then, 2 now): use another --out, or --force to rerun it" in refused.stderr
+    assert {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()} == before
