@@ -643,6 +643,7 @@ def run_main(
     plan: bool = False,
     preload: list[str] | None = None,
     sandbox: str = "auto",
+    verbose: bool = False,
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
@@ -676,7 +677,6 @@ def run_main(
         signals.on_signal(on_signal)
         from harn_mcp_mock.cli.progress import trial_progress
         from harn_mcp_mock.runner.run import parse_gates, run_episodes, summarise_failures
-        from harn_mcp_mock.scoring.render import render
 
         gates = parse_gates(min_pass_k, min_pass_rate, gate_on)
         from harn_mcp_mock.runner.budget import Budget
@@ -691,7 +691,7 @@ def run_main(
 
             raise UsageError("--fail-on-regression needs --baseline DIR", where="--fail-on-regression")
         seconds = parse_timeout(timeout) if isinstance(timeout, str) else timeout
-        with trial_progress(sys.stdout) as progress:
+        with trial_progress(sys.stdout, lines=verbose) as progress:
             outcome = run_episodes(
                 specs,
                 agent,
@@ -718,10 +718,17 @@ def run_main(
                 budget=budget,
                 alpha=alpha,
             )
-        sys.stdout.write("\n" + render(outcome.result, "text"))
+        from harn_mcp_mock.runner.summary import nonzero_passes, render_summary, shown_path
+
+        sys.stdout.write(
+            ("\n" if verbose else "") + render_summary(outcome.trials, outcome.result, out.resolve())
+        )
         kinds = summarise_failures(outcome.trials, outcome.result)
         failures = ", ".join(f"{n} {kind}" for kind, n in kinds.items() if n)
-        sys.stdout.write(f"\nfailures by kind: {failures or 'none'}\nresults: {out / 'results.json'}\n")
+        odd = nonzero_passes(outcome.trials, outcome.result)
+        apart = f"; {odd} passed, but the agent exited non-zero" if odd else ""
+        results = shown_path((out / "results.json").resolve())
+        sys.stdout.write(f"\nfailures by kind: {failures or 'none'}{apart}\nresults: {results}\n")
         if outcome.comparison is not None:
             from harn_mcp_mock.runner.baseline import render_comparison
 

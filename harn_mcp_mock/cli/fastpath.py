@@ -238,6 +238,7 @@ RUN_FLAGS: dict[str, tuple[str, str]] = {
     "--max-cost": ("max_cost", "float"),
     "--run-max-cost": ("run_max_cost", "float"),
     "--plan": ("plan", "flag"),
+    "--verbose": ("verbose", "flag"),
 }
 
 

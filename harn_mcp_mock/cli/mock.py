@@ -709,6 +709,9 @@ def run(
     plan: Annotated[
         bool, typer.Option("--plan", help="Print the trials and the drop k trials can detect; run nothing.")
     ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="One line per trial as it finishes (default: the summary only).")
+    ] = False,
 ) -> None:
     """Run an agent command k times per task against fresh seeded worlds and score the runs.
 
@@ -751,6 +754,7 @@ def run(
             max_cost=max_cost,
             run_max_cost=run_max_cost,
             plan=plan,
+            verbose=verbose,
         )
     )
 

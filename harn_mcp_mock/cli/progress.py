@@ -1,5 +1,6 @@
-"""The runner's progress: a live bar on a terminal (rich), one line per finished trial otherwise
-(CI logs, pipes), so a log shows every trial and a terminal is not flooded."""
+"""The runner's progress: a live bar on a terminal (rich); off a terminal (CI logs, pipes) one line
+per finished trial with ``run --verbose``, else nothing until the summary
+(:mod:`harn_mcp_mock.runner.summary`, which names every failure and its cause)."""
 
 from __future__ import annotations
 
@@ -32,11 +33,19 @@ def trial_line(record: TrialRecord, done: int, total: int) -> str:
 
 
 @contextmanager
-def trial_progress(stream: TextIO, *, live: bool | None = None) -> Iterator[OnTrial]:
+def trial_progress(stream: TextIO, *, live: bool | None = None, lines: bool = True) -> Iterator[OnTrial]:
     """A callback for :func:`~harn_mcp_mock.runner.run.run_episodes`'s ``on_trial``. ``live``:
-    the bar (default: when ``stream`` is a terminal)."""
+    the bar (default: when ``stream`` is a terminal). ``lines``: one line per finished trial
+    (``run --verbose``); without it, off a terminal, nothing until the summary."""
     if live is None:
         live = stream.isatty()
+    if not live and not lines:
+
+        def quiet(record: TrialRecord, done: int, total: int) -> None:
+            return None
+
+        yield quiet
+        return
     if not live:
 
         def line(record: TrialRecord, done: int, total: int) -> None:
@@ -64,7 +73,7 @@ def trial_progress(stream: TextIO, *, live: bool | None = None) -> Iterator[OnTr
 
         def update(record: TrialRecord, done: int, total: int) -> None:
             statuses[record.status] += 1
-            if record.status != "scored":  # the odd ones stay visible above the bar
+            if lines or record.status != "scored":  # the odd ones stay visible above the bar
                 bar.console.print(trial_line(record, done, total), markup=False, highlight=False)
             summary = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
             bar.update(task_id, completed=done, total=total, description=summary)

@@ -788,14 +788,19 @@ def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
 
 def summarise_failures(trials: Sequence[TrialRecord], result: Any) -> dict[str, int]:
     """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget,
-    invalid usage."""
+    invalid usage, crash (a failed trial whose agent exited non-zero; its other kinds count too)."""
     kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0,
-             "usage_invalid": 0}  # fmt: skip
+             "usage_invalid": 0, "crash": 0}  # fmt: skip
+    runs = {(run.world, run.run_id): run for run in result.runs}
     for record in trials:
         if record.status == "infra_error":
             kinds["infra"] += 1
         elif record.status == "timeout":
             kinds["timeout"] += 1
+        elif record.exit_code not in (0, None) or record.agent_error:
+            run = runs.get((record.world, record.run_id))
+            if run is not None and not run.score.passed:
+                kinds["crash"] += 1
     for run in result.runs:
         score = run.score
         if score.timed_out:

@@ -11,7 +11,7 @@ import orjson
 from harn_mcp_mock.formats import Formats
 from harn_mcp_mock.scoring.eval import EvalResult, GroupSummary, Robustness, RunRecord, Spend
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["FORMATS", "power_line", "render", "shown_ks", "spend_text"]
 
 RESULT_FORMATS: Final[Formats[Callable[[EvalResult], str]]] = Formats("format", aliases={"table": "text"})
 """Eval's result formats, by name (``table`` is the old name of ``text``)."""
@@ -52,7 +52,7 @@ def _level(result: EvalResult) -> str:
     return f"{result.confidence * 100:g}%"
 
 
-def _power_line(group: GroupSummary) -> list[str]:
+def power_line(group: GroupSummary) -> list[str]:
     power = group.power
     if power is None:
         return []
@@ -69,7 +69,7 @@ def _power_line(group: GroupSummary) -> list[str]:
     return [line]
 
 
-def _spend(usage: Spend, passes: int) -> str:
+def spend_text(usage: Spend, passes: int) -> str:
     text = f"{usage.input_tokens + usage.output_tokens} tokens, ${usage.cost_usd:.4f}"
     per_dollar = usage.pass_per_dollar(passes)
     return text + (f", {per_dollar:.1f} passes per $" if per_dollar is not None else "")
@@ -79,7 +79,7 @@ def _signed(value: Fraction) -> str:
     return f"{float(value):+.4f}"
 
 
-def _shown_ks(ks: list[int]) -> list[int]:
+def shown_ks(ks: list[int]) -> list[int]:
     """The k the human formats show: 1..12, then powers of two and the last (JSON has all)."""
     if len(ks) <= MAX_KS:
         return ks
@@ -173,12 +173,12 @@ def _table_group(group: GroupSummary, level: str) -> list[str]:
         if t.excluded:
             flags.append(f"{t.excluded} excluded")
         if t.usage is not None:
-            flags.append(_spend(t.usage, t.c))
+            flags.append(spend_text(t.usage, t.c))
         lines.append(
             f"  {t.task.ljust(width)}  {f'{t.c}/{t.n}':>7}" + (f"  {', '.join(flags)}" if flags else "")
         )
     lines.append(f"  pass_rate {_dec(group.pass_rate)} {_interval(group.pass_rate_interval)}".rstrip())
-    shown = _shown_ks(list(group.pass_power_k))
+    shown = shown_ks(list(group.pass_power_k))
     for start in range(0, len(shown), 3):
         lines.append(
             "  "
@@ -189,9 +189,9 @@ def _table_group(group: GroupSummary, level: str) -> list[str]:
         )
     if len(shown) < len(group.pass_power_k):
         lines.append(f"  (pass^k for every k up to {max(group.pass_power_k)} in --format json)")
-    lines += _power_line(group)
+    lines += power_line(group)
     if group.usage is not None:
-        lines.append(f"  spent: {_spend(group.usage, group.passes)}")
+        lines.append(f"  spent: {spend_text(group.usage, group.passes)}")
     lines += [f"  note: {note}" for note in group.notes]
     return lines
 
@@ -201,7 +201,7 @@ def _table_robustness(robust: Robustness) -> list[str]:
     lines = [f"robustness: {robust.world}, faults {label} vs none ({len(robust.tasks)} tasks in common)"]
     width = max(len(label), 6)
     lines.append(f"  {'k':>3}  {'none':>6}  {label:>{width}}  {'delta':>7}")
-    for k in _shown_ks(list(robust.pass_power_k)):
+    for k in shown_ks(list(robust.pass_power_k)):
         base, faulted = robust.pass_power_k[k]
         lines.append(f"  {k:>3}  {_dec(base):>6}  {_dec(faulted):>{width}}  {_signed(faulted - base):>7}")
     return lines
@@ -229,13 +229,13 @@ def _markdown(result: EvalResult) -> str:
         out.append(
             f"| pass_rate | {_dec(group.pass_rate)} | {_interval(group.pass_rate_interval) or '-'} | {exact} |"
         )
-        for k in _shown_ks(list(group.pass_power_k)):
+        for k in shown_ks(list(group.pass_power_k)):
             value = group.pass_power_k[k]
             shown_interval = _interval(group.pass_power_k_interval.get(k)) or "-"
             out.append(f"| pass^{k} | {_dec(value)} | {shown_interval} | {_short(value)} |")
         if group.power is not None:
             out.append("")
-            out += [f"- {_md_cell(line.strip())}" for line in _power_line(group)]
+            out += [f"- {_md_cell(line.strip())}" for line in power_line(group)]
         if group.notes:
             out.append("")
             out += [f"- {_md_cell(note)}" for note in group.notes]
@@ -247,7 +247,7 @@ def _markdown(result: EvalResult) -> str:
             + "."
         )
         out += ["", "| k | none | faults | delta |", "|---:|---:|---:|---:|"]
-        for k in _shown_ks(list(robust.pass_power_k)):
+        for k in shown_ks(list(robust.pass_power_k)):
             base, faulted = robust.pass_power_k[k]
             out.append(f"| {k} | {_dec(base)} | {_dec(faulted)} | {_signed(faulted - base)} |")
     if result.excluded:

@@ -126,7 +126,7 @@ def test_the_cli_runs_a_300_character_task_id(tmp_path: Path) -> None:
     """Before: exit 70 (File name too long) after the first trial started."""
     task = "t" * 300
     odd_world(tmp_path, [task], "p")
-    done = _run_cli(["--spec", "odd.world.json", "--out", "out", "--", "true"], tmp_path)
+    done = _run_cli(["--spec", "odd.world.json", "--out", "out", "--verbose", "--", "true"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"[1/1] wörld / ☕/{task}/no faults/1: scored" in done.stdout
     (trial_json,) = (tmp_path / "out" / "trials").glob("*/*/none/1/trial.json")

@@ -168,6 +168,7 @@ def test_the_cli_gates_a_ci_step_and_names_the_failing_gate(tmp_path: Path) -> N
             "out",
             "--min-pass-k",
             "1=0.5",
+            "--verbose",
             "--",
             *naive,
         ],
@@ -176,7 +177,7 @@ def test_the_cli_gates_a_ci_step_and_names_the_failing_gate(tmp_path: Path) -> N
     assert done.returncode == 1, done.stderr
     assert "harn mcp mock run: gate failed: --min-pass-k 1=0.5: bank (no faults) is 0.000" in done.stderr
     assert done.stdout.startswith("[1/2] bank/pay-rent/no faults/")
-    assert "failures by kind:" in done.stdout and "pass_rate 0.0000" in done.stdout
+    assert "failures by kind:" in done.stdout and "pass_rate = pass^1 0.0000" in done.stdout
     passing = _run_cli(
         [
             "--spec",
@@ -214,6 +215,7 @@ def test_a_runner_killed_with_sigkill_resumes_where_it_stopped(tmp_path: Path) -
         "1",
         "--out",
         "out",
+        "--verbose",
         "--",
         *SCRIPTED,
         "good",

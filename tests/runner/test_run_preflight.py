@@ -72,7 +72,8 @@ def test_only_the_tasks_the_run_runs_are_checked(tmp_path: Path) -> None:
     assert refused.returncode == 2 and ":task 't': the goal is empty" in refused.stderr
     assert not marker.exists() and not (tmp_path / "all" / "trials").exists()
     chosen = _run_cli(
-        ["--spec", "mixed.world.json", "--task", "sound", "--out", "one", *agent(marker)], tmp_path
+        ["--spec", "mixed.world.json", "--task", "sound", "--out", "one", "--verbose", *agent(marker)],
+        tmp_path,
     )
     assert chosen.returncode == 0, chosen.stderr
     assert "probe/sound/no faults/1: scored" in chosen.stdout
