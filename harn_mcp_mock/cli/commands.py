@@ -644,6 +644,7 @@ def run_main(
     preload: list[str] | None = None,
     sandbox: str = "auto",
     verbose: bool = False,
+    strict_exit: bool = False,
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
@@ -717,6 +718,7 @@ def run_main(
                 on_note=lambda text: note(prog, text),
                 budget=budget,
                 alpha=alpha,
+                strict_exit=strict_exit,
             )
         from harn_mcp_mock.runner.summary import nonzero_passes, render_summary, shown_path
 

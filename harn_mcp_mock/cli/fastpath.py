@@ -239,6 +239,7 @@ RUN_FLAGS: dict[str, tuple[str, str]] = {
     "--run-max-cost": ("run_max_cost", "float"),
     "--plan": ("plan", "flag"),
     "--verbose": ("verbose", "flag"),
+    "--strict-exit": ("strict_exit", "flag"),
 }
 
 

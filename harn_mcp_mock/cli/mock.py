@@ -712,6 +712,10 @@ def run(
     verbose: Annotated[
         bool, typer.Option("--verbose", help="One line per trial as it finishes (default: the summary only).")
     ] = False,
+    strict_exit: Annotated[
+        bool,
+        typer.Option("--strict-exit", help="A trial whose agent exited non-zero is a FAIL, goal or not."),
+    ] = False,
 ) -> None:
     """Run an agent command k times per task against fresh seeded worlds and score the runs.
 
@@ -755,6 +759,7 @@ def run(
             run_max_cost=run_max_cost,
             plan=plan,
             verbose=verbose,
+            strict_exit=strict_exit,
         )
     )
 

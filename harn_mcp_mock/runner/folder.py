@@ -192,7 +192,7 @@ class RunInfo:
 
 _SCORED_KEYS: Final = frozenset(
     {"format", "version", "world", "task", "seed", "run_id", "faults", "infra_error", "state",
-     "final_state", "forbidden_hits", "timed_out", "usage", "over_budget", "usage_invalid"}
+     "final_state", "forbidden_hits", "timed_out", "usage", "over_budget", "usage_invalid", "exit_failed"}
 )  # fmt: skip
 """What eval reads of a state or report document."""
 
@@ -214,13 +214,19 @@ class WorldReport:
         """The document eval scores: the report when there is one (it has the forbidden hits)."""
         return self.report if self.report is not None else self.state
 
-    def judged(self, usage: Usage | None, over_budget: str | None) -> WorldReport:
+    def judged(
+        self, usage: Usage | None, over_budget: str | None, exit_failed: str | None = None
+    ) -> WorldReport:
         """The same world with the trial's usage, whether it was invalid (``usage_invalid``:
-        never a pass) and its budget verdict in both documents."""
+        never a pass), its budget verdict and ``--strict-exit``'s (``exit_failed``) in both
+        documents."""
         problem = usage.problem if usage is not None else None
 
         def stamp(doc: dict[str, Any]) -> dict[str, Any]:
-            doc = {k: v for k, v in doc.items() if k not in ("usage", "over_budget", "usage_invalid")}
+            drop = ("usage", "over_budget", "usage_invalid", "exit_failed")
+            doc = {k: v for k, v in doc.items() if k not in drop}
+            if exit_failed is not None:
+                doc["exit_failed"] = exit_failed
             if usage is not None and usage.reported:
                 doc["usage"] = usage.to_dict()
             if problem is not None:
@@ -302,6 +308,13 @@ class TrialRecord:
             "why the agent's usage could not be trusted (a malformed, negative or torn line): never a pass"
         ),
     )
+    exit_failed: str | None = field(
+        default=None,
+        metadata=_doc(
+            "run --strict-exit: the agent exited non-zero, so the trial is never a pass (judged again "
+            "by each run's --strict-exit)"
+        ),
+    )
     isolation: str | None = field(
         default=None,
         metadata=_doc("the isolation the agent had (run --sandbox): bwrap or none", enum=["bwrap", "none"]),
@@ -375,13 +388,19 @@ class TrialRecord:
         """``"usage_invalid" in record``: whether ``trial.json`` has that field."""
         return key in self.to_json()
 
-    def judge(self, budget: Budget | None) -> None:
+    def judge(self, budget: Budget | None, strict_exit: bool = False) -> None:
         """Set :attr:`over_budget` from the recorded usage and ``budget`` (None: no limit), and
-        stamp both into the world's documents."""
+        :attr:`exit_failed` from the agent's exit and ``strict_exit`` (``run --strict-exit``), and
+        stamp them into the world's documents."""
         self.over_budget = budget.over(self.usage) if budget is not None else None
         self.usage_invalid = self.usage.problem if self.usage is not None else None
+        crashed = self.exit_code not in (0, None) or self.agent_error is not None
+        self.exit_failed = None
+        if strict_exit and self.status == "scored" and crashed:
+            how = f"exited {self.exit_code}" if self.exit_code not in (0, None) else "raised"
+            self.exit_failed = f"the agent {how} (--strict-exit)"
         if self.world_report is not None:
-            self.world_report = self.world_report.judged(self.usage, self.over_budget)
+            self.world_report = self.world_report.judged(self.usage, self.over_budget, self.exit_failed)
 
     @classmethod
     def from_json(cls, doc: Any, path: Path) -> TrialRecord:
@@ -398,7 +417,7 @@ class TrialRecord:
             if doc.get(key) is not None:
                 _typed(doc, key, (int,), path, "an integer or null")
         for key in ("infra_error", "message", "agent_error", "over_budget", "ray_node", "usage_invalid",
-                    "isolation", "agent_files"):  # fmt: skip
+                    "isolation", "agent_files", "exit_failed"):  # fmt: skip
             if doc.get(key) is not None:
                 _typed(doc, key, (str,), path, "a string or null")
         names = [f.name for f in cls.json_fields()]

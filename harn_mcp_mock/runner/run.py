@@ -381,6 +381,7 @@ def conclude(
     baseline: str | Path | Baseline | None = None,
     alpha: float = 0.05,
     budget: Budget | None = None,
+    strict_exit: bool = False,
 ) -> RunOutcome:
     """Score every finished trial into ``results.json`` from the score of its world (this run's
     budget judging each one's recorded usage again), judge the gates, compare with a baseline."""
@@ -388,8 +389,9 @@ def conclude(
     ordered = [plan.records[t.key] for t in finished]
     scored = []
     for trial, record in zip(finished, ordered, strict=True):
-        record.judge(budget)  # --max-tokens/--max-cost of this run, on the usage the trial recorded
-        scored.append(plan.scores[trial.key].judged(record.over_budget).isolated(record.isolation))
+        record.judge(budget, strict_exit)  # this run's budget and --strict-exit, on what the trial recorded
+        score = plan.scores[trial.key].judged(record.over_budget).exited(record.exit_failed)
+        scored.append(score.isolated(record.isolation))
     result = _score(plan, scored)
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
@@ -506,6 +508,7 @@ def run_episodes(
     budget: Budget | None = None,
     preload: Sequence[str] = (),
     sandbox: str = "auto",
+    strict_exit: bool = False,
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
@@ -519,7 +522,8 @@ def run_episodes(
     resume does ("all N trials already finished"). ``preload``: modules a Python agent command's
     fork server imports once, each trial forked from it (docs/runner.md, "Warm starts").
     ``sandbox``: ``auto``, ``bwrap`` or ``none``, each agent command's isolation (docs/runner.md,
-    "Threat model"); ``auto`` says on ``on_note`` when it finds none."""
+    "Threat model"); ``auto`` says on ``on_note`` when it finds none. ``strict_exit``: a trial
+    whose agent exited non-zero (or raised) is a FAIL, ``exit_failed`` in its record and score."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})", where="--backend")
     check_settings(
@@ -558,6 +562,7 @@ def run_episodes(
                     callbacks=callbacks,
                     alpha=alpha,
                     budget=budget,
+                    strict_exit=strict_exit,
                 )
             )
 
@@ -614,6 +619,7 @@ def run_episodes(
             preload=tuple(preload),
             sandbox=sandbox,
             budget=budget,
+            strict_exit=strict_exit,
         )
         try:
             chosen.run(plan, list(agent), settings, control)
@@ -621,7 +627,10 @@ def run_episodes(
             if watcher is not None:
                 watcher.set()
         stopped = control.stopping and len(plan.records) < len(plan.matrix)
-        return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
+        return conclude(
+            plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget,
+            strict_exit=strict_exit,
+        )  # fmt: skip
 
 
 def _clear_the_way(plan: Plan, on_note: Callable[[str], None] | None) -> None:
@@ -707,6 +716,7 @@ async def run_episodes_async(
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
     alpha: float = 0.05,
     budget: Budget | None = None,
+    strict_exit: bool = False,
 ) -> RunOutcome:
     """:func:`run_episodes` from inside an event loop. An in-process agent's trials run in this
     loop, ``workers`` at a time (default 8: they wait on each other, not on cores); a command
@@ -719,7 +729,7 @@ async def run_episodes_async(
             lambda: run_episodes(
                 specs, command, out=out, tasks=tasks, k=k, seed=seed, faults=faults, workers=workers,
                 timeout=timeout, max_retries=max_retries, gates=gates, force=force, baseline=baseline,
-                on_trial=on_trial, stop=stop, alpha=alpha, budget=budget,
+                on_trial=on_trial, stop=stop, alpha=alpha, budget=budget, strict_exit=strict_exit,
             )
         )  # fmt: skip
     from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
@@ -749,7 +759,10 @@ async def run_episodes_async(
         async with anyio.create_task_group() as tg:
             for trial in plan.todo:
                 tg.start_soon(one, trial)
-        return conclude(plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget)
+        return conclude(
+            plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget,
+            strict_exit=strict_exit,
+        )  # fmt: skip
 
 
 def _score(plan: Plan, scored: list[ScoredRun]) -> EvalResult:

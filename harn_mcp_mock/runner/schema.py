@@ -99,6 +99,10 @@ _WORLD_DOC_FIELDS: Final = {
     "usage": {"$ref": "#/$defs/usage"},
     "over_budget": {"type": "string", "description": "the runner's --max-tokens/--max-cost: never a pass"},
     "usage_invalid": {"type": "string", "description": "the agent's usage was malformed: never a pass"},
+    "exit_failed": {
+        "type": "string",
+        "description": "--strict-exit: the agent exited non-zero: never a pass",
+    },
 }
 
 _RESULTS: Final = {

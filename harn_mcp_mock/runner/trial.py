@@ -97,6 +97,8 @@ class TrialSettings:
     """Modules a Python agent's fork server imports once (``--preload``; docs/runner.md)."""
     budget: Budget | None = None
     """``--max-tokens``/``--max-cost``: a trial's ``over_budget`` is judged when it ends."""
+    strict_exit: bool = False
+    """``--strict-exit``: a trial whose agent exited non-zero is never a pass (``exit_failed``)."""
     hide: tuple[str, ...] = ()
     """Folders and files no sandboxed agent sees besides its own run folder, spec and effect
     modules (on Ray: the driver's ``--out``, specs and effect modules)."""
@@ -441,5 +443,5 @@ def run_trial(
         usage = final.get("usage")  # read from the channel as it arrived, summed when the agent ended
         record.usage = usage if usage is not None and usage.reported else None
         record.usage_invalid = usage.problem if usage is not None else None
-    record.judge(settings.budget)
+    record.judge(settings.budget, settings.strict_exit)
     return record_trial(root, trial, record) if write else record

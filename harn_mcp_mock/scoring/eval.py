@@ -465,6 +465,7 @@ class _Loaded:
     usage: dict[str, Any] | None = None
     over_budget: str | None = None
     usage_invalid: str | None = None
+    exit_failed: str | None = None
 
 
 def score_runs(
@@ -534,6 +535,13 @@ class ScoredRun:
             return self
         return replace(self, run=replace(self.run, score=replace(self.run.score, over_budget=over_budget)))
 
+    def exited(self, exit_failed: str | None) -> ScoredRun:
+        """The same run with ``run --strict-exit``'s verdict on its agent's exit (None: no
+        verdict): never a pass when set."""
+        if self.run is None or self.run.score.exit_failed == exit_failed:
+            return self
+        return replace(self, run=replace(self.run, score=replace(self.run.score, exit_failed=exit_failed)))
+
     def isolated(self, isolation: str | None) -> ScoredRun:
         """The same run with the isolation its agent had (the runner's ``--sandbox``)."""
         if self.run is None or self.run.isolation == isolation:
@@ -592,6 +600,9 @@ class Scorer:
         if loaded.usage_invalid is not None:
             score = replace(score, usage_invalid=loaded.usage_invalid)
             fingerprint += b"usage invalid"
+        if loaded.exit_failed is not None:
+            score = replace(score, exit_failed=loaded.exit_failed)
+            fingerprint += b"exit failed"
         record = RunRecord(
             path,
             loaded.source,
@@ -723,6 +734,7 @@ def _parse(
     usage = _usage(doc, path)
     over_budget = _field(doc, "over_budget", path)  # the runner's --max-tokens/--max-cost: never a pass
     usage_invalid = _field(doc, "usage_invalid", path)  # a malformed usage line: never a pass
+    exit_failed = _field(doc, "exit_failed", path)  # run --strict-exit and a non-zero exit: never a pass
     return _Loaded(
         source,
         world,
@@ -737,6 +749,7 @@ def _parse(
         usage,
         over_budget,
         usage_invalid,
+        exit_failed,
     )
 
 
@@ -824,6 +837,7 @@ _EXPECTED: Final = {
     "usage": ((dict, type(None)), "an object or null"),
     "over_budget": ((str, type(None)), "a string or null"),
     "usage_invalid": ((str, type(None)), "a string or null"),
+    "exit_failed": ((str, type(None)), "a string or null"),
 }
 
 
@@ -1186,6 +1200,7 @@ def _run_from_json(f: _Fields, run: Any, where: str) -> RunRecord:
         run.get("timed_out") is True,
         f.text(run.get("over_budget"), f"{where}.over_budget", null=True),
         f.text(run.get("usage_invalid"), f"{where}.usage_invalid", null=True),
+        f.text(run.get("exit_failed"), f"{where}.exit_failed", null=True),
     )
     return RunRecord(
         f.text(run.get("file"), f"{where}.file"),

@@ -113,7 +113,7 @@ def test_max_tokens_scores_every_trial_over_budget_and_results_show_the_spend(tm
         "runs": 2,
         "pass_per_dollar": 0.0,
     }
-    assert "over budget: 104 tokens > --max-tokens 10" in done.stdout
+    assert "over_budget: 104 tokens > --max-tokens 10" in done.stdout
     assert "2 over_budget" in done.stdout
     assert "208 tokens, $0.0040, 0.0 passes per $" in done.stdout
     # The same run with a larger budget: nothing reruns, the trials are judged again and pass.

@@ -93,3 +93,31 @@ def test_verbose_prints_a_line_per_trial(tmp_path: Path) -> None:
     assert quiet.stdout.startswith("eval: 1 trial(s) scored, 1 passed\n"), quiet.stdout
     assert "failures" not in quiet.stdout.split("failures by kind")[0]
     assert json.loads((tmp_path / "out" / "results.json").read_text())["summary"]["passed"] == 1
+
+
+def test_strict_exit_fails_a_pass_whose_agent_crashed_in_the_record_the_score_and_results(
+    tmp_path: Path,
+) -> None:
+    """Before: no --strict-exit; the trial was a PASS in trial.json, results.json and eval."""
+    agent = _agent(tmp_path, "late", "good", CRASH_AFTER)
+    done = _run(tmp_path, "out", "--strict-exit", "--min-pass-rate", "1", "--", *agent)
+    assert done.returncode == 1, done.stderr
+    assert (
+        "failures (1)\n  FAIL  bank/pay-rent/none/1  crash (exit 1: ValueError: boom after the goal)  "
+        "(out/trials/bank/pay-rent/none/1)\n"
+    ) in done.stdout
+    assert "failures by kind: 1 crash\n" in done.stdout
+    trial = tmp_path / "out" / "trials" / "bank" / "pay-rent" / "none" / "1"
+    reason = "the agent exited 1 (--strict-exit)"
+    assert json.loads((trial / "trial.json").read_text())["exit_failed"] == reason
+    (run,) = json.loads((tmp_path / "out" / "results.json").read_text())["runs"]
+    assert run["exit_failed"] == reason and run["passed"] is False
+    evaluated = subprocess.run(
+        [sys.executable, "-m", "harn_mcp_mock", "eval", "--spec", "bank", "--state", str(trial / "report.json"),
+         "--format", "json"],
+        capture_output=True, text=True, timeout=WAIT,
+    )  # fmt: skip
+    assert json.loads(evaluated.stdout)["runs"][0]["passed"] is False, evaluated.stderr
+    # the same folder without --strict-exit: judged again, a PASS counted apart
+    again = _run(tmp_path, "out", "--", *agent)
+    assert again.returncode == 0 and "1 passed, but the agent exited non-zero" in again.stdout, again.stdout
