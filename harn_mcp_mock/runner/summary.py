@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -73,13 +74,18 @@ def last_stderr_line(data: bytes) -> str:
 def _stderr(record: TrialRecord, out: Path) -> str:
     data = record.outputs.get("agent.stderr")
     if data is None:  # written already (or resumed): the runner's own file, read for display only
+        data = b""
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
-            with open(out.joinpath(*record.parts, "agent.stderr"), "rb") as file:
-                file.seek(0, os.SEEK_END)
-                file.seek(max(0, file.tell() - 4096))
-                data = file.read()
+            fd = os.open(out.joinpath(*record.parts, "agent.stderr"), flags)
         except OSError:
-            data = b""
+            return ""
+        try:  # a regular file only: never a FIFO or device left in its place
+            size = os.fstat(fd).st_size
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                data = os.pread(fd, 4096, max(0, size - 4096))
+        finally:
+            os.close(fd)
     return last_stderr_line(data)
 
 

@@ -121,3 +121,8 @@ def test_strict_exit_fails_a_pass_whose_agent_crashed_in_the_record_the_score_an
     # the same folder without --strict-exit: judged again, a PASS counted apart
     again = _run(tmp_path, "out", "--", *agent)
     assert again.returncode == 0 and "1 passed, but the agent exited non-zero" in again.stdout, again.stdout
+    assert "all 1 trials already finished" in again.stderr  # resumed: its stderr read from its folder
+    assert (
+        "  PASS  bank/pay-rent/none/1  passed, but the agent exited 1: ValueError: boom after the goal"
+        in (again.stdout)
+    )
