@@ -238,6 +238,26 @@ def test_the_lock_is_taken_at_once_or_refused_and_never_through_a_symlink(tmp_pa
             pass
 
 
+def test_a_run_refused_under_the_lock_leaves_what_it_made_undone(tmp_path: Path) -> None:
+    """Before: the folders and the lock file stayed behind a refusal."""
+    out = tmp_path / "runs" / "bank"
+    with pytest.raises(UsageError, match="refused"):
+        with hold_run_folder(out):
+            raise UsageError("refused")
+    assert list(tmp_path.iterdir()) == []  # runs/ and runs/bank made by it, removed
+    out.mkdir(parents=True)
+    (out / LOCK).write_text("")  # an earlier run's
+    (out / "run.json").write_text("{}")
+    with pytest.raises(UsageError, match="refused"):
+        with hold_run_folder(out):
+            raise UsageError("refused")
+    assert sorted(p.name for p in out.iterdir()) == [LOCK, "run.json"]  # nothing of this run's removed
+    with pytest.raises(RuntimeError):  # not a refusal: the folder stays as any failed run leaves it
+        with hold_run_folder(tmp_path / "other"):
+            raise RuntimeError("a crash")
+    assert (tmp_path / "other" / LOCK).exists()
+
+
 def test_run_plan_writes_nothing_and_takes_no_lock(tmp_path: Path) -> None:
     with hold_run_folder(tmp_path / "out"):
         done = subprocess.run(
