@@ -43,7 +43,7 @@ def test_run_refuses_the_spec_before_any_agent_starts(case: Case, tmp_path: Path
     assert done.returncode == 2, done.stderr
     assert done.stderr == f"harn mcp mock run: error: {spec}:{case.where}: {case.what.replace('@', '')}\n"
     assert done.stdout == ""
-    assert not marker.exists() and not (tmp_path / "out" / "trials").exists()
+    assert not marker.exists() and not (tmp_path / "out").exists()  # no folder, run.json or lock file
 
 
 def test_an_in_process_run_is_refused_the_same_way(tmp_path: Path) -> None:
