@@ -64,6 +64,7 @@ def _commands(inputs: dict[str, Path], target: Path) -> dict[str, list[str]]:
         "world --state-out": ["world", "--spec", "notes", "--state-out", out],
         "world --report": ["world", "--spec", "notes", "--report", out],
         "report --out": ["report", "--spec", "notes", "--state", state, "--out", out],
+        "lint --report": ["lint", echo, "--report", out],
     }
 
 
@@ -144,6 +145,8 @@ def test_a_fifo_with_a_reader_gets_the_output_and_stays_a_fifo(
         assert isinstance(json.loads(data), dict)
     elif command == "eval --report":
         assert b"save-new-todo" in data
+    elif command == "lint --report":
+        assert data.startswith(b"lint: 1 cassette(s)")
     elif command in ("report --out", "show --format html --out"):
         assert data.lower().startswith(b"<!doctype html>")
     else:
