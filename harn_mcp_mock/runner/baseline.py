@@ -135,10 +135,13 @@ class RunChange:
     before: tuple[int, int]
     """(passes, trials) summed over the tasks compared."""
     after: tuple[int, int]
+    exact: bool = True
+    """False when the run was too large for the exact distribution (its normal approximation)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "test": "stratified exact (exact Cochran-Mantel-Haenszel), two-sided",
+            "exact": self.exact,
             "status": self.status,
             "p_value": self.p_value,
             "tasks": self.tasks,
@@ -169,6 +172,7 @@ def compare_run(changes: list[TaskChange], alpha: float = DEFAULT_ALPHA) -> RunC
         test.informative,
         (sum(t[0] for t in tables), sum(t[1] for t in tables)),
         (sum(t[2] for t in tables), sum(t[3] for t in tables)),
+        test.exact,
     )
 
 
@@ -359,7 +363,7 @@ def render_comparison(comparison: Comparison) -> str:
         lines.append(
             f"  run-level: {run.status} over {run.tasks} task(s) compared ({run.informative} informative): "
             f"{run.before[0]}/{run.before[1]} -> {run.after[0]}/{run.after[1]} passed "
-            f"(p = {run.p_value:.3g}, stratified exact test)"
+            f"(p = {run.p_value:.3g}, stratified exact test{'' if run.exact else ', normal approximation'})"
         )
     for change in comparison.tasks:
         if change.status == "still passing":

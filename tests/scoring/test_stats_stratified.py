@@ -12,6 +12,7 @@ from math import comb
 import pytest
 
 from harn_mcp_mock.scoring.stats import (
+    _stratified_normal,
     detectable,
     detectable_drop,
     fisher_exact,
@@ -116,3 +117,33 @@ def test_the_stated_drops_of_a_k_3_run_of_four_tasks() -> None:
     assert stated.to_dict() == {
         "power": 0.8, "alpha": 0.05, "k": 3, "tasks": 4, "from_rate": 1.0, "per_task": None, "run_level": 0.536,
     }  # fmt: skip
+
+
+def test_a_run_too_large_to_convolve_quickly_gets_the_normal_approximation_which_agrees_near_alpha() -> None:
+    rng = random.Random("stratified-large")
+    alarms = 0
+    for _ in range(200):  # 1,000 tasks of 3 trials: past EXACT_WORK
+        tables = []
+        for _task in range(1000):
+            rate = rng.random()
+            tables.append((_binomial(rng, 3, rate), 3, _binomial(rng, 3, rate), 3))
+        test = stratified_exact(tables)
+        assert not test.exact
+        alarms += test.p_value < ALPHA
+    # An approximation, so not "at most alpha" by construction: not detectably above it (its rate
+    # over 1,500 such runs is 0.043; two standard errors of 200 runs allowed).
+    assert alarms / 200 <= ALPHA + 2 * (ALPHA * (1 - ALPHA) / 200) ** 0.5
+    # Where both are computed, the approximation is within 0.005 of the exact p-value near alpha.
+    compared = 0
+    for _ in range(300):
+        tables = []
+        for _task in range(80):  # tasks of every difficulty, each a little worse after
+            rate = rng.uniform(0.3, 1.0)
+            tables.append((_binomial(rng, 3, rate), 3, _binomial(rng, 3, rate - 0.05), 3))
+        exact = stratified_exact(tables)
+        informative = [t for t in tables if 0 < t[0] + t[2] < t[1] + t[3]]
+        approximate = _stratified_normal(informative, exact.passes, Fraction(exact.expected))
+        if exact.exact and 0.01 <= exact.p_value <= 0.2:
+            compared += 1
+            assert approximate.p_value == pytest.approx(exact.p_value, abs=0.005)
+    assert compared >= 50
