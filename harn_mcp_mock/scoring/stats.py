@@ -568,12 +568,12 @@ class Detectable:
         """One line: what this run's comparison can detect."""
 
         def show(value: float | None) -> str:
-            return "none" if value is None else f"{value:.3f}"
+            return "no fall at all" if value is None else f"a fall of {value:.3f} or more"
 
         return (
-            f"with k={self.k} and {self.tasks} task(s), at alpha {self.alpha:g} a comparison detects "
-            f"{self.power:.0%} of the time a fall in pass rate from {self.from_rate:.2f} of at least "
-            f"{show(self.per_task)} in one task (Fisher), {show(self.run_level)} in every task "
+            f"with k={self.k} and {self.tasks} task(s), at alpha {self.alpha:g} the comparison detects "
+            f"({self.power:.0%} of the time, from a pass rate of {self.from_rate:.2f}) in one task "
+            f"{show(self.per_task)} (Fisher), in every task at once {show(self.run_level)} "
             "(run-level, stratified exact)"
         )
 

@@ -91,8 +91,8 @@ def test_fail_on_regression_exits_1_for_a_run_level_regression_and_says_what_it_
         done.stderr
     )
     assert (
-        "with k=3 and 4 task(s), at alpha 0.05 a comparison detects 80% of the time a fall in pass "
-        "rate from 1.00 of at least none in one task (Fisher), 0.536 in every task"
+        "with k=3 and 4 task(s), at alpha 0.05 the comparison detects (80% of the time, from a pass "
+        "rate of 1.00) in one task no fall at all (Fisher), in every task at once a fall of 0.536 or more"
         in done.stderr.splitlines()[0]
     )
     assert "no regression can be detected" not in done.stderr
