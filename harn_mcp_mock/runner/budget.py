@@ -12,8 +12,9 @@ negative, NaN, an unknown shape, longer than 4096 bytes, torn by the agent's dea
 
 The trial's sum goes into its record when it ends (``trial.json``, and ``usage`` in its
 ``state.json`` and ``report.json``), and a trial over ``--max-tokens`` (input plus output) or
-``--max-cost`` is marked ``over_budget`` (the reason), which eval scores as a failure whatever
-the final state; each run judges the recorded usage again by its own budget. ``--run-max-cost`` stops scheduling once
+``--max-cost`` is marked ``over_budget`` (the reason), and a trial that reported no usage at all
+under such a limit ``usage_unknown`` (its spending cannot be judged); eval scores both as a
+failure whatever the final state; each run judges the recorded usage again by its own budget. ``--run-max-cost`` stops scheduling once
 the finished trials have spent it; the same command with a larger cap resumes. An in-process
 agent's :func:`report_usage` appends to a file of its trial instead (trusted code in the runner's
 process), read with the same rules. ``docs/eval.md`` has the worked example.
@@ -474,3 +475,15 @@ class Budget:
         if self.max_cost is not None and usage.cost_usd > self.max_cost:
             return f"${usage.cost_usd:.4f} > --max-cost ${self.max_cost:g}"
         return None
+
+    def unknown(self, usage: Usage | None) -> str | None:
+        """Why a trial's spending cannot be judged against this budget (its ``usage_unknown``:
+        never a pass): a per-trial limit is set and the trial reported no usage at all. None when
+        it reported some (valid or not) or there is no per-trial limit."""
+        if not self.per_trial or (usage is not None and usage.reported):
+            return None
+        limits = [
+            *([f"--max-tokens {self.max_tokens}"] if self.max_tokens is not None else []),
+            *([f"--max-cost ${self.max_cost:g}"] if self.max_cost is not None else []),
+        ]
+        return f"no usage reported: {' and '.join(limits)} cannot be judged"

@@ -307,7 +307,9 @@ def conclude(
     scored = []
     for trial, record in zip(finished, ordered, strict=True):
         record.judge(budget)  # --max-tokens/--max-cost of this run, on the usage the trial recorded
-        scored.append(plan.scores[trial.key].judged(record.over_budget).isolated(record.isolation))
+        scored.append(
+            plan.scores[trial.key].judged(record.over_budget, record.usage_unknown).isolated(record.isolation)
+        )
     result = _score(plan, scored)
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
@@ -702,9 +704,9 @@ def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
 
 def summarise_failures(trials: Sequence[TrialRecord], result: Any) -> dict[str, int]:
     """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget,
-    invalid usage."""
+    invalid usage, unknown usage (a budget and none reported)."""
     kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0,
-             "usage_invalid": 0}  # fmt: skip
+             "usage_invalid": 0, "usage_unknown": 0}  # fmt: skip
     for record in trials:
         if record.status == "infra_error":
             kinds["infra"] += 1
@@ -718,6 +720,8 @@ def summarise_failures(trials: Sequence[TrialRecord], result: Any) -> dict[str, 
             kinds["over_budget"] += 1
         if score.usage_invalid is not None:
             kinds["usage_invalid"] += 1
+        if score.usage_unknown is not None:
+            kinds["usage_unknown"] += 1
         if not score.goal_match:
             kinds["goal"] += 1
         if score.collateral:

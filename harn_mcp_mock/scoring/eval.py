@@ -465,6 +465,7 @@ class _Loaded:
     usage: dict[str, Any] | None = None
     over_budget: str | None = None
     usage_invalid: str | None = None
+    usage_unknown: str | None = None
 
 
 def score_runs(
@@ -528,11 +529,14 @@ class ScoredRun:
     fingerprint: bytes = b""
     """What identifies its final state (a state file and a report of the same run count once)."""
 
-    def judged(self, over_budget: str | None) -> ScoredRun:
-        """The same run with another budget's verdict (None: within it): never a pass when set."""
-        if self.run is None or self.run.score.over_budget == over_budget:
+    def judged(self, over_budget: str | None, usage_unknown: str | None = None) -> ScoredRun:
+        """The same run with another budget's verdicts (``over_budget``; ``usage_unknown``: a
+        budget and no usage reported; None: within it): never a pass when set."""
+        run = self.run
+        if run is None or (run.score.over_budget, run.score.usage_unknown) == (over_budget, usage_unknown):
             return self
-        return replace(self, run=replace(self.run, score=replace(self.run.score, over_budget=over_budget)))
+        score = replace(run.score, over_budget=over_budget, usage_unknown=usage_unknown)
+        return replace(self, run=replace(run, score=score))
 
     def isolated(self, isolation: str | None) -> ScoredRun:
         """The same run with the isolation its agent had (the runner's ``--sandbox``)."""
@@ -592,6 +596,9 @@ class Scorer:
         if loaded.usage_invalid is not None:
             score = replace(score, usage_invalid=loaded.usage_invalid)
             fingerprint += b"usage invalid"
+        if loaded.usage_unknown is not None:
+            score = replace(score, usage_unknown=loaded.usage_unknown)
+            fingerprint += b"usage unknown"
         record = RunRecord(
             path,
             loaded.source,
@@ -723,6 +730,7 @@ def _parse(
     usage = _usage(doc, path)
     over_budget = _field(doc, "over_budget", path)  # the runner's --max-tokens/--max-cost: never a pass
     usage_invalid = _field(doc, "usage_invalid", path)  # a malformed usage line: never a pass
+    usage_unknown = _field(doc, "usage_unknown", path)  # a budget and no usage reported: never a pass
     return _Loaded(
         source,
         world,
@@ -737,6 +745,7 @@ def _parse(
         usage,
         over_budget,
         usage_invalid,
+        usage_unknown,
     )
 
 
@@ -824,6 +833,7 @@ _EXPECTED: Final = {
     "usage": ((dict, type(None)), "an object or null"),
     "over_budget": ((str, type(None)), "a string or null"),
     "usage_invalid": ((str, type(None)), "a string or null"),
+    "usage_unknown": ((str, type(None)), "a string or null"),
 }
 
 
@@ -1186,6 +1196,7 @@ def _run_from_json(f: _Fields, run: Any, where: str) -> RunRecord:
         run.get("timed_out") is True,
         f.text(run.get("over_budget"), f"{where}.over_budget", null=True),
         f.text(run.get("usage_invalid"), f"{where}.usage_invalid", null=True),
+        f.text(run.get("usage_unknown"), f"{where}.usage_unknown", null=True),
     )
     return RunRecord(
         f.text(run.get("file"), f"{where}.file"),

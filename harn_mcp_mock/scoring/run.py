@@ -47,6 +47,9 @@ class RunScore:
     """Why the agent spent more than ``--max-tokens``/``--max-cost`` allow: never a pass."""
     usage_invalid: str | None = None
     """Why the usage the agent reported cannot be trusted (a malformed line): never a pass."""
+    usage_unknown: str | None = None
+    """Why the agent's spending cannot be judged (a budget was set and it reported no usage at
+    all): never a pass."""
 
     @property
     def passed(self) -> bool:
@@ -57,6 +60,7 @@ class RunScore:
             and not self.timed_out
             and self.over_budget is None
             and self.usage_invalid is None
+            and self.usage_unknown is None
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,6 +77,7 @@ class RunScore:
             **({"timed_out": True} if self.timed_out else {}),
             **({"over_budget": self.over_budget} if self.over_budget is not None else {}),
             **({"usage_invalid": self.usage_invalid} if self.usage_invalid is not None else {}),
+            **({"usage_unknown": self.usage_unknown} if self.usage_unknown is not None else {}),
             "passed": self.passed,
         }
 
