@@ -643,6 +643,7 @@ def run_main(
     plan: bool = False,
     preload: list[str] | None = None,
     sandbox: str = "auto",
+    llm: str | None = None,
 ) -> int:
     """`harn mcp mock run`: the episode runner (docs/runner.md); returns the exit code."""
     import signal
@@ -717,6 +718,7 @@ def run_main(
                 on_note=lambda text: note(prog, text),
                 budget=budget,
                 alpha=alpha,
+                llm=llm,
             )
         sys.stdout.write("\n" + render(outcome.result, "text"))
         kinds = summarise_failures(outcome.trials, outcome.result)

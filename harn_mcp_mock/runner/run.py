@@ -424,6 +424,7 @@ def run_episodes(
     budget: Budget | None = None,
     preload: Sequence[str] = (),
     sandbox: str = "auto",
+    llm: str | None = None,
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
@@ -437,7 +438,9 @@ def run_episodes(
     resume does ("all N trials already finished"). ``preload``: modules a Python agent command's
     fork server imports once, each trial forked from it (docs/runner.md, "Warm starts").
     ``sandbox``: ``auto``, ``bwrap`` or ``none``, each agent command's isolation (docs/runner.md,
-    "Threat model"); ``auto`` says on ``on_note`` when it finds none."""
+    "Threat model"); ``auto`` says on ``on_note`` when it finds none. ``llm``: the URL of a
+    ``harn mcp mock llm`` serving every trial, each on its own route (``HARN_LLM_URL``), its
+    usage counted into the trial's (docs/runner.md, "The agent contract")."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})", where="--backend")
     check_settings(
@@ -446,8 +449,10 @@ def run_episodes(
     if preload and backend != "local":
         raise UsageError("runs on the local backend only", where="--preload")
     if callable(agent):
-        if preload:
-            raise UsageError("is for an agent command, not an in-process agent", where="--preload")
+        if preload or llm:
+            raise UsageError(
+                "is for an agent command, not an in-process agent", where="--preload" if preload else "--llm"
+            )
         if backend != "local":
             raise UsageError("an in-process agent runs on the local backend only", where="--backend")
         import asyncio
@@ -528,6 +533,7 @@ def run_episodes(
             preload=tuple(preload),
             sandbox=sandbox,
             budget=budget,
+            llm=llm,
         )
         try:
             chosen.run(plan, list(agent), settings, control)
