@@ -127,3 +127,22 @@ def test_an_endpoint_that_cannot_be_reached_makes_the_usage_invalid(tmp_path: Pa
     (run,) = runs(tmp_path)
     assert run["goal_match"] and not run["passed"]
     assert run["usage_invalid"].startswith("the LLM endpoint's usage could not be taken")
+
+
+@pytest.mark.ray
+def test_on_ray_each_trial_gets_its_route_and_its_usage(tmp_path: Path, endpoint: str) -> None:
+    pytest.importorskip("ray")
+    from harn_mcp_mock.runner import Budget, run_episodes
+
+    (tmp_path / "agent.py").write_text(AGENT)
+    plan = {"before": {"1": [40], "2": [3000]}, "after": {}}
+    outcome = run_episodes(
+        ["bank"], [sys.executable, str(tmp_path / "agent.py"), json.dumps(plan)], out=tmp_path / "out",
+        tasks=["pay-rent"], k=2, workers=2, backend="ray", timeout=120, llm=endpoint,
+        budget=Budget(max_tokens=500),
+    )  # fmt: skip
+    (one, seen_one), (two, seen_two) = trial(tmp_path, 1), trial(tmp_path, 2)
+    assert one["ray_node"] and (one["usage"]["calls"], two["usage"]["calls"]) == (1, 1)
+    assert one["usage"]["input_tokens"] + one["usage"]["output_tokens"] == seen_one["tokens"]
+    assert two["usage"]["input_tokens"] + two["usage"]["output_tokens"] == seen_two["tokens"]
+    assert [run.score.passed for run in outcome.result.runs] == [True, False]  # 2: over budget
