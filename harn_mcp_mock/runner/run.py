@@ -496,6 +496,8 @@ def run_episodes(
     if callbacks is not None:
         raise UsageError("callbacks are for an in-process agent; a command agent makes its own session")
     _check_agent(agent)
+    if llm is not None and not llm.startswith(("http://", "https://")):
+        raise UsageError(f"expected the http:// URL harn mcp mock llm printed, got {llm!r}", where="--llm")
     isolation = _check_sandbox(sandbox, preload, backend)
     chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
     baseline_doc = _early_baseline(baseline)

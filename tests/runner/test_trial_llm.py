@@ -146,3 +146,17 @@ def test_on_ray_each_trial_gets_its_route_and_its_usage(tmp_path: Path, endpoint
     assert one["usage"]["input_tokens"] + one["usage"]["output_tokens"] == seen_one["tokens"]
     assert two["usage"]["input_tokens"] + two["usage"]["output_tokens"] == seen_two["tokens"]
     assert [run.score.passed for run in outcome.result.runs] == [True, False]  # 2: over budget
+
+
+def test_llm_is_refused_for_an_in_process_agent_and_without_an_http_url(tmp_path: Path) -> None:
+    from harn_mcp_mock.errors import UsageError
+    from harn_mcp_mock.runner import Trial, run_episodes
+
+    async def agent(session: object, trial: Trial) -> None:
+        return None
+
+    with pytest.raises(UsageError, match="--llm: is for an agent command"):
+        run_episodes(["bank"], agent, out=tmp_path / "a", llm="http://127.0.0.1:1/v1")
+    with pytest.raises(UsageError, match="--llm: expected the http:// URL"):
+        run_episodes(["bank"], [sys.executable, "-c", "pass"], out=tmp_path / "b", llm="127.0.0.1:1")
+    assert not (tmp_path / "b").exists()  # refused before the run folder is made
