@@ -282,6 +282,19 @@ def serve_llm(
         thread.join()
 
 
+@contextlib.contextmanager
+def trial_llm(spec: WorldSpec | str | Path, policy: Policy = "reference") -> Iterator[str]:
+    """The model endpoint of this trial, as a base URL (``.../v1``): the trial's own route to the
+    run's endpoint (``HARN_LLM_URL``, ``run --llm URL``: its policy is that endpoint's) when set,
+    else :func:`serve_llm` for the length of the block. Either way the runner counts its usage."""
+    routed = os.environ.get("HARN_LLM_URL")
+    if routed:
+        yield routed
+        return
+    with serve_llm(spec, policy) as url:
+        yield url
+
+
 def load_world(spec: WorldSpec | str | Path) -> WorldSpec:
     """A spec as given, or loaded from a file or a shipped world's name."""
     if isinstance(spec, WorldSpec):

@@ -466,13 +466,18 @@ def endpoint_base(url: str) -> str:
 def take_usage(endpoint: str, secret: str, *, timeout: float = 30.0) -> bytes:
     """The usage lines of the route ``route_of(secret)`` on the endpoint (``http://HOST:P``, with
     or without ``/v1``), taken from its ledger (once: a second take is refused). ``OSError``
-    (``urllib.error.URLError``) when the endpoint cannot be reached or refuses."""
+    when the endpoint cannot be reached or refuses (``HTTP 409: ...``)."""
+    import urllib.error
     import urllib.request
 
     request = urllib.request.Request(f"{endpoint_base(endpoint)}/harn/usage/{secret}", b"", method="POST")
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # straight to it, no proxy
-    with opener.open(request, timeout=timeout) as answer:
-        data: bytes = answer.read()
+    try:
+        with opener.open(request, timeout=timeout) as answer:
+            data: bytes = answer.read()
+    except urllib.error.HTTPError as exc:
+        with exc:  # its response, closed
+            raise OSError(f"HTTP {exc.code}: {exc.reason}") from None
     return data
 
 

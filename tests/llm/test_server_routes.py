@@ -5,7 +5,6 @@ request after the take is answered with its usage dropped. A real HTTP server (`
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -50,9 +49,20 @@ def test_each_route_keeps_its_own_usage_until_its_secret_takes_it_once(tmp_path:
         assert [u["input_tokens"] for u in lines(take_usage(base, two))] == [
             u["prompt_tokens"] for u in spent_two
         ]
-        with pytest.raises(urllib.error.HTTPError) as again:  # taken once: an agent cannot empty it
+        with pytest.raises(OSError, match="HTTP 409"):  # taken once: an agent cannot empty it
             take_usage(url, one)
-        assert again.value.code == 409
         ask(f"{base}/t/{route_of(one)}/v1", "pay-rent")  # after the take: answered, usage dropped
         assert take_usage(url, "a-route-nobody-used-0123456789") == b""
     assert len(usage_file.read_text().splitlines()) == 1  # only the unrouted request's line
+
+
+def test_trial_llm_is_the_runs_route_when_the_runner_gave_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harn_mcp_mock.llm import trial_llm
+
+    monkeypatch.delenv("HARN_LLM_URL", raising=False)
+    monkeypatch.delenv("HARN_USAGE_FILE", raising=False)
+    with trial_llm("bank") as served:  # no route: an endpoint of the trial's own, as before
+        assert served.endswith("/v1") and ask(served, "pay-rent")["prompt_tokens"] > 0
+    monkeypatch.setenv("HARN_LLM_URL", "http://127.0.0.1:9/t/route/v1")
+    with trial_llm("bank") as routed:
+        assert routed == "http://127.0.0.1:9/t/route/v1"
