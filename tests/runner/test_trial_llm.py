@@ -64,13 +64,15 @@ def endpoint() -> Iterator[str]:
         yield url
 
 
-def run_cli(tmp_path: Path, llm: str, plan: dict[str, Any], *flags: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    tmp_path: Path, llm: str | None, plan: dict[str, Any], *flags: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     (tmp_path / "agent.py").write_text(AGENT)
     return subprocess.run(
         [sys.executable, "-m", "harn_mcp_mock", "run", "--spec", "bank", "--task", "pay-rent",
-         "--out", "out", "--timeout", "120", "--llm", llm, *flags, "--", sys.executable,
-         str(tmp_path / "agent.py"), json.dumps(plan)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=WAIT,
+         "--out", "out", "--timeout", "120", *(["--llm", llm] if llm else []), *flags, "--",
+         sys.executable, str(tmp_path / "agent.py"), json.dumps(plan)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=WAIT, env=env,
     )  # fmt: skip
 
 
@@ -100,6 +102,21 @@ def test_max_tokens_100_judges_what_the_agent_spent_on_a_standalone_endpoint(
     assert run["goal_match"] and not run["passed"]  # solved, but over budget
     assert run["over_budget"] == f"{seen['tokens']} tokens > --max-tokens 100"
     assert "1 over_budget" in done.stdout
+
+
+def test_without_llm_the_same_agent_on_the_endpoint_is_usage_unknown_never_a_silent_pass(
+    tmp_path: Path, endpoint: str
+) -> None:
+    # The case: the agent calls the standalone endpoint's own URL; the run cannot see it.
+    env = {**os.environ, "HARN_LLM_URL": endpoint}
+    done = run_cli(tmp_path, None, {"before": {"1": [2000]}, "after": {}}, "--max-tokens", "100", env=env)
+    assert done.returncode == 0, done.stderr
+    record, seen = trial(tmp_path, 1)
+    assert seen["tokens"] > 500 and "usage" not in record
+    (run,) = runs(tmp_path)
+    assert run["goal_match"] and not run["passed"]
+    assert run["usage_unknown"] == "no usage reported: --max-tokens 100 cannot be judged"
+    assert "1 usage_unknown" in done.stdout
 
 
 def test_two_trials_at_once_on_one_endpoint_each_get_their_own_usage(tmp_path: Path, endpoint: str) -> None:
