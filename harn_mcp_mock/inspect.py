@@ -2,13 +2,15 @@
 ``inspect_ai.Task`` whose dataset is the world's tasks (each task's description as the input),
 whose tools come from a fresh, seeded trial world per sample and epoch, and whose scorer reads
 that world's report (goal, collateral, forbidden as the score's metadata). Epochs are trials:
-``epochs=k`` reduces each task's scores with Inspect's ``pass_k`` reducers, the same pass^k as
-``harn mcp mock eval`` on the same trials (each sample's state, report and tape are written in
-the runner's folder layout under ``out``).
+``k`` epochs (the task's, or ``eval(epochs=k)``/``--epochs k``, which override it) reduce each
+task's scores with Inspect's ``pass_k(1)`` ... ``pass_k(k)``, the same pass^k as ``harn mcp mock
+eval`` on the same trials (each sample's state, report and tape are written in the runner's
+folder layout under ``out``; by default beside the eval's log: ``<log dir>/<log name>/``).
 
-From the command line (``-T`` takes the same arguments)::
+From the command line, in any folder once the package is installed (the ``inspect_ai`` entry
+point registers the task as ``harn_mcp_mock/world``; ``-T`` takes the same arguments)::
 
-    inspect eval harn_mcp_mock/inspect.py@world -T spec=bank -T faults=flaky --epochs 4 \\
+    inspect eval harn_mcp_mock/world -T spec=bank -T faults=flaky --epochs 4 \\
         --model openai/scripted --model-base-url http://127.0.0.1:P/v1
 
 docs/frameworks.md has more.
@@ -17,7 +19,6 @@ docs/frameworks.md has more.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,7 @@ from harn_mcp_mock.world.spec import load_spec
 if TYPE_CHECKING:
     from mcp import ClientSession
 
-__all__ = ["world", "world_task"]
+__all__ = ["trials_folder", "world", "world_task"]
 
 REPORT_KEY = "harn_world_report"
 
@@ -56,7 +57,8 @@ def world_task(
     reducers); ``solver``: what plays each sample, given the world's tools in ``state.tools``
     (default: ``react(submit=False)`` with them); ``task_ids``: a subset of the tasks; ``seed``:
     as ``run --seed`` (trial seeds derive from it as the runner's do); ``out``: where the
-    trials' files go (default: a new temporary folder)."""
+    trials' files go (default: :func:`trials_folder`, a folder named as the eval's log, beside
+    it)."""
     path = resolve_spec(spec)
     world_spec = load_spec(path)
     chosen = list(task_ids) if task_ids else list(world_spec.tasks)
@@ -71,23 +73,79 @@ def world_task(
         )
         for task_id in chosen
     ]
-    folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="harn-inspect-"))
-    reducers: list[Any] = [pass_k(k) for k in range(1, epochs + 1)]
-    return Task(
+    folder = Path(out) if out is not None else None
+    return _PassKTask(
         dataset=MemoryDataset(samples, name=world_spec.name),
         solver=_world_solver(str(path), faults, seed, folder, solver),
         scorer=world_scorer(),
-        epochs=Epochs(epochs, reducers),
+        epochs=Epochs(epochs),
         name=f"{world_spec.name}" + (f"-{faults}" if faults else ""),
     )
 
 
+class _PassKTask(Task):  # type: ignore[misc,unused-ignore]  # Task is Any when the extra is not installed
+    """A task whose epoch reducers follow its epochs: ``pass_k(1)`` ... ``pass_k(epochs)`` for
+    however many epochs the eval runs (Inspect sets ``epochs`` from ``--epochs`` after the task
+    is made, and keeps the task's reducers), unless reducers are set (``--epochs-reducer``)."""
+
+    _reducers: Any = None
+
+    @property
+    def epochs_reducer(self) -> Any:
+        if self._reducers is not None:
+            return self._reducers
+        epochs = self.epochs or 1
+        if self._made_for != epochs:
+            self._made = [pass_k(k) for k in range(1, epochs + 1)]
+            self._made_for = epochs
+        return self._made
+
+    @epochs_reducer.setter
+    def epochs_reducer(self, value: Any) -> None:
+        self._reducers = value
+
+    _made: Any = None
+    _made_for: int | None = None
+
+
 @task
-def world(spec: str = "bank", faults: str | None = None, task_ids: str | None = None, seed: int = 0) -> Task:
-    """``inspect eval harn_mcp_mock/inspect.py@world -T spec=bank``: :func:`world_task` for the
-    command line (``task_ids`` comma-separated; epochs from ``--epochs``)."""
+def world(
+    spec: str = "bank",
+    faults: str | None = None,
+    task_ids: str | None = None,
+    seed: int = 0,
+    out: str | None = None,
+) -> Task:
+    """``inspect eval harn_mcp_mock/world -T spec=bank``: :func:`world_task` for the command
+    line (``task_ids`` comma-separated; epochs from ``--epochs``; ``out``: the trials' folder)."""
     ids = [t for t in (task_ids or "").split(",") if t] or None
-    return world_task(spec, faults=faults, task_ids=ids, seed=seed)
+    return world_task(spec, faults=faults, task_ids=ids, seed=seed, out=out)
+
+
+FALLBACK_FOLDER = "harn-inspect-trials"
+"""Where trials go, under the working folder, when the eval's log is not a local file (a
+remote log dir such as ``s3://...``): ``harn-inspect-trials/<log name>/``."""
+
+
+def trials_folder() -> Path:
+    """The default ``out`` of the sample running now: the eval's log file's path without its
+    extension (``logs/2026-...-bank_X.eval`` -> ``logs/2026-...-bank_X/``), so each eval's trials
+    sit beside its log and nothing is left in a temporary folder. A log that is not a local file
+    (``s3://...``): ``./harn-inspect-trials/<log name>/``."""
+    location = ""
+    try:
+        from inspect_ai.log._samples import sample_active  # no public way to ask yet (0.3.285)
+
+        active = sample_active()
+        location = str(getattr(active, "log_location", "") or "")
+    except ImportError:  # pragma: no cover - a later Inspect moved it
+        pass
+    if location.startswith("file://"):
+        location = location[len("file://") :]
+    name = Path(location.rsplit("/", 1)[-1]).stem if location else "untitled"
+    if location and "://" not in location:
+        return Path(location).with_name(name)
+    return Path(FALLBACK_FOLDER) / name
 
 
 def _trial_dir(out: Path, world_name: str, task_id: str, profile: str, epoch: int) -> Path:
@@ -95,7 +153,7 @@ def _trial_dir(out: Path, world_name: str, task_id: str, profile: str, epoch: in
 
 
 @solver
-def _world_solver(spec: str, faults: str | None, seed: int, out: Path, inner: Solver | None) -> Solver:
+def _world_solver(spec: str, faults: str | None, seed: int, out: Path | None, inner: Solver | None) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         from harn_mcp_mock.api import WorldTransport, session_over
 
@@ -103,7 +161,7 @@ def _world_solver(spec: str, faults: str | None, seed: int, out: Path, inner: So
         world_name = str(state.metadata["world"])
         profile = faults or "none"
         epoch = state.epoch
-        folder = _trial_dir(out, world_name, task_id, profile, epoch)
+        folder = _trial_dir(out if out is not None else trials_folder(), world_name, task_id, profile, epoch)
         folder.mkdir(parents=True, exist_ok=True)
         transport = WorldTransport(
             spec,

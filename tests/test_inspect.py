@@ -87,12 +87,13 @@ def scripted(policy_of: Any) -> Any:
     return output
 
 
-def run(task: Any, policy_of: Any, tmp_path: Path) -> Any:
+def run(task: Any, policy_of: Any, tmp_path: Path, **options: Any) -> Any:
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
 
     model = get_model("mockllm/model", custom_outputs=scripted(policy_of))
-    (log,) = inspect_eval(task, model=model, display="none", log_dir=str(tmp_path / "logs"), max_samples=1)
+    logs = str(tmp_path / "logs")
+    (log,) = inspect_eval(task, model=model, display="none", log_dir=logs, max_samples=1, **options)
     assert log.status == "success", log.error
     return log
 
@@ -119,6 +120,31 @@ def test_the_bank_task_has_its_four_tasks_as_samples_and_the_reference_passes_al
     report = json.loads((trial / "report.json").read_text())
     assert report["passed"] and report["final_state"]["transfers"]["TX-7"]["memo"] == "Rent January 2026"
     assert (trial / "state.json").exists() and (trial / "tape.ndjson").exists()
+
+
+def test_the_evals_epochs_give_pass_k_up_to_them_and_the_trials_sit_beside_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """eval(epochs=3) overrides the task's 1 (as --epochs does): pass^1..pass^3, not pass^1
+    alone; with no ``out`` the trials go beside the eval's log, never to a temporary folder that
+    stays behind."""
+    import tempfile
+
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    task = world_task("bank", task_ids=["pay-rent"])
+    log = run(task, lambda started: "naive" if started == 1 else "reference", tmp_path, epochs=3)
+    assert [s.reducer for s in log.results.scores] == ["pass_k_1", "pass_k_2", "pass_k_3"]
+    assert list((tmp_path / "tmp").iterdir()) == []
+    beside = Path(log.location).with_suffix("")
+    assert sorted(p.parent.name for p in beside.glob("trials/bank/pay-rent/none/*/state.json")) == [
+        "1",
+        "2",
+        "3",
+    ]
+    assert {Path(s.scores["world_scorer"].metadata["trial_dir"]).parent for s in log.samples} == {
+        beside / "trials" / "bank" / "pay-rent" / "none"
+    }
 
 
 @pytest.mark.slow
@@ -156,27 +182,32 @@ def test_a_custom_solver_gets_the_worlds_tools_and_bad_names_are_refused(tmp_pat
 
 
 @pytest.mark.e2e
-def test_inspect_eval_on_the_command_line_passes_all_four(tmp_path: Path) -> None:
+def test_inspect_eval_finds_the_world_by_name_from_any_folder_with_every_pass_k(tmp_path: Path) -> None:
+    """`inspect eval harn_mcp_mock/world` in a folder that is not the repository (the package's
+    ``inspect_ai`` entry point registers the task): --epochs 2 reports pass^1 and pass^2, each
+    trial's files sit beside the log, and nothing is left in the temporary folder."""
     pytest.importorskip("openai")
     from harn_mcp_mock.llm import serve_llm
 
-    module = Path(__file__).resolve().parents[1] / "harn_mcp_mock" / "inspect.py"
     inspect_cli = Path(sys.executable).with_name("inspect")
-    env = {**os.environ, "OPENAI_API_KEY": "offline"}
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "OPENAI_API_KEY": "offline", "TMPDIR": str(tmp_path / "tmp")}
     with serve_llm("bank") as url:
         done = subprocess.run(
             [
                 str(inspect_cli),
                 "eval",
-                f"{module}@world",
+                "harn_mcp_mock/world",
                 "-T",
                 "spec=bank",
+                "--epochs",
+                "2",
                 "--model",
                 "openai/scripted",
                 "--model-base-url",
                 url,
                 "--log-dir",
-                str(tmp_path),
+                "logs",
                 "--display",
                 "none",
                 "--log-format",
@@ -189,7 +220,16 @@ def test_inspect_eval_on_the_command_line_passes_all_four(tmp_path: Path) -> Non
             cwd=tmp_path,
         )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    (log_file,) = tmp_path.glob("*.json")
+    (log_file,) = (tmp_path / "logs").glob("*.json")
     log = json.loads(log_file.read_text())
     assert log["status"] == "success"
-    assert [s["scores"]["world_scorer"]["value"] for s in log["samples"]] == ["C", "C", "C", "C"]
+    assert [s["scores"]["world_scorer"]["value"] for s in log["samples"]] == ["C"] * 8
+    assert {s["reducer"]: s["metrics"]["accuracy"]["value"] for s in log["results"]["scores"]} == {
+        "pass_k_1": 1.0,
+        "pass_k_2": 1.0,
+    }
+    trials = sorted(log_file.with_suffix("").glob("trials/bank/*/none/*/state.json"))
+    assert len(trials) == 8
+    (group,) = score_runs([BANK], [str(p) for p in trials]).groups
+    assert {k: float(v) for k, v in group.pass_power_k.items()} == {1: 1.0, 2: 1.0}
+    assert [p.name for p in (tmp_path / "tmp").iterdir() if p.name.startswith("harn-inspect-")] == []

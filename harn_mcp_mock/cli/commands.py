@@ -633,6 +633,7 @@ def run_main(
     ray_address: str | None = None,
     baseline: Path | None = None,
     fail_on_regression: bool = False,
+    strict_power: bool = False,
     grace: float = 5.0,
     output_cap: int = 1 << 20,
     alpha: float = 0.05,
@@ -691,6 +692,12 @@ def run_main(
             from harn_mcp_mock.errors import UsageError
 
             raise UsageError("--fail-on-regression needs --baseline DIR", where="--fail-on-regression")
+        if strict_power and baseline is None:
+            from harn_mcp_mock.errors import UsageError
+
+            raise UsageError("--strict-power needs --baseline DIR", where="--strict-power")
+        if baseline is not None and _blind_baseline(prog, specs, tasks, k, seed, faults, alpha, strict_power):
+            return 2
         seconds = parse_timeout(timeout) if isinstance(timeout, str) else timeout
         with trial_progress(sys.stdout) as progress:
             outcome = run_episodes(
@@ -733,6 +740,13 @@ def run_main(
         for failed in outcome.failed_gates:
             note(prog, f"gate failed: {failed}")
         regressed = outcome.comparison.regressed if outcome.comparison is not None else []
+        run_regressed = outcome.comparison is not None and outcome.comparison.run_regressed
+        if fail_on_regression and run_regressed and outcome.comparison is not None and outcome.comparison.run:
+            note(
+                prog,
+                f"the run as a whole regressed significantly against the baseline (alpha {alpha:g}, "
+                f"p = {outcome.comparison.run.p_value:.3g}, stratified exact test over tasks)",
+            )
         if fail_on_regression and regressed:
             names = ", ".join(change.label for change in regressed[:3])
             more = f" (+{len(regressed) - 3} more)" if len(regressed) > 3 else ""
@@ -752,7 +766,37 @@ def run_main(
         return signals.exit_code
     if outcome.exit_code == 75:
         return 75
-    return 1 if outcome.exit_code or (fail_on_regression and regressed) else 0
+    return 1 if outcome.exit_code or (fail_on_regression and (regressed or run_regressed)) else 0
+
+
+def _blind_baseline(
+    prog: str,
+    specs: list[Path],
+    tasks: list[str],
+    k: int,
+    seed: int,
+    faults: list[str],
+    alpha: float,
+    strict: bool,
+) -> bool:
+    """Before any agent of a run with ``--baseline``: say what its comparison can detect, warn
+    in one line when it can detect nothing, and with ``--strict-power`` refuse it (True: exit 2)."""
+    import sys
+
+    from harn_mcp_mock.runner.baseline import matrix_detectable, power_note
+    from harn_mcp_mock.runner.matrix import build_matrix
+    from harn_mcp_mock.shipped import resolve_spec
+    from harn_mcp_mock.world.spec import read_spec_json
+
+    if not specs:
+        return False  # the run refuses it itself
+    loaded = [(resolve_spec(spec).resolve(), read_spec_json(resolve_spec(spec))) for spec in specs]
+    matrix = build_matrix(loaded, tasks=list(tasks) or None, k=k, seed=seed, faults=list(faults))
+    line, warning = power_note(matrix_detectable(matrix, alpha))
+    note(prog, line)
+    if warning is not None:
+        sys.stderr.write(f"{prog}: {'error' if strict else 'warning'}: {warning}\n")
+    return strict and warning is not None
 
 
 def _run_plan(
@@ -792,6 +836,13 @@ def _run_plan(
         return f"{found:.3f}" if found is not None else "none (even a fall to 0 needs more trials)"
 
     lines += [f"  from {rate:.2f}: {drop(rate)}" for rate in (1.0, 0.9, 0.75, 0.5)]
+    from harn_mcp_mock.runner.baseline import matrix_detectable
+
+    together = matrix_detectable(matrix, alpha).run_level
+    lines.append(
+        f"and the run-level test (stratified exact, over its {len(cells)} task(s)) a fall of every "
+        f"task's pass rate from 1.00 of at least: {'none' if together is None else f'{together:.3f}'}"
+    )
     if baseline is not None:
         from harn_mcp_mock.runner.baseline import load_baseline
 

@@ -232,6 +232,7 @@ RUN_FLAGS: dict[str, tuple[str, str]] = {
     "--ray-address": ("ray_address", "str"),
     "--baseline": ("baseline", "path"),
     "--fail-on-regression": ("fail_on_regression", "flag"),
+    "--strict-power": ("strict_power", "flag"),
     "--alpha": ("alpha", "float"),
     "--gate-on": ("gate_on", "str"),
     "--max-tokens": ("max_tokens", "int"),

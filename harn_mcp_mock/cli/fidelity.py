@@ -54,7 +54,7 @@ def fidelity_main(a: Path, b: Path, mode: str, report: Path | None) -> int:
         try:
             atomic_write(report, orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
         except OSError as exc:
-            note(PROG, f"error: cannot write report {report}: {exc.strerror}")
+            note(PROG, f"error: {exc}")  # one line naming the file and why (a FIFO nobody reads...)
             return EXIT_UNREADABLE
     lines = [f"fidelity ({mode}): {a} ({result.records[0]} records) vs {b} ({result.records[1]} records)"]
     if result.identical:

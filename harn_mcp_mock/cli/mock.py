@@ -687,11 +687,20 @@ def run(
     fail_on_regression: Annotated[
         bool,
         typer.Option(
-            "--fail-on-regression", help="Exit 1 when a task regressed significantly against --baseline."
+            "--fail-on-regression",
+            help="Exit 1 when a task, or the run as a whole, regressed significantly against --baseline.",
+        ),
+    ] = False,
+    strict_power: Annotated[
+        bool,
+        typer.Option(
+            "--strict-power",
+            help="Exit 2 before any agent starts when --baseline could detect no regression (k too small).",
         ),
     ] = False,
     alpha: Annotated[
-        float, typer.Option("--alpha", help="Significance level of --baseline's test per task.")
+        float,
+        typer.Option("--alpha", help="Significance level of --baseline's tests (per task and run-level)."),
     ] = 0.05,
     gate_on: Annotated[
         str, typer.Option("--gate-on", help="point (the estimate) or lower (its interval's lower bound).")
@@ -721,8 +730,9 @@ def run(
 
     Each trial's agent gets HARN_MCP_CONFIG (an mcpServers file starting its world) and
     HARN_TASK_PROMPT (`harn mcp mock docs runner`). The same command with the same --out resumes.
-    Exit codes: 0 done; 1 a gate failed (or, with --fail-on-regression, a task regressed); 2 bad
-    arguments or specs; 75 a trial ended as an infrastructure error, or none was scored; 130 / 143
+    Exit codes: 0 done; 1 a gate failed (or, with --fail-on-regression, a task or the run
+    regressed); 2 bad arguments or specs (or, with --strict-power, a --baseline that can detect
+    no regression); 75 a trial ended as an infrastructure error, or none was scored; 130 / 143
     / 129 stopped by a signal (finished trials are kept and scored).
     """
     from harn_mcp_mock.cli.commands import run_main
@@ -750,6 +760,7 @@ def run(
             ray_address=ray_address,
             baseline=baseline,
             fail_on_regression=fail_on_regression,
+            strict_power=strict_power,
             alpha=alpha,
             gate_on=gate_on,
             max_tokens=max_tokens,

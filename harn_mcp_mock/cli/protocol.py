@@ -222,10 +222,9 @@ def conform_cmd(
         text = render_json(result) if fmt == "json" else render_table(result)
         typer.echo(text, nl=False)
         if report is not None:
-            try:
-                report.write_text(render_json(result), encoding="utf-8")
-            except OSError as exc:
-                raise UsageError(f"cannot write the report: {exc.strerror or exc}", path=report) from None
+            from harn_mcp_mock.store.cas import atomic_write
+
+            atomic_write(report, render_json(result).encode())  # an OutputError: one line, exit 2
         exit_code = result.exit_code
     if exit_code:  # outside handle_errors: it reads typer.Exit as an internal error
         raise typer.Exit(exit_code)

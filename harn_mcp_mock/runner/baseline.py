@@ -10,34 +10,62 @@ both runs have.
 Two-sided, because the comparison makes claims in both directions (regressed and fixed): each
 task's chance of a false ``regressed`` or ``fixed`` is at most ``alpha`` together (Fisher's test
 is conservative, so in practice less).
+
+Beside the tasks, the run as a whole: the tasks both runs scored are compared together with the
+stratified exact test (:func:`~harn_mcp_mock.scoring.stats.stratified_exact`, the exact
+Cochran-Mantel-Haenszel test, each task a stratum), two-sided at the same ``alpha``. It sees a
+fall spread over many tasks that no single task's few trials can show: at k=3 no task alone can
+ever be significant, while three tasks each falling from 3/3 to 0/3 give p = 1/4000.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.scoring.eval import EvalResult
-from harn_mcp_mock.scoring.stats import fisher_exact
+from harn_mcp_mock.scoring.stats import (
+    DETECT_POWER,
+    Detectable,
+    detectable,
+    fisher_exact,
+    stratified_exact,
+    stratified_power,
+)
+
+if TYPE_CHECKING:
+    from harn_mcp_mock.runner.matrix import Trial
 
 __all__ = [
     "DEFAULT_ALPHA",
+    "DETECT_POWER",
+    "RUN_STATUSES",
     "STATUSES",
     "Baseline",
     "Comparison",
+    "Detectable",
+    "RunChange",
     "TaskChange",
     "classify",
     "compare",
+    "compare_run",
+    "detectable",
     "load_baseline",
+    "matrix_detectable",
+    "power_note",
     "render_comparison",
 ]
 
 STATUSES = ("regressed", "fixed", "within_noise", "still failing", "still passing", "new", "gone")
+RUN_STATUSES = ("regressed", "fixed", "within_noise", "blind")
+"""The run-level verdict: ``blind`` when no task compared both passed and failed in the two runs
+(every table says nothing, whatever happened)."""
 DEFAULT_ALPHA = 0.05
 
 
@@ -93,13 +121,70 @@ class GroupChange:
         return f"{self.world} ({'faults ' + self.faults if self.faults else 'no faults'})"
 
 
+@dataclass(frozen=True, slots=True)
+class RunChange:
+    """The run-level comparison: the stratified exact test over the tasks both runs scored."""
+
+    status: str
+    """One of :data:`RUN_STATUSES`."""
+    p_value: float
+    tasks: int
+    """Tasks compared (scored in both runs)."""
+    informative: int
+    """Of those, the ones that both passed and failed over the two runs."""
+    before: tuple[int, int]
+    """(passes, trials) summed over the tasks compared."""
+    after: tuple[int, int]
+    exact: bool = True
+    """False when the run was too large for the exact distribution (its normal approximation)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "test": "stratified exact (exact Cochran-Mantel-Haenszel), two-sided",
+            "exact": self.exact,
+            "status": self.status,
+            "p_value": self.p_value,
+            "tasks": self.tasks,
+            "informative": self.informative,
+            "before": {"c": self.before[0], "n": self.before[1]},
+            "after": {"c": self.after[0], "n": self.after[1]},
+        }
+
+
+def compare_run(changes: list[TaskChange], alpha: float = DEFAULT_ALPHA) -> RunChange:
+    """The run-level verdict over the tasks of ``changes`` scored in both runs."""
+    tables = [
+        (t.before[0], t.before[1], t.after[0], t.after[1])
+        for t in changes
+        if t.before is not None and t.after is not None
+    ]
+    test = stratified_exact(tables)
+    if not test.informative:
+        status = "blind"
+    elif test.p_value < alpha:
+        status = "regressed" if test.passes < test.expected else "fixed"
+    else:
+        status = "within_noise"
+    return RunChange(
+        status,
+        test.p_value,
+        len(tables),
+        test.informative,
+        (sum(t[0] for t in tables), sum(t[1] for t in tables)),
+        (sum(t[2] for t in tables), sum(t[3] for t in tables)),
+        test.exact,
+    )
+
+
 @dataclass(slots=True)
 class Comparison:
     baseline: str
     alpha: float = DEFAULT_ALPHA
-    """The significance level of the per-task test."""
+    """The significance level of the per-task and the run-level test."""
     tasks: list[TaskChange] = field(default_factory=list)
     groups: list[GroupChange] = field(default_factory=list)
+    run: RunChange | None = None
+    """The run-level test (set by :func:`compare`)."""
 
     def count(self, status: str) -> int:
         return sum(1 for t in self.tasks if t.status == status)
@@ -109,6 +194,11 @@ class Comparison:
         """The tasks whose pass rate fell significantly."""
         return [t for t in self.tasks if t.status == "regressed"]
 
+    @property
+    def run_regressed(self) -> bool:
+        """The run-level test found a significant fall over the tasks together."""
+        return self.run is not None and self.run.status == "regressed"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": "harn-mcp-mock/run-comparison",
@@ -117,6 +207,7 @@ class Comparison:
             "test": "fisher-exact, two-sided",
             "alpha": self.alpha,
             "summary": {status: self.count(status) for status in STATUSES},
+            "run_level": None if self.run is None else self.run.to_dict(),
             "tasks": [t.to_dict() for t in self.tasks],
             "groups": [
                 {
@@ -181,6 +272,33 @@ def _tasks(result: EvalResult) -> dict[tuple[str, str | None, str], tuple[int, i
     }
 
 
+def matrix_detectable(matrix: Sequence[Trial], alpha: float = DEFAULT_ALPHA) -> Detectable:
+    """What comparing a run of ``matrix`` with an earlier one can detect: its tasks are the
+    (world, task, fault profile) cells, its k the most trials a cell has."""
+    per_cell = Counter((t.world, t.task, t.profile) for t in matrix)
+    return detectable(len(per_cell), max(per_cell.values(), default=0), alpha)
+
+
+def power_note(found: Detectable) -> tuple[str, str | None]:
+    """The line a run with ``--baseline`` starts with, and the one-line warning (None when some
+    regression can be detected) of a run whose comparison is blind."""
+    if not found.blind:
+        return found.render(), None
+    needed = next(
+        (
+            k
+            for k in range(found.k + 1, 101)
+            if stratified_power(found.tasks, k, 1.0, alpha=found.alpha) >= DETECT_POWER
+        ),
+        None,
+    )
+    advice = f": --k {needed} at least" if needed is not None else ""
+    return found.render(), (
+        f"with k={found.k} and {found.tasks} task(s) no regression can be detected at alpha "
+        f"{found.alpha:g}, in one task or in the run as a whole{advice}"
+    )
+
+
 def classify(
     before: tuple[int, int], after: tuple[int, int], alpha: float = DEFAULT_ALPHA
 ) -> tuple[str, float]:
@@ -220,6 +338,7 @@ def compare(
         else:
             status, p_value = classify(was, is_, alpha)
         comparison.tasks.append(TaskChange(key[0], key[1], key[2], status, was, is_, p_value))
+    comparison.run = compare_run(comparison.tasks, float(alpha))
     groups_before = {(g.world, g.faults): g for g in old_result.groups}
     for group in new_result.groups:
         old = groups_before.get((group.world, group.faults))
@@ -239,6 +358,13 @@ def render_comparison(comparison: Comparison) -> str:
         f"against the baseline {comparison.baseline}: {counts or 'no tasks'} "
         f"(Fisher's exact test, alpha {comparison.alpha:g})"
     ]
+    if comparison.run is not None:
+        run = comparison.run
+        lines.append(
+            f"  run-level: {run.status} over {run.tasks} task(s) compared ({run.informative} informative): "
+            f"{run.before[0]}/{run.before[1]} -> {run.after[0]}/{run.after[1]} passed "
+            f"(p = {run.p_value:.3g}, stratified exact test{'' if run.exact else ', normal approximation'})"
+        )
     for change in comparison.tasks:
         if change.status == "still passing":
             continue

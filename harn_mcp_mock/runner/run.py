@@ -20,13 +20,14 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.runner.backend import BACKENDS, BackendOptions, get_backend
+from harn_mcp_mock.runner.baseline import matrix_detectable
 from harn_mcp_mock.runner.folder import RUN_FORMAT, RunInfo, SpecRef, StaleTrial, TrialRecord, read_trial
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
 from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, Control
@@ -311,6 +312,7 @@ def conclude(
             plan.scores[trial.key].judged(record.over_budget, record.usage_unknown).isolated(record.isolation)
         )
     result = _score(plan, scored)
+    result = replace(result, detectable=matrix_detectable(plan.matrix, alpha))  # what --baseline can see
     document = result.to_dict()
     atomic_write(plan.out / "results.json", json.dumps(document, indent=2).encode() + b"\n")
     outcome = RunOutcome(ordered, result, stopped=stopped, pending=len(plan.matrix) - len(ordered))

@@ -40,18 +40,10 @@ def _json_type(hint: Any) -> dict[str, Any]:
         if "type" in base:
             return {**base, "type": [base["type"], "null"]}
         return {"oneOf": [{"type": "null"}, base]}
-    if hint is str:
-        return {"type": "string"}
-    if hint is bool:
-        return {"type": "boolean"}
-    if hint is int:
-        return {"type": "integer"}
-    if hint is float:
-        return {"type": "number"}
-    if hint is Usage:
-        return {"$ref": "#/$defs/usage"}
-    if hint is SpecRef:
-        return {"$ref": "#/$defs/spec"}
+    named = {str: {"type": "string"}, bool: {"type": "boolean"}, int: {"type": "integer"},
+             float: {"type": "number"}, Usage: {"$ref": "#/$defs/usage"}, SpecRef: {"$ref": "#/$defs/spec"}}  # fmt: skip
+    if hint in named:
+        return dict(named[hint])
     origin = typing.get_origin(hint)
     if origin is list:
         return {"type": "array", "items": _json_type(args[0])}

@@ -29,6 +29,7 @@ from harn_mcp_mock.scoring.passk import aggregate
 from harn_mcp_mock.scoring.run import RunScore, TaskScorer
 from harn_mcp_mock.scoring.stats import (
     DEFAULT_CONFIDENCE,
+    Detectable,
     bootstrap_pass_k,
     flip_rate,
     group_rate_interval,
@@ -322,6 +323,9 @@ class EvalResult:
     """(state file, report file) pairs of the same run, counted once (the report's hits win)."""
     confidence: float = DEFAULT_CONFIDENCE
     """The level of every interval."""
+    detectable: Detectable | None = None
+    """What a comparison of this run with an earlier one can detect (``detectable_drop`` in
+    ``results.json``; set by the runner, None in ``eval``'s results)."""
 
     def exit_code(self, min_pass_rate: float | None = None) -> int:
         """0, or 1 when ``min_pass_rate`` is given and some group's pass_rate is below it (a
@@ -392,6 +396,7 @@ class EvalResult:
             ],
             "excluded": [e.to_dict() for e in self.excluded],
             "merged": [{"state": state, "report": report} for state, report in self.merged],
+            **({"detectable_drop": self.detectable.to_dict()} if self.detectable is not None else {}),
             "runs": [r.to_dict() for r in self.runs],
         }
 
@@ -1159,6 +1164,29 @@ def _result_from_json(doc: Any, path: str | None) -> EvalResult:
         robustness=robustness,
         merged=merged,
         confidence=float(confidence),
+        detectable=_detectable_from_json(f, doc.get("detectable_drop")),
+    )
+
+
+def _detectable_from_json(f: _Fields, value: Any) -> Detectable | None:
+    """``detectable_drop`` of a run's ``results.json`` (absent before it existed: None)."""
+    if value is None:
+        return None
+    where = "detectable_drop"
+    doc = f.obj(value, where)
+
+    def drop(name: str) -> float | None:
+        found = doc.get(name)
+        return None if found is None else f.number(found, f"{where}.{name}")
+
+    return Detectable(
+        k=f.integer(doc.get("k"), f"{where}.k"),
+        tasks=f.integer(doc.get("tasks"), f"{where}.tasks"),
+        alpha=f.number(doc.get("alpha"), f"{where}.alpha"),
+        per_task=drop("per_task"),
+        run_level=drop("run_level"),
+        power=f.number(doc.get("power"), f"{where}.power"),
+        from_rate=f.number(doc.get("from_rate"), f"{where}.from_rate"),
     )
 
 

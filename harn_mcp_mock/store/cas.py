@@ -11,6 +11,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from harn_mcp_mock.errors import CassetteIntegrityError, OutputError
@@ -26,14 +27,103 @@ os.umask(_UMASK)  # read once at import (single-threaded): mkstemp's 0600 is wid
 
 
 def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same folder and a rename (``sync``:
-    fsync the file before the rename). A file that cannot be written there (``path`` is a folder,
-    its folder is under a file or not writable, the disk is full) is an :class:`OutputError`
-    naming it; ``path`` is left as it was."""
+    """Write ``data`` to the output file ``path``: the one writer of every file a command is told
+    to write (``--report``, ``--out``, ``--state-out``...).
+
+    A regular file, or a missing one, is replaced atomically: a temp file in the same folder and
+    a rename (``sync``: fsync it before the rename). Anything else is written into, never
+    replaced: a character or block device, a FIFO, a symlink to one (``/dev/null``, a terminal),
+    and ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N`` (written to this
+    process's own descriptor N, at its offset, as a shell's ``>&N`` would). A FIFO is opened
+    without waiting: one that no process has open for reading is an :class:`OutputError` (start
+    the reader first), never a command that hangs. A file that cannot be written (``path`` is a
+    folder, its folder is under a file or not writable, the disk is full) is an
+    :class:`OutputError` naming it; a replaced ``path`` is left as it was."""
     try:
-        _atomic_write(path, data, sync=sync)
+        fd = _own_descriptor(path)
+        if fd is not None:
+            _flush_std_streams()
+            _write_all(fd, data)
+        elif not (_is_special(path) and _write_in_place(path, data)):
+            _atomic_write(path, data, sync=sync)
+    except OutputError:
+        raise
     except OSError as exc:
         raise cannot_write(path, exc) from exc
+
+
+_OWN_FDS = {"/dev/stdout": 1, "/dev/stderr": 2}
+_FD_PATH = re.compile(r"/(?:dev|proc/self)/fd/([0-9]+)")
+
+
+def _own_descriptor(path: Path) -> int | None:
+    """The descriptor of this process that ``path`` names (``/dev/stdout``: 1, ``/dev/fd/N``
+    and ``/proc/self/fd/N``: N), else None. Opening such a path anew would truncate a regular
+    file a shell redirected the descriptor to; replacing it would replace the link in /dev."""
+    text = os.path.normpath(str(path))
+    if text in _OWN_FDS:
+        return _OWN_FDS[text]
+    found = _FD_PATH.fullmatch(text)
+    return int(found.group(1)) if found else None
+
+
+def _flush_std_streams() -> None:
+    """What the command printed through ``sys.stdout``/``sys.stderr`` goes out before the bytes
+    written straight to a descriptor, so the two keep their order."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` (its links followed) exists and is neither a regular file nor a folder:
+    a device, a FIFO, a socket. Those are written into, not replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # missing (or a dangling link): replaced, as a new file
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_in_place(path: Path, data: bytes) -> bool:
+    """Write ``data`` into the device or FIFO at ``path``; False when what is there now is a
+    regular file after all (then it is replaced as one)."""
+    flags = os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO nobody reads (or a socket): never wait for one
+            kind = "a socket" if _mode_is(path, stat.S_ISSOCK) else "a FIFO that no process is reading"
+            raise OutputError(
+                f"cannot write it: it is {kind} (start its reader first)", path=path, cause=exc
+            ) from exc
+        raise
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        os.set_blocking(fd, True)  # a reader is there: wait for it as a shell redirect would
+        _write_all(fd, data)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _mode_is(path: Path, test: Callable[[int], bool]) -> bool:
+    try:
+        return test(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def cannot_write(path: Path, exc: OSError, *, folder: bool = False) -> OutputError:
@@ -53,11 +143,22 @@ def cannot_write(path: Path, exc: OSError, *, folder: bool = False) -> OutputErr
 
 def check_writable(*paths: Path | None) -> None:
     """Raise now the :class:`OutputError` :func:`atomic_write` would raise at the end for each
-    of ``paths`` given (a folder there, a file above it, a folder above it we may not write in),
-    so a command refuses its output files before it serves, records or scores anything. Writes
-    nothing, creates no folder."""
+    of ``paths`` given (a folder there, a file above it, a folder above it we may not write in;
+    a device or FIFO we may not open for writing), so a command refuses its output files before
+    it serves, records or scores anything. Writes nothing, opens nothing, creates no folder."""
     for path in paths:
         if path is None:
+            continue
+        fd = _own_descriptor(path)
+        if fd is not None:
+            try:
+                os.fstat(fd)
+            except OSError as exc:
+                raise cannot_write(path, exc) from None
+            continue
+        if _is_special(path):  # written into, not replaced: its folder need not be writable
+            if not os.access(path, os.W_OK):
+                raise cannot_write(path, PermissionError(errno.EACCES, os.strerror(errno.EACCES)))
             continue
         above = next((p for p in path.parents if p.exists()), None)
         if path.is_dir() or (above is not None and not above.is_dir()):

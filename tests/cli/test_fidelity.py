@@ -104,3 +104,21 @@ def test_register_typer_command(tmp_path: Path) -> None:
     assert orjson.loads(report.read_bytes())["mode"] == "phase-aware"
     result = runner.invoke(app, ["fidelity", str(a), str(b), "--mode", "nope"])
     assert result.exit_code == 2  # click usage error
+
+
+def test_a_report_into_a_fifo_nobody_reads_is_one_line_naming_it_and_the_fifo_stays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Opened without waiting (no hang at the end); it was replaced by a regular file."""
+    import os
+    import stat
+
+    a = make(tmp_path / "a.tape")
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    assert fidelity_main(a, a, "byte-identical", fifo) == 3
+    assert capsys.readouterr().err.splitlines() == [
+        f"harn test-bench fidelity: error: {fifo}: cannot write it: it is a FIFO that no process is"
+        " reading (start its reader first)"
+    ]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
