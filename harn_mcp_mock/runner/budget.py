@@ -463,7 +463,7 @@ def endpoint_base(url: str) -> str:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
-def take_usage(endpoint: str, secret: str, *, timeout: float = 30.0) -> bytes:
+def take_usage(endpoint: str, secret: str, *, timeout: float = 10.0) -> bytes:
     """The usage lines of the route ``route_of(secret)`` on the endpoint (``http://HOST:P``, with
     or without ``/v1``), taken from its ledger (once: a second take is refused). ``OSError``
     when the endpoint cannot be reached or refuses (``HTTP 409: ...``)."""
