@@ -644,6 +644,7 @@ def run_main(
     plan: bool = False,
     preload: list[str] | None = None,
     sandbox: str = "auto",
+    llm: str | None = None,
     verbose: bool = False,
     strict_exit: bool = False,
 ) -> int:
@@ -725,6 +726,7 @@ def run_main(
                 on_note=lambda text: note(prog, text),
                 budget=budget,
                 alpha=alpha,
+                llm=llm,
                 strict_exit=strict_exit,
             )
         from harn_mcp_mock.runner.summary import nonzero_passes, render_summary, shown_path

@@ -238,6 +238,7 @@ RUN_FLAGS: dict[str, tuple[str, str]] = {
     "--max-tokens": ("max_tokens", "int"),
     "--max-cost": ("max_cost", "float"),
     "--run-max-cost": ("run_max_cost", "float"),
+    "--llm": ("llm", "str"),
     "--plan": ("plan", "flag"),
     "--verbose": ("verbose", "flag"),
     "--strict-exit": ("strict_exit", "flag"),

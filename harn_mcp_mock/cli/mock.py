@@ -715,6 +715,13 @@ def run(
     run_max_cost: Annotated[
         float | None, typer.Option("--run-max-cost", help="Start no trial once the run has spent this (USD).")
     ] = None,
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            "--llm",
+            help="A harn mcp mock llm URL: each trial gets its own route (HARN_LLM_URL), its usage counted.",
+        ),
+    ] = None,
     plan: Annotated[
         bool, typer.Option("--plan", help="Print the trials and the drop k trials can detect; run nothing.")
     ] = False,
@@ -768,6 +775,7 @@ def run(
             max_tokens=max_tokens,
             max_cost=max_cost,
             run_max_cost=run_max_cost,
+            llm=llm,
             plan=plan,
             verbose=verbose,
             strict_exit=strict_exit,
@@ -788,7 +796,9 @@ def llm(
     Anthropic Messages (streaming too). It finds the world's task in the conversation and plays
     the task's reference plan as tool calls, one turn at a time, then a final answer. The first
     stdout line is its base URL (http://127.0.0.1:P/v1). Requests are logged to
-    $HARN_TRIAL_DIR/llm.ndjson, token usage appended to $HARN_USAGE_FILE, when set.
+    $HARN_TRIAL_DIR/llm.ndjson, token usage appended to $HARN_USAGE_FILE, when set. One endpoint
+    serves every trial of `run --llm URL`: each trial's requests come on its own route
+    (/t/ROUTE/v1, its HARN_LLM_URL) and their usage is counted into that trial's.
 
     Exit codes: 0 stopped (SIGINT/SIGTERM: 130/143); 2 bad spec, policy or port.
     """

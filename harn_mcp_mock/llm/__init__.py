@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up s
 
 if TYPE_CHECKING:
     from harn_mcp_mock.llm.policy import POLICIES, Conversation, Move, ToolCall, ToolResult, next_move
-    from harn_mcp_mock.llm.server import LlmEndpoint, serve_llm
+    from harn_mcp_mock.llm.server import LlmEndpoint, serve_llm, trial_llm
 
 _HOME = {
     "POLICIES": "policy",
@@ -25,6 +25,7 @@ _HOME = {
     "next_move": "policy",
     "LlmEndpoint": "server",
     "serve_llm": "server",
+    "trial_llm": "server",
 }
 
 __getattr__ = lazy_exports(__name__, _HOME)
@@ -38,4 +39,5 @@ __all__ = [
     "ToolResult",
     "next_move",
     "serve_llm",
+    "trial_llm",
 ]

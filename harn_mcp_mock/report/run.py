@@ -18,7 +18,8 @@ from harn_mcp_mock.world.predicates import MISSING, get_path
 
 __all__ = ["OUTCOMES", "VALUE_LIMIT", "eval_report_data", "outcome_of", "run_report_data"]
 
-OUTCOMES = ("pass", "goal", "collateral", "forbidden", "timeout", "over_budget", "usage_invalid", "infra")
+OUTCOMES = ("pass", "goal", "collateral", "forbidden", "timeout", "over_budget", "usage_invalid",
+            "usage_unknown", "infra")  # fmt: skip
 """Cell colours, in the order a trial's outcome is picked (the first that holds, from the right)."""
 VALUE_LIMIT = 600
 """Characters of a shown value (arguments, results, state values) before it is cut."""
@@ -50,11 +51,13 @@ def outcome_of(status: str | None, score: dict[str, Any] | None) -> tuple[str, l
             kinds.append("over_budget")
         if score.get("usage_invalid"):  # a malformed usage line: never a pass
             kinds.append("usage_invalid")
+        if score.get("usage_unknown"):  # a budget and no usage reported: never a pass
+            kinds.append("usage_unknown")
     if "infra" in kinds:
         return "infra", kinds
     if "timeout" in kinds:
         return "timeout", kinds
-    for kind in ("usage_invalid", "over_budget"):
+    for kind in ("usage_invalid", "usage_unknown", "over_budget"):
         if kind in kinds:
             return kind, kinds
     for kind in ("forbidden", "goal", "collateral"):

@@ -12,8 +12,9 @@ negative, NaN, an unknown shape, longer than 4096 bytes, torn by the agent's dea
 
 The trial's sum goes into its record when it ends (``trial.json``, and ``usage`` in its
 ``state.json`` and ``report.json``), and a trial over ``--max-tokens`` (input plus output) or
-``--max-cost`` is marked ``over_budget`` (the reason), which eval scores as a failure whatever
-the final state; each run judges the recorded usage again by its own budget. ``--run-max-cost`` stops scheduling once
+``--max-cost`` is marked ``over_budget`` (the reason), and a trial that reported no usage at all
+under such a limit ``usage_unknown`` (its spending cannot be judged); eval scores both as a
+failure whatever the final state; each run judges the recorded usage again by its own budget. ``--run-max-cost`` stops scheduling once
 the finished trials have spent it; the same command with a larger cap resumes. An in-process
 agent's :func:`report_usage` appends to a file of its trial instead (trusted code in the runner's
 process), read with the same rules. ``docs/eval.md`` has the worked example.
@@ -21,8 +22,10 @@ process), read with the same rules. ``docs/eval.md`` has the worked example.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import errno
+import hashlib
 import json
 import math
 import os
@@ -46,9 +49,12 @@ __all__ = [
     "UsageChannel",
     "UsageReader",
     "channel_path",
+    "endpoint_base",
+    "llm_usage",
     "read_usage",
     "record_usage",
     "report_usage",
+    "route_of",
     "trial_usage",
     "usage_file",
     "write_usage_line",
@@ -155,6 +161,18 @@ class Usage:
     def reported(self) -> bool:
         """Whether the trial reported anything (a line summed or an invalid one)."""
         return bool(self.calls or self.problem)
+
+    def plus(self, other: Usage) -> Usage:
+        """Both sums in one (a trial's channel and its LLM endpoint's ledger); invalid when
+        either is, with the first reason."""
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cost_usd + other.cost_usd,
+            self.calls + other.calls,
+            self.invalid + other.invalid,
+            self.invalid_reason if self.invalid_reason is not None else other.invalid_reason,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -428,6 +446,55 @@ class UsageChannel:
         return self._usage
 
 
+# --- an LLM endpoint serving every trial (run --llm URL) ---------------------------------------
+
+
+def route_of(secret: str) -> str:
+    """The route of a trial whose runner holds ``secret`` on a ``harn mcp mock llm`` serving every
+    trial (``HARN_LLM_URL`` = ``URL/t/<route>/v1``): a digest of it (32 URL-safe characters), so
+    the route tells nothing of the secret that takes its usage (:func:`llm_usage`)."""
+    digest = hashlib.sha256(b"harn-llm-route\0" + secret.encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode()[:32]
+
+
+def endpoint_base(url: str) -> str:
+    """An endpoint's URL without its ``/v1`` and trailing slash: where ``/t/<route>/v1`` goes."""
+    url = url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def take_usage(endpoint: str, secret: str, *, timeout: float = 10.0) -> bytes:
+    """The usage lines of the route ``route_of(secret)`` on the endpoint (``http://HOST:P``, with
+    or without ``/v1``), taken from its ledger (once: a second take is refused). ``OSError``
+    when the endpoint cannot be reached or refuses (``HTTP 409: ...``)."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"{endpoint_base(endpoint)}/harn/usage/{secret}", b"", method="POST")
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # straight to it, no proxy
+    try:
+        with opener.open(request, timeout=timeout) as answer:
+            data: bytes = answer.read()
+    except urllib.error.HTTPError as exc:
+        with exc:  # its response, closed
+            raise OSError(f"HTTP {exc.code}: {exc.reason}") from None
+    return data
+
+
+def llm_usage(endpoint: str, secret: str) -> Usage:
+    """What a trial's model calls spent on its route of the endpoint, taken once its agent has
+    ended and read by the channel's strict rules (:class:`UsageReader`); invalid when the endpoint
+    cannot give it (down, or the ledger already taken): the trial's spending is then not known."""
+    try:
+        data = take_usage(endpoint, secret)
+    except OSError as exc:
+        reason = getattr(exc, "reason", None) or exc
+        return Usage(invalid=1, invalid_reason=f"the LLM endpoint's usage could not be taken: {reason}")
+    reader = UsageReader()
+    reader.feed(data)
+    return reader.finish()
+
+
 def trial_usage(usage: Usage | None) -> dict[str, Any]:
     """The fields of ``trial.json`` for the trial's usage: ``usage`` when it reported any, and
     ``usage_invalid`` (why it cannot pass) when a line was invalid."""
@@ -474,3 +541,15 @@ class Budget:
         if self.max_cost is not None and usage.cost_usd > self.max_cost:
             return f"${usage.cost_usd:.4f} > --max-cost ${self.max_cost:g}"
         return None
+
+    def unknown(self, usage: Usage | None) -> str | None:
+        """Why a trial's spending cannot be judged against this budget (its ``usage_unknown``:
+        never a pass): a per-trial limit is set and the trial reported no usage at all. None when
+        it reported some (valid or not) or there is no per-trial limit."""
+        if not self.per_trial or (usage is not None and usage.reported):
+            return None
+        limits = [
+            *([f"--max-tokens {self.max_tokens}"] if self.max_tokens is not None else []),
+            *([f"--max-cost ${self.max_cost:g}"] if self.max_cost is not None else []),
+        ]
+        return f"no usage reported: {' and '.join(limits)} cannot be judged"

@@ -192,9 +192,12 @@ class RunInfo:
 
 _SCORED_KEYS: Final = frozenset(
     {"format", "version", "world", "task", "seed", "run_id", "faults", "infra_error", "state",
-     "final_state", "forbidden_hits", "timed_out", "usage", "over_budget", "usage_invalid", "exit_failed"}
+     "final_state", "forbidden_hits", "timed_out", "usage", "over_budget", "usage_invalid",
+     "usage_unknown", "exit_failed"}
 )  # fmt: skip
 """What eval reads of a state or report document."""
+_USAGE_KEYS: Final = ("usage", "over_budget", "usage_invalid", "usage_unknown")
+"""What the runner stamps into a trial's world documents from its usage and budget."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +207,7 @@ class WorldReport:
     the report (``report.json``, ``harn-mcp-mock/world-report``: the score, the forbidden hits,
     the faults fired, the calls; None for a trial that could not run). docs/eval.md has their
     fields; the runner adds ``sessions`` and ``tool_calls`` to the report, ``timed_out``, and
-    ``usage`` and ``over_budget`` to both."""
+    ``usage``, ``over_budget``, ``usage_invalid`` and ``usage_unknown`` to both."""
 
     state: dict[str, Any]
     report: dict[str, Any] | None = None
@@ -215,16 +218,19 @@ class WorldReport:
         return self.report if self.report is not None else self.state
 
     def judged(
-        self, usage: Usage | None, over_budget: str | None, exit_failed: str | None = None
+        self,
+        usage: Usage | None,
+        over_budget: str | None,
+        usage_unknown: str | None = None,
+        exit_failed: str | None = None,
     ) -> WorldReport:
         """The same world with the trial's usage, whether it was invalid (``usage_invalid``:
-        never a pass), its budget verdict and ``--strict-exit``'s (``exit_failed``) in both
-        documents."""
+        never a pass), its budget verdicts (``over_budget``; ``usage_unknown``: a budget and no
+        usage reported, never a pass) and ``--strict-exit``'s (``exit_failed``) in both documents."""
         problem = usage.problem if usage is not None else None
 
         def stamp(doc: dict[str, Any]) -> dict[str, Any]:
-            drop = ("usage", "over_budget", "usage_invalid", "exit_failed")
-            doc = {k: v for k, v in doc.items() if k not in drop}
+            doc = {k: v for k, v in doc.items() if k not in _USAGE_KEYS and k != "exit_failed"}
             if exit_failed is not None:
                 doc["exit_failed"] = exit_failed
             if usage is not None and usage.reported:
@@ -233,6 +239,8 @@ class WorldReport:
                 doc["usage_invalid"] = problem
             if over_budget is not None:
                 doc["over_budget"] = over_budget
+            if usage_unknown is not None:
+                doc["usage_unknown"] = usage_unknown
             return doc
 
         return WorldReport(stamp(self.state), None if self.report is None else stamp(self.report))
@@ -306,6 +314,13 @@ class TrialRecord:
         default=None,
         metadata=_doc(
             "why the agent's usage could not be trusted (a malformed, negative or torn line): never a pass"
+        ),
+    )
+    usage_unknown: str | None = field(
+        default=None,
+        metadata=_doc(
+            "--max-tokens/--max-cost was given and the trial reported no usage at all, so its "
+            "spending cannot be judged (judged again by each run's budget): never a pass"
         ),
     )
     exit_failed: str | None = field(
@@ -389,10 +404,12 @@ class TrialRecord:
         return key in self.to_json()
 
     def judge(self, budget: Budget | None, strict_exit: bool = False) -> None:
-        """Set :attr:`over_budget` from the recorded usage and ``budget`` (None: no limit), and
-        :attr:`exit_failed` from the agent's exit and ``strict_exit`` (``run --strict-exit``), and
-        stamp them into the world's documents."""
+        """Set :attr:`over_budget` and :attr:`usage_unknown` from the recorded usage and
+        ``budget`` (None: no limit), and :attr:`exit_failed` from the agent's exit and
+        ``strict_exit`` (``run --strict-exit``), and stamp them into the world's documents."""
         self.over_budget = budget.over(self.usage) if budget is not None else None
+        counted = budget is not None and self.status != "infra_error"  # an infra error is out of n
+        self.usage_unknown = budget.unknown(self.usage) if counted and budget is not None else None
         self.usage_invalid = self.usage.problem if self.usage is not None else None
         crashed = self.exit_code not in (0, None) or self.agent_error is not None
         self.exit_failed = None
@@ -400,7 +417,9 @@ class TrialRecord:
             how = f"exited {self.exit_code}" if self.exit_code not in (0, None) else "raised"
             self.exit_failed = f"the agent {how} (--strict-exit)"
         if self.world_report is not None:
-            self.world_report = self.world_report.judged(self.usage, self.over_budget, self.exit_failed)
+            self.world_report = self.world_report.judged(
+                self.usage, self.over_budget, self.usage_unknown, self.exit_failed
+            )
 
     @classmethod
     def from_json(cls, doc: Any, path: Path) -> TrialRecord:
@@ -417,7 +436,7 @@ class TrialRecord:
             if doc.get(key) is not None:
                 _typed(doc, key, (int,), path, "an integer or null")
         for key in ("infra_error", "message", "agent_error", "over_budget", "ray_node", "usage_invalid",
-                    "isolation", "agent_files", "exit_failed"):  # fmt: skip
+                    "usage_unknown", "isolation", "agent_files", "exit_failed"):  # fmt: skip
             if doc.get(key) is not None:
                 _typed(doc, key, (str,), path, "a string or null")
         names = [f.name for f in cls.json_fields()]

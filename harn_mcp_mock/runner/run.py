@@ -391,7 +391,9 @@ def conclude(
     scored = []
     for trial, record in zip(finished, ordered, strict=True):
         record.judge(budget, strict_exit)  # this run's budget and --strict-exit, on what the trial recorded
-        score = plan.scores[trial.key].judged(record.over_budget).exited(record.exit_failed)
+        score = (
+            plan.scores[trial.key].judged(record.over_budget, record.usage_unknown).exited(record.exit_failed)
+        )
         scored.append(score.isolated(record.isolation))
     result = _score(plan, scored)
     result = replace(result, detectable=matrix_detectable(plan.matrix, alpha))  # what --baseline can see
@@ -510,6 +512,7 @@ def run_episodes(
     budget: Budget | None = None,
     preload: Sequence[str] = (),
     sandbox: str = "auto",
+    llm: str | None = None,
     strict_exit: bool = False,
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
@@ -524,8 +527,10 @@ def run_episodes(
     resume does ("all N trials already finished"). ``preload``: modules a Python agent command's
     fork server imports once, each trial forked from it (docs/runner.md, "Warm starts").
     ``sandbox``: ``auto``, ``bwrap`` or ``none``, each agent command's isolation (docs/runner.md,
-    "Threat model"); ``auto`` says on ``on_note`` when it finds none. ``strict_exit``: a trial
-    whose agent exited non-zero (or raised) is a FAIL, ``exit_failed`` in its record and score."""
+    "Threat model"); ``auto`` says on ``on_note`` when it finds none. ``llm``: the URL of a
+    ``harn mcp mock llm`` serving every trial, each on its own route (``HARN_LLM_URL``), its
+    usage counted into the trial's (docs/runner.md, "The agent contract"). ``strict_exit``: a trial whose
+    agent exited non-zero (or raised) is a FAIL, ``exit_failed`` in its record and score."""
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})", where="--backend")
     check_settings(
@@ -534,8 +539,10 @@ def run_episodes(
     if preload and backend != "local":
         raise UsageError("runs on the local backend only", where="--preload")
     if callable(agent):
-        if preload:
-            raise UsageError("is for an agent command, not an in-process agent", where="--preload")
+        if preload or llm:
+            raise UsageError(
+                "is for an agent command, not an in-process agent", where="--preload" if preload else "--llm"
+            )
         if backend != "local":
             raise UsageError("an in-process agent runs on the local backend only", where="--backend")
         import asyncio
@@ -580,6 +587,8 @@ def run_episodes(
     if callbacks is not None:
         raise UsageError("callbacks are for an in-process agent; a command agent makes its own session")
     _check_agent(agent)
+    if llm is not None and not llm.startswith(("http://", "https://")):
+        raise UsageError(f"expected the http:// URL harn mcp mock llm printed, got {llm!r}", where="--llm")
     isolation = _check_sandbox(sandbox, preload, backend)
     chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
     baseline_doc = _early_baseline(baseline)
@@ -621,6 +630,7 @@ def run_episodes(
             preload=tuple(preload),
             sandbox=sandbox,
             budget=budget,
+            llm=llm,
             strict_exit=strict_exit,
         )
         try:
@@ -803,9 +813,10 @@ def _judge(result: Any, gates: Sequence[Gate]) -> list[str]:
 
 def summarise_failures(trials: Sequence[TrialRecord], result: Any) -> dict[str, int]:
     """Failed trials by kind: goal missed, collateral, forbidden, timeout, infra, over budget,
-    invalid usage, crash (a failed trial whose agent exited non-zero; its other kinds count too)."""
+    invalid usage, unknown usage (a budget and none reported), crash (a failed trial whose agent
+    exited non-zero; its other kinds count too)."""
     kinds = {"goal": 0, "collateral": 0, "forbidden": 0, "timeout": 0, "infra": 0, "over_budget": 0,
-             "usage_invalid": 0, "crash": 0}  # fmt: skip
+             "usage_invalid": 0, "usage_unknown": 0, "crash": 0}  # fmt: skip
     runs = {(run.world, run.run_id): run for run in result.runs}
     for record in trials:
         if record.status == "infra_error":
@@ -824,6 +835,8 @@ def summarise_failures(trials: Sequence[TrialRecord], result: Any) -> dict[str, 
             kinds["over_budget"] += 1
         if score.usage_invalid is not None:
             kinds["usage_invalid"] += 1
+        if score.usage_unknown is not None:
+            kinds["usage_unknown"] += 1
         if not score.goal_match:
             kinds["goal"] += 1
         if score.collateral:

@@ -91,6 +91,7 @@ _WORLD_DOC_FIELDS: Final = {
     "usage": {"$ref": "#/$defs/usage"},
     "over_budget": {"type": "string", "description": "the runner's --max-tokens/--max-cost: never a pass"},
     "usage_invalid": {"type": "string", "description": "the agent's usage was malformed: never a pass"},
+    "usage_unknown": {"type": "string", "description": "a budget and no usage reported: never a pass"},
     "exit_failed": {
         "type": "string",
         "description": "--strict-exit: the agent exited non-zero: never a pass",

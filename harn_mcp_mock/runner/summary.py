@@ -7,6 +7,7 @@ is for parsers).
 - **Every trial that did not simply pass, with its exact cause**: ``timeout (after N s)``,
   ``crash (exit N: <the agent's last stderr line>)``, ``goal: <the predicates that fail>``,
   ``collateral: <paths>``, ``forbidden: ...``, ``over_budget: ...``, ``usage_invalid: ...``,
+  ``usage_unknown: ...``,
   ``infra: ...``; and, apart, each PASS whose agent exited non-zero ("passed, but the agent
   exited N"), which ``--strict-exit`` makes a FAIL.
 - Paths relative to the current folder when under it. One line per trial as trials finish (every
@@ -121,9 +122,10 @@ def trial_cause(record: TrialRecord, run: RunRecord | None, out: Path) -> str:
         parts.append(f"over_budget: {score.over_budget}")
     if score.usage_invalid is not None:
         parts.append(f"usage_invalid: {score.usage_invalid}")
-    exit_failed = getattr(score, "exit_failed", None)
-    if exit_failed is not None and not any(p.startswith("crash") for p in parts):
-        parts.append(f"strict exit: {exit_failed}")
+    if score.usage_unknown is not None:
+        parts.append(f"usage_unknown: {score.usage_unknown}")
+    if score.exit_failed is not None and not any(p.startswith("crash") for p in parts):
+        parts.append(f"strict exit: {score.exit_failed}")
     return "; ".join(parts)
 
 

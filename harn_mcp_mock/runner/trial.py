@@ -38,7 +38,17 @@ from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import HarnError
 from harn_mcp_mock.runner._files import Folder, open_folder
-from harn_mcp_mock.runner.budget import USAGE_FILE, Budget, Usage, UsageChannel, channel_path, read_usage
+from harn_mcp_mock.runner.budget import (
+    USAGE_FILE,
+    Budget,
+    Usage,
+    UsageChannel,
+    channel_path,
+    endpoint_base,
+    llm_usage,
+    read_usage,
+    route_of,
+)
 from harn_mcp_mock.runner.folder import TrialRecord, WorldReport, write_trial
 from harn_mcp_mock.runner.leftovers import record_processes
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial
@@ -102,6 +112,9 @@ class TrialSettings:
     hide: tuple[str, ...] = ()
     """Folders and files no sandboxed agent sees besides its own run folder, spec and effect
     modules (on Ray: the driver's ``--out``, specs and effect modules)."""
+    llm: str | None = None
+    """``--llm URL``: a ``harn mcp mock llm`` serving every trial, each on a route of its own
+    (``HARN_LLM_URL``), whose usage the runner takes into the trial's when its agent has ended."""
     sandbox: str = "auto"
     """``--sandbox``: ``auto`` (bubblewrap where it runs, else none), ``bwrap`` or ``none``
     (:mod:`harn_mcp_mock.runner.sandbox`). A ``--preload`` agent is forked, never sandboxed."""
@@ -231,6 +244,7 @@ def _attempt(
     found: dict[str, bytes] = {}
     left_out: str | None = None
     channel = UsageChannel(channel_path(world.config_dir, world.token))  # HARN_USAGE_FILE, read as it arrives
+    llm_secret = secrets.token_urlsafe(24) if settings.llm else None  # its route: HARN_LLM_URL
     try:
         channel.open()  # before the sandbox: the FIFO must exist to be bound into it
         box = TrialSandbox.create(
@@ -241,6 +255,8 @@ def _attempt(
             binds=[(world.socket_path, False), (world.config_path, False), (channel.path, False)],
         )
         env = agent_env(trial, where, world, base, box)
+        if settings.llm and llm_secret is not None:
+            env["HARN_LLM_URL"] = f"{endpoint_base(settings.llm)}/t/{route_of(llm_secret)}/v1"
         try:
             process = AgentProcess(
                 box.wrap(agent),
@@ -267,6 +283,8 @@ def _attempt(
         code = process.end(settings.grace, control)
     finally:
         usage = channel.close()  # the agent's processes are gone: what it reported, summed
+        if settings.llm and llm_secret is not None:  # and what its model calls spent there
+            usage = usage.plus(llm_usage(settings.llm, llm_secret))
         hub.close(world)
         if box is not None:
             found, left_out = box.collect()  # the agent's own files, for a person: never read back

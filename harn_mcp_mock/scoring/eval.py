@@ -470,6 +470,7 @@ class _Loaded:
     usage: dict[str, Any] | None = None
     over_budget: str | None = None
     usage_invalid: str | None = None
+    usage_unknown: str | None = None
     exit_failed: str | None = None
 
 
@@ -534,11 +535,14 @@ class ScoredRun:
     fingerprint: bytes = b""
     """What identifies its final state (a state file and a report of the same run count once)."""
 
-    def judged(self, over_budget: str | None) -> ScoredRun:
-        """The same run with another budget's verdict (None: within it): never a pass when set."""
-        if self.run is None or self.run.score.over_budget == over_budget:
+    def judged(self, over_budget: str | None, usage_unknown: str | None = None) -> ScoredRun:
+        """The same run with another budget's verdicts (``over_budget``; ``usage_unknown``: a
+        budget and no usage reported; None: within it): never a pass when set."""
+        run = self.run
+        if run is None or (run.score.over_budget, run.score.usage_unknown) == (over_budget, usage_unknown):
             return self
-        return replace(self, run=replace(self.run, score=replace(self.run.score, over_budget=over_budget)))
+        score = replace(run.score, over_budget=over_budget, usage_unknown=usage_unknown)
+        return replace(self, run=replace(run, score=score))
 
     def exited(self, exit_failed: str | None) -> ScoredRun:
         """The same run with ``run --strict-exit``'s verdict on its agent's exit (None: no
@@ -605,6 +609,9 @@ class Scorer:
         if loaded.usage_invalid is not None:
             score = replace(score, usage_invalid=loaded.usage_invalid)
             fingerprint += b"usage invalid"
+        if loaded.usage_unknown is not None:
+            score = replace(score, usage_unknown=loaded.usage_unknown)
+            fingerprint += b"usage unknown"
         if loaded.exit_failed is not None:
             score = replace(score, exit_failed=loaded.exit_failed)
             fingerprint += b"exit failed"
@@ -739,6 +746,7 @@ def _parse(
     usage = _usage(doc, path)
     over_budget = _field(doc, "over_budget", path)  # the runner's --max-tokens/--max-cost: never a pass
     usage_invalid = _field(doc, "usage_invalid", path)  # a malformed usage line: never a pass
+    usage_unknown = _field(doc, "usage_unknown", path)  # a budget and no usage reported: never a pass
     exit_failed = _field(doc, "exit_failed", path)  # run --strict-exit and a non-zero exit: never a pass
     return _Loaded(
         source,
@@ -754,6 +762,7 @@ def _parse(
         usage,
         over_budget,
         usage_invalid,
+        usage_unknown,
         exit_failed,
     )
 
@@ -842,6 +851,7 @@ _EXPECTED: Final = {
     "usage": ((dict, type(None)), "an object or null"),
     "over_budget": ((str, type(None)), "a string or null"),
     "usage_invalid": ((str, type(None)), "a string or null"),
+    "usage_unknown": ((str, type(None)), "a string or null"),
     "exit_failed": ((str, type(None)), "a string or null"),
 }
 
@@ -1228,6 +1238,7 @@ def _run_from_json(f: _Fields, run: Any, where: str) -> RunRecord:
         run.get("timed_out") is True,
         f.text(run.get("over_budget"), f"{where}.over_budget", null=True),
         f.text(run.get("usage_invalid"), f"{where}.usage_invalid", null=True),
+        f.text(run.get("usage_unknown"), f"{where}.usage_unknown", null=True),
         f.text(run.get("exit_failed"), f"{where}.exit_failed", null=True),
     )
     return RunRecord(

@@ -122,6 +122,8 @@ def _run_problems(run: RunRecord) -> str:
         parts.append(f"over budget: {score.over_budget}")
     if score.usage_invalid is not None:
         parts.append(f"usage invalid: {score.usage_invalid}")
+    if score.usage_unknown is not None:
+        parts.append(f"usage unknown: {score.usage_unknown}")
     return "; ".join(parts)
 
 

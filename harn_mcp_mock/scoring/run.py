@@ -47,6 +47,9 @@ class RunScore:
     """Why the agent spent more than ``--max-tokens``/``--max-cost`` allow: never a pass."""
     usage_invalid: str | None = None
     """Why the usage the agent reported cannot be trusted (a malformed line): never a pass."""
+    usage_unknown: str | None = None
+    """Why the agent's spending cannot be judged (a budget was set and it reported no usage at
+    all): never a pass."""
     exit_failed: str | None = None
     """The agent exited non-zero and the run asked for a clean exit (``run --strict-exit``):
     never a pass."""
@@ -60,6 +63,7 @@ class RunScore:
             and not self.timed_out
             and self.over_budget is None
             and self.usage_invalid is None
+            and self.usage_unknown is None
             and self.exit_failed is None
         )
 
@@ -77,6 +81,7 @@ class RunScore:
             **({"timed_out": True} if self.timed_out else {}),
             **({"over_budget": self.over_budget} if self.over_budget is not None else {}),
             **({"usage_invalid": self.usage_invalid} if self.usage_invalid is not None else {}),
+            **({"usage_unknown": self.usage_unknown} if self.usage_unknown is not None else {}),
             **({"exit_failed": self.exit_failed} if self.exit_failed is not None else {}),
             "passed": self.passed,
         }

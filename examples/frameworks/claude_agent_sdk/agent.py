@@ -19,7 +19,7 @@ from typing import Any
 
 from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
-from harn_mcp_mock.llm import serve_llm
+from harn_mcp_mock.llm import trial_llm
 
 
 def mcp_config() -> dict[str, Any]:
@@ -32,7 +32,7 @@ def mcp_config() -> dict[str, Any]:
 async def main() -> int:
     config = os.environ["HARN_MCP_CONFIG"]
     (world,) = mcp_config()["mcpServers"]
-    with serve_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
+    with trial_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
         options = ClaudeAgentOptions(
             mcp_servers=config,
             strict_mcp_config=True,

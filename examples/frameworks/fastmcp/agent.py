@@ -21,7 +21,7 @@ from fastmcp.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from openai import AsyncOpenAI
 
-from harn_mcp_mock.llm import serve_llm
+from harn_mcp_mock.llm import trial_llm
 
 TURNS = 40
 
@@ -35,7 +35,7 @@ def mcp_config() -> dict[str, Any]:
 
 async def main() -> int:
     config = mcp_config()
-    with serve_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
+    with trial_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
         model = AsyncOpenAI(base_url=url, api_key="offline", max_retries=0)
         async with Client(config) as world:  # one session for the whole run
             tools = [

@@ -22,7 +22,7 @@ from inspect_ai.agent import react
 from inspect_ai.dataset import Sample
 from inspect_ai.tool import mcp_server_http, mcp_server_stdio
 
-from harn_mcp_mock.llm import serve_llm
+from harn_mcp_mock.llm import trial_llm
 
 
 def main() -> int:
@@ -40,7 +40,7 @@ def main() -> int:
     )
     trial = Path(os.environ.get("HARN_TRIAL_DIR") or ".")
     os.environ.setdefault("OPENAI_API_KEY", "offline")  # the provider wants one; the endpoint ignores it
-    with serve_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
+    with trial_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
         (log,) = inspect_eval(
             task, model="openai/scripted", model_base_url=url, log_dir=str(trial / "inspect"), display="none"
         )

@@ -26,7 +26,7 @@ from agents import (
 from agents.mcp import MCPServerStdio, MCPServerStreamableHttp
 from openai import AsyncOpenAI
 
-from harn_mcp_mock.llm import serve_llm
+from harn_mcp_mock.llm import trial_llm
 
 API = os.environ.get("HARN_OPENAI_API", "responses")  # or chat_completions
 
@@ -49,7 +49,7 @@ def tool_error_text(ctx: RunContextWrapper[Any], error: Exception) -> str:
 
 async def main() -> int:
     set_tracing_disabled(True)
-    with serve_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
+    with trial_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
         client = AsyncOpenAI(base_url=url, api_key="offline", max_retries=0)
         model = (
             OpenAIResponsesModel("scripted", client)

@@ -23,7 +23,7 @@ from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from harn_mcp_mock.llm import serve_llm
+from harn_mcp_mock.llm import trial_llm
 
 
 def world_toolset() -> MCPToolset[Any]:
@@ -37,7 +37,7 @@ def world_toolset() -> MCPToolset[Any]:
 
 
 async def main() -> int:
-    with serve_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
+    with trial_llm(os.environ["HARN_SPEC"], os.environ.get("HARN_LLM_POLICY", "reference")) as url:  # type: ignore[arg-type]
         model = OpenAIChatModel("scripted", provider=OpenAIProvider(base_url=url, api_key="offline"))
         # retries: a tool error reaches the model as a retry prompt (the error's text and "Fix the
         # errors and try again."); the default of 1 ends the run on a second rate limit.
