@@ -138,23 +138,10 @@ def _interval(value: tuple[float, float] | None) -> str:
 
 
 def _group(group: GroupSummary) -> list[str]:
-    from harn_mcp_mock.scoring.render import power_line, shown_ks, spend_text
+    from harn_mcp_mock.scoring.render import power_line, shown_ks, spend_text, task_rows
 
     label = group.faults if group.faults is not None else "none"
-    lines = [f"{group.world}, faults: {label}"]
-    width = max([4, *(len(t.task) for t in group.tasks)])
-    lines.append(f"  {'task'.ljust(width)}  {'c/n':>7}")
-    for t in group.tasks:
-        flags = []
-        if t.flaky:
-            flags.append(f"flaky (flip rate {t.flip_rate:.2f})" if t.flip_rate is not None else "flaky")
-        if t.excluded:
-            flags.append(f"{t.excluded} excluded")
-        if t.usage is not None:
-            flags.append(spend_text(t.usage, t.c))
-        lines.append(
-            f"  {t.task.ljust(width)}  {f'{t.c}/{t.n}':>7}" + (f"  {', '.join(flags)}" if flags else "")
-        )
+    lines = [f"{group.world}, faults: {label}", *task_rows(group)]
     figures = [f"pass_rate = pass^1 {_dec(group.pass_rate)}{_interval(group.pass_rate_interval)}"]
     shown = [k for k in shown_ks(list(group.pass_power_k)) if k > 1]
     figures += [

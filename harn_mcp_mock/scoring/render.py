@@ -164,10 +164,10 @@ def _table(result: EvalResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _table_group(group: GroupSummary, level: str) -> list[str]:
-    lines = [f"{group.world}, faults: {_profile(group.faults)} (intervals: {level})"]
+def task_rows(group: GroupSummary) -> list[str]:
+    """A group's task table: a header, then each task's c/n and its flags (flaky, excluded, spend)."""
     width = max([4, *(len(t.task) for t in group.tasks)])
-    lines.append(f"  {'task'.ljust(width)}  {'c/n':>7}")
+    lines = [f"  {'task'.ljust(width)}  {'c/n':>7}"]
     for t in group.tasks:
         flags = []
         if t.flaky:
@@ -179,6 +179,11 @@ def _table_group(group: GroupSummary, level: str) -> list[str]:
         lines.append(
             f"  {t.task.ljust(width)}  {f'{t.c}/{t.n}':>7}" + (f"  {', '.join(flags)}" if flags else "")
         )
+    return lines
+
+
+def _table_group(group: GroupSummary, level: str) -> list[str]:
+    lines = [f"{group.world}, faults: {_profile(group.faults)} (intervals: {level})", *task_rows(group)]
     lines.append(f"  pass_rate {_dec(group.pass_rate)} {_interval(group.pass_rate_interval)}".rstrip())
     shown = shown_ks(list(group.pass_power_k))
     for start in range(0, len(shown), 3):
