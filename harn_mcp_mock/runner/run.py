@@ -443,6 +443,32 @@ def _check_sandbox(sandbox: str, preload: Sequence[str], backend: str) -> Isolat
     return resolve_isolation(sandbox)
 
 
+def _check_llm(url: str) -> None:
+    """``--llm``: an http(s) URL whose endpoint answers ``GET .../v1/models`` now, before any
+    trial (an endpoint that is down would make every trial's usage invalid after its work)."""
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"expected the http:// URL harn mcp mock llm printed, got {url!r}", where="--llm")
+    import urllib.error
+    import urllib.request
+
+    from harn_mcp_mock.runner.budget import endpoint_base
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # straight to it, no proxy
+    try:
+        with opener.open(f"{endpoint_base(url)}/v1/models", timeout=10) as answer:
+            answer.read()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            raise UsageError(
+                f"{url} answered HTTP {exc.code}: is it harn mcp mock llm?", where="--llm"
+            ) from None
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise UsageError(
+            f"cannot reach {url} ({reason}): start harn mcp mock llm first", where="--llm"
+        ) from None
+
+
 def _check_agent(agent: Sequence[str]) -> None:
     import shutil
 
@@ -587,8 +613,8 @@ def run_episodes(
     if callbacks is not None:
         raise UsageError("callbacks are for an in-process agent; a command agent makes its own session")
     _check_agent(agent)
-    if llm is not None and not llm.startswith(("http://", "https://")):
-        raise UsageError(f"expected the http:// URL harn mcp mock llm printed, got {llm!r}", where="--llm")
+    if llm is not None:
+        _check_llm(llm)
     isolation = _check_sandbox(sandbox, preload, backend)
     chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
     baseline_doc = _early_baseline(baseline)

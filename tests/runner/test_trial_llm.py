@@ -135,15 +135,50 @@ def test_two_trials_at_once_on_one_endpoint_each_get_their_own_usage(tmp_path: P
     assert second["over_budget"] == f"{seen_two['tokens']} tokens > --max-tokens 500"
 
 
-def test_an_endpoint_that_cannot_be_reached_makes_the_usage_invalid(tmp_path: Path) -> None:
+def test_an_endpoint_that_cannot_be_reached_is_refused_before_any_trial(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port nothing listens on once closed
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     done = run_cli(tmp_path, f"http://127.0.0.1:{port}/v1", {"before": {}, "after": {}})
+    assert done.returncode == 2, done.stderr
+    assert f"--llm: cannot reach http://127.0.0.1:{port}/v1" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()  # refused before anything was written
+
+
+def test_an_endpoint_that_fails_to_give_a_trials_usage_makes_it_invalid(tmp_path: Path) -> None:
+    """Up when the run starts (it lists its models), refusing the usage when the trial ends."""
+    import http.server
+    import threading
+
+    class Half(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b'{"object": "list", "data": []}'
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:
+            self.send_error(500, "ledger lost")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Half)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        done = run_cli(
+            tmp_path, f"http://127.0.0.1:{server.server_address[1]}/v1", {"before": {}, "after": {}}
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(WAIT)
     assert done.returncode == 0, done.stderr
     (run,) = runs(tmp_path)
     assert run["goal_match"] and not run["passed"]
-    assert run["usage_invalid"].startswith("the LLM endpoint's usage could not be taken")
+    assert run["usage_invalid"].startswith("the LLM endpoint's usage could not be taken: HTTP 500")
 
 
 @pytest.mark.ray
