@@ -105,8 +105,11 @@ class Redactor:
         self._literals: dict[str, str] = {}
         self._canonical: dict[str, str] = {}
         self._fresh: dict[str, str] = {}
-        self._chunks: list[dict[str, str]] = []
-        self._chunk_rules: dict[int, list[Any]] = {}
+        # The memory's literals in chunks, each with its compiled rules (a list, not a dict keyed
+        # by ``id(chunk)``: a merged-away chunk's id is reused by a later dict, whose lookup then
+        # found the dead chunk's smaller rules, and the values only the new chunk held were
+        # never looked for again).
+        self._chunks: list[tuple[dict[str, str], list[Any]]] = []
         self._generation = 0
         self._fp_key: bytes | None = None
         self._values: list[str] = []  # every remembered value once, in order (what fingerprints cover)
@@ -150,9 +153,7 @@ class Redactor:
         self._lit: Scanner | None = None
         self._text_min = self._scanner.min_len
         self._rebuild_literals()
-        for (
-            rules
-        ) in self._chunk_rules.values():  # the server's own secrets: compiled now, not in the first message
+        for _chunk, rules in self._chunks:  # the server's own secrets: compiled now, not in the first message
             for rule in rules:
                 rule.compile()
         self._root = compiled.pointers.root
@@ -391,18 +392,16 @@ class Redactor:
         merged into bigger ones: a learned value costs little however many are known."""
         chunks = self._chunks
         if self._fresh:
-            chunks.append(self._fresh)
+            chunks.append((self._fresh, literal_rules(self._fresh)))
             self._fresh = {}
         # As a binary counter: a chunk is merged with the one before it when it is as big, so each
-        # literal is compiled into a rule a logarithmic number of times.
-        while len(chunks) > 1 and len(chunks[-1]) >= len(chunks[-2]):
-            last = chunks.pop()
-            chunks[-1] = {**chunks[-1], **last}
-        # The rules of a chunk that did not change are kept (compiled): only the new or merged
-        # chunk gets new ones. (Keyed by id: every chunk keyed is alive in ``chunks``.)
-        made = self._chunk_rules
-        self._chunk_rules = {id(c): made.get(id(c)) or literal_rules(c) for c in chunks}
-        rules = [rule for chunk in chunks for rule in self._chunk_rules[id(chunk)]]
+        # literal is compiled into a rule a logarithmic number of times. A chunk keeps its rules
+        # (compiled) until it is merged: only the new or merged chunk gets new ones.
+        while len(chunks) > 1 and len(chunks[-1][0]) >= len(chunks[-2][0]):
+            last, _ = chunks.pop()
+            merged = {**chunks[-1][0], **last}
+            chunks[-1] = (merged, literal_rules(merged))
+        rules = [rule for _chunk, chunk_rules in chunks for rule in chunk_rules]
         self._lit = Scanner(rules, None) if rules else None
         self._text_min = min(self._scanner.min_len, self._lit.min_len if self._lit is not None else 1 << 30)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import re
 import urllib.parse
 from pathlib import Path
@@ -20,7 +21,7 @@ from harn_mcp_mock.jsonrpc import CLIENT, SERVER
 from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy, Redactor
 from harn_mcp_mock.redact.pipeline import CHASE_MIN, chaseable, credential_parts
-from tests.redact.credentials import varied
+from tests.redact.credentials import ALNUM, varied
 
 NUMBERED = re.compile(r"\[REDACTED:(\d+)\]")
 TOLD = "vault-" + varied(14, 5)  # in no known format: only a name tells it is a secret
@@ -360,3 +361,45 @@ def test_command_and_file_forms_lose_their_password(template: str, rule: str) ->
 )
 def test_command_and_file_look_alikes_are_kept(text: str) -> None:
     assert redactor().redact_text(text) == text
+
+
+# --- the memory at scale: a config dump, each value repeated bare ------------------------------
+
+_SPECIALS = "+/=.*?|^${"  # regex metacharacters and base64's; none ends an assignment's value
+_QUOTES = ("", '"', "'")
+
+
+def config_secret(rng: random.Random) -> str:
+    """A random secret-looking value, 16 to 80 characters, starting with a letter or digit."""
+    length = rng.randint(16, 80)
+    body = [rng.choice(ALNUM) for _ in range(length)]
+    for _ in range(rng.randint(1, 6)):
+        body[rng.randrange(1, length)] = rng.choice(_SPECIALS)
+    return "".join(body)
+
+
+def config_dump(secrets: list[str], rng: random.Random) -> str:
+    """``NAME=value`` lines (the value bare or quoted), each followed by a sentence repeating it bare."""
+    lines = []
+    for i, value in enumerate(secrets):
+        quote = rng.choice(_QUOTES)
+        lines.append(f"SERVICE_{i}_TOKEN={quote}{value}{quote}")
+        lines.append(f"The service connects with {value} as its credential.")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("n", [1, 2, 16, 17, 64, 200, 1000])
+def test_every_value_of_a_config_dump_is_redacted_at_every_occurrence(n: int) -> None:
+    rng = random.Random(n)
+    secrets = [config_secret(rng) for _ in range(n)]
+    red = redactor()
+    out = red.redact_message(text_result(config_dump(secrets, rng)))["result"]["content"][0]["text"]
+    assert [s for s in secrets if s in out] == []
+    # One number per value, the same at its NAME= copy and its bare repeat.
+    numbers = NUMBERED.findall(out)
+    assert len(numbers) == 2 * n and len(set(numbers)) == n
+    assert all(numbers[2 * i] == numbers[2 * i + 1] for i in range(n)), out[:2000]
+    # And in every later message, bare, in any order.
+    rng.shuffle(secrets)
+    later = red.redact_message(text_result(" ".join(secrets), 2))["result"]["content"][0]["text"]
+    assert [s for s in secrets if s in later] == []
