@@ -405,6 +405,12 @@ class Redactor:
         self._lit = Scanner(rules, None) if rules else None
         self._text_min = min(self._scanner.min_len, self._lit.min_len if self._lit is not None else 1 << 30)
 
+    def _memory(self) -> Scanner | None:
+        """The memory's scanner, with every value learned so far."""
+        if self._fresh:
+            self._rebuild_literals()
+        return self._lit
+
     def learn(self, value: str, origin: str = "learned") -> bool:
         """Remember ``value`` as a secret: from now on it is replaced wherever it occurs, whole or
         inside longer text, also URL-encoded, JSON-escaped or inside base64. Values a reader would
@@ -422,7 +428,10 @@ class Redactor:
             return False
         for part in parts or [value]:
             self._remember(part, origin)
-        self._rebuild_literals()
+        # The scanner is rebuilt when next used (see _memory): a message that tells hundreds of
+        # values rebuilds it once, not once per value.
+        if self._fresh:
+            self._text_min = min(self._text_min, min(map(len, self._fresh)))
         # Strings and keys found clean before may hold the new value.
         self._clean.clear()
         self._harmless.clear()
@@ -599,8 +608,9 @@ class Redactor:
 
     def _hits(self, text: Text, entropy: bool) -> list[Hit]:
         hits = self._scanner.hits(text, entropy=entropy)
-        if self._lit is not None:
-            hits += self._lit.hits(text, entropy=False)
+        lit = self._memory()
+        if lit is not None:
+            hits += lit.hits(text, entropy=False)
         return hits
 
     def _holds_secret(self, s: str) -> bool:
@@ -635,7 +645,7 @@ class Redactor:
                     return True
                 longest = max(map(len, fresh))
         joined = Text("\n".join(fresh))
-        lit = self._lit
+        lit = self._memory()
         if (
             scanner.any(joined)
             or (lit is not None and lit.any(joined))
@@ -784,16 +794,21 @@ class Redactor:
         out = self._apply(s, hits)
         if self._generation != generation and out is not s:
             # A value learned here may also stand earlier in this text (before the name that
-            # told it): scan the result again with the memory.
-            return self._red_text(out, entropy)
+            # told it): scan the result again with the memory (every value it finds is known
+            # already, so one such pass is enough; the detectors saw all of this text).
+            lit = self._memory()
+            again = lit.hits(Text(out), entropy=False) if lit is not None else []
+            if again:
+                out = self._apply(out, again)
         return out
 
     def _binary_hits(self, s: str) -> list[Hit]:
         text = Text(s)
         scanner = self._binary_scanner
         hits = scanner.hits(text, entropy=False) if scanner is not None else []
-        if self._lit is not None:
-            hits += self._lit.hits(text, entropy=False)
+        lit = self._memory()
+        if lit is not None:
+            hits += lit.hits(text, entropy=False)
         return hits
 
     def _remember_clean(self, s: str) -> None:
