@@ -21,7 +21,7 @@ from harn_mcp_mock.jsonrpc import CLIENT, SERVER
 from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy, Redactor
 from harn_mcp_mock.redact.pipeline import CHASE_MIN, chaseable, credential_parts
-from tests.redact.credentials import ALNUM, varied
+from tests.redact.credentials import config_dump, config_secret, varied
 
 NUMBERED = re.compile(r"\[REDACTED:(\d+)\]")
 TOLD = "vault-" + varied(14, 5)  # in no known format: only a name tells it is a secret
@@ -364,28 +364,6 @@ def test_command_and_file_look_alikes_are_kept(text: str) -> None:
 
 
 # --- the memory at scale: a config dump, each value repeated bare ------------------------------
-
-_SPECIALS = "+/=.*?|^${"  # regex metacharacters and base64's; none ends an assignment's value
-_QUOTES = ("", '"', "'")
-
-
-def config_secret(rng: random.Random) -> str:
-    """A random secret-looking value, 16 to 80 characters, starting with a letter or digit."""
-    length = rng.randint(16, 80)
-    body = [rng.choice(ALNUM) for _ in range(length)]
-    for _ in range(rng.randint(1, 6)):
-        body[rng.randrange(1, length)] = rng.choice(_SPECIALS)
-    return "".join(body)
-
-
-def config_dump(secrets: list[str], rng: random.Random) -> str:
-    """``NAME=value`` lines (the value bare or quoted), each followed by a sentence repeating it bare."""
-    lines = []
-    for i, value in enumerate(secrets):
-        quote = rng.choice(_QUOTES)
-        lines.append(f"SERVICE_{i}_TOKEN={quote}{value}{quote}")
-        lines.append(f"The service connects with {value} as its credential.")
-    return "\n".join(lines)
 
 
 @pytest.mark.parametrize("n", [1, 2, 16, 17, 64, 200, 1000])
