@@ -77,7 +77,7 @@ IN_CONTEXT: dict[str, tuple[str, str]] = {
 
 
 # A service's config dump (issue 37): values of varied length and characters.
-_SPECIALS = "+/=.*?|^${"  # regex metacharacters and base64's; none ends an assignment's value
+CONFIG_SPECIALS = "+/=.*?|^${"  # regex metacharacters and base64's; none ends an assignment's value
 _QUOTES = ("", '"', "'")
 
 
@@ -86,7 +86,7 @@ def config_secret(rng: random.Random) -> str:
     length = rng.randint(16, 80)
     body = [rng.choice(ALNUM) for _ in range(length)]
     for _ in range(rng.randint(1, 6)):
-        body[rng.randrange(1, length)] = rng.choice(_SPECIALS)
+        body[rng.randrange(1, length)] = rng.choice(CONFIG_SPECIALS)
     return "".join(body)
 
 
