@@ -111,6 +111,7 @@ class Redactor:
         # never looked for again).
         self._chunks: list[tuple[dict[str, str], list[Any]]] = []
         self._generation = 0
+        self._memory_only = False  # while a message is scanned again for what it taught
         self._fp_key: bytes | None = None
         self._values: list[str] = []  # every remembered value once, in order (what fingerprints cover)
         self._value_set: set[str] = set()
@@ -189,11 +190,17 @@ class Redactor:
             return out
         # A value learned in this message may also stand earlier in it: one more pass (the
         # placeholders already there are left alone), until nothing new is learned.
-        for _ in range(_RESCANS):
-            if self._generation == generation:
-                break
-            generation = self._generation
-            out = self._redact_once(out)
+        # Every string was scanned by the detectors already: the rescans look for the memory's
+        # values only (keys are judged in full, and nothing is cached as clean meanwhile).
+        self._memory_only = True
+        try:
+            for _ in range(_RESCANS):
+                if self._generation == generation:
+                    break
+                generation = self._generation
+                out = self._redact_once(out)
+        finally:
+            self._memory_only = False
         return out
 
     def _redact_once(self, obj: Any) -> Any:
@@ -646,6 +653,8 @@ class Redactor:
                 longest = max(map(len, fresh))
         joined = Text("\n".join(fresh))
         lit = self._memory()
+        if self._memory_only:
+            return lit is None or not lit.any(joined)
         if (
             scanner.any(joined)
             or (lit is not None and lit.any(joined))
@@ -784,10 +793,13 @@ class Redactor:
             return s
         if len(s) >= _BINARY_MIN and binary_base64(s):
             hits = self._binary_hits(s)
+        elif self._memory_only:
+            lit = self._memory()
+            hits = lit.hits(Text(s), entropy=False) if lit is not None else []
         else:
             hits = self._hits(Text(s), entropy)
         if not hits:
-            if entropy and len(s) <= _CLEAN_STRING_MAX:
+            if entropy and len(s) <= _CLEAN_STRING_MAX and not self._memory_only:
                 self._remember_clean(s)
             return s
         generation = self._generation
