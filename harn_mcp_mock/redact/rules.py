@@ -211,12 +211,13 @@ class LiteralRule:
 
 _SHORT_TEXT = 256  # in a text this short, a run long enough is reason enough to search
 _FEW_NEEDLES = 48  # up to this many literals, substring searches beat one expression
-# Costs in characters searched by ``str.find`` (measured on CPython 3.11: 1,085 literals of 16
-# to 80 characters against 31 kB of text: 4 ms of searches, 41 ms to compile their trie, 5 ms
-# to scan with it).
-_FIND_CALL = 500  # one search's fixed cost
-_REGEX_CHAR = 1250  # the compiled trie, per character of text
-_COMPILE_CHAR = 6700  # compiling the trie, per character of the literals
+# Costs in characters searched by ``str.find``, tuned on CPython 3.11 on two workloads: a config
+# dump that teaches 200 values in one 31 kB message (1,085 literals: 4 ms of searches against
+# 41 ms to compile their trie), and benchmarks/bench_redact.py's stream of small messages that
+# each teach one value (where the compiled trie wins on short strings).
+_FIND_CALL = 700  # one search's fixed cost
+_REGEX_CHAR = 300  # the compiled trie, per character of text
+_COMPILE_CHAR = 2000  # compiling the trie, per character of the literals
 
 
 def trie_regex(literals: Sequence[str]) -> str:
