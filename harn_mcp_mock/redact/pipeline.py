@@ -105,9 +105,13 @@ class Redactor:
         self._literals: dict[str, str] = {}
         self._canonical: dict[str, str] = {}
         self._fresh: dict[str, str] = {}
-        self._chunks: list[dict[str, str]] = []
-        self._chunk_rules: dict[int, list[Any]] = {}
+        # The memory's literals in chunks, each with its compiled rules (a list, not a dict keyed
+        # by ``id(chunk)``: a merged-away chunk's id is reused by a later dict, whose lookup then
+        # found the dead chunk's smaller rules, and the values only the new chunk held were
+        # never looked for again).
+        self._chunks: list[tuple[dict[str, str], list[Any]]] = []
         self._generation = 0
+        self._memory_only = False  # while a message is scanned again for what it taught
         self._fp_key: bytes | None = None
         self._values: list[str] = []  # every remembered value once, in order (what fingerprints cover)
         self._value_set: set[str] = set()
@@ -150,9 +154,7 @@ class Redactor:
         self._lit: Scanner | None = None
         self._text_min = self._scanner.min_len
         self._rebuild_literals()
-        for (
-            rules
-        ) in self._chunk_rules.values():  # the server's own secrets: compiled now, not in the first message
+        for _chunk, rules in self._chunks:  # the server's own secrets: compiled now, not in the first message
             for rule in rules:
                 rule.compile()
         self._root = compiled.pointers.root
@@ -188,11 +190,17 @@ class Redactor:
             return out
         # A value learned in this message may also stand earlier in it: one more pass (the
         # placeholders already there are left alone), until nothing new is learned.
-        for _ in range(_RESCANS):
-            if self._generation == generation:
-                break
-            generation = self._generation
-            out = self._redact_once(out)
+        # Every string was scanned by the detectors already: the rescans look for the memory's
+        # values only (keys are judged in full, and nothing is cached as clean meanwhile).
+        self._memory_only = True
+        try:
+            for _ in range(_RESCANS):
+                if self._generation == generation:
+                    break
+                generation = self._generation
+                out = self._redact_once(out)
+        finally:
+            self._memory_only = False
         return out
 
     def _redact_once(self, obj: Any) -> Any:
@@ -391,20 +399,24 @@ class Redactor:
         merged into bigger ones: a learned value costs little however many are known."""
         chunks = self._chunks
         if self._fresh:
-            chunks.append(self._fresh)
+            chunks.append((self._fresh, literal_rules(self._fresh)))
             self._fresh = {}
         # As a binary counter: a chunk is merged with the one before it when it is as big, so each
-        # literal is compiled into a rule a logarithmic number of times.
-        while len(chunks) > 1 and len(chunks[-1]) >= len(chunks[-2]):
-            last = chunks.pop()
-            chunks[-1] = {**chunks[-1], **last}
-        # The rules of a chunk that did not change are kept (compiled): only the new or merged
-        # chunk gets new ones. (Keyed by id: every chunk keyed is alive in ``chunks``.)
-        made = self._chunk_rules
-        self._chunk_rules = {id(c): made.get(id(c)) or literal_rules(c) for c in chunks}
-        rules = [rule for chunk in chunks for rule in self._chunk_rules[id(chunk)]]
+        # literal is compiled into a rule a logarithmic number of times. A chunk keeps its rules
+        # (compiled) until it is merged: only the new or merged chunk gets new ones.
+        while len(chunks) > 1 and len(chunks[-1][0]) >= len(chunks[-2][0]):
+            last, _ = chunks.pop()
+            merged = {**chunks[-1][0], **last}
+            chunks[-1] = (merged, literal_rules(merged))
+        rules = [rule for _chunk, chunk_rules in chunks for rule in chunk_rules]
         self._lit = Scanner(rules, None) if rules else None
         self._text_min = min(self._scanner.min_len, self._lit.min_len if self._lit is not None else 1 << 30)
+
+    def _memory(self) -> Scanner | None:
+        """The memory's scanner, with every value learned so far."""
+        if self._fresh:
+            self._rebuild_literals()
+        return self._lit
 
     def learn(self, value: str, origin: str = "learned") -> bool:
         """Remember ``value`` as a secret: from now on it is replaced wherever it occurs, whole or
@@ -423,7 +435,10 @@ class Redactor:
             return False
         for part in parts or [value]:
             self._remember(part, origin)
-        self._rebuild_literals()
+        # The scanner is rebuilt when next used (see _memory): a message that tells hundreds of
+        # values rebuilds it once, not once per value.
+        if self._fresh:
+            self._text_min = min(self._text_min, min(map(len, self._fresh)))
         # Strings and keys found clean before may hold the new value.
         self._clean.clear()
         self._harmless.clear()
@@ -600,8 +615,9 @@ class Redactor:
 
     def _hits(self, text: Text, entropy: bool) -> list[Hit]:
         hits = self._scanner.hits(text, entropy=entropy)
-        if self._lit is not None:
-            hits += self._lit.hits(text, entropy=False)
+        lit = self._memory()
+        if lit is not None:
+            hits += lit.hits(text, entropy=False)
         return hits
 
     def _holds_secret(self, s: str) -> bool:
@@ -636,7 +652,9 @@ class Redactor:
                     return True
                 longest = max(map(len, fresh))
         joined = Text("\n".join(fresh))
-        lit = self._lit
+        lit = self._memory()
+        if self._memory_only:
+            return lit is None or not lit.any(joined)
         if (
             scanner.any(joined)
             or (lit is not None and lit.any(joined))
@@ -775,26 +793,34 @@ class Redactor:
             return s
         if len(s) >= _BINARY_MIN and binary_base64(s):
             hits = self._binary_hits(s)
+        elif self._memory_only:
+            lit = self._memory()
+            hits = lit.hits(Text(s), entropy=False) if lit is not None else []
         else:
             hits = self._hits(Text(s), entropy)
         if not hits:
-            if entropy and len(s) <= _CLEAN_STRING_MAX:
+            if entropy and len(s) <= _CLEAN_STRING_MAX and not self._memory_only:
                 self._remember_clean(s)
             return s
         generation = self._generation
         out = self._apply(s, hits)
         if self._generation != generation and out is not s:
             # A value learned here may also stand earlier in this text (before the name that
-            # told it): scan the result again with the memory.
-            return self._red_text(out, entropy)
+            # told it): scan the result again with the memory (every value it finds is known
+            # already, so one such pass is enough; the detectors saw all of this text).
+            lit = self._memory()
+            again = lit.hits(Text(out), entropy=False) if lit is not None else []
+            if again:
+                out = self._apply(out, again)
         return out
 
     def _binary_hits(self, s: str) -> list[Hit]:
         text = Text(s)
         scanner = self._binary_scanner
         hits = scanner.hits(text, entropy=False) if scanner is not None else []
-        if self._lit is not None:
-            hits += self._lit.hits(text, entropy=False)
+        lit = self._memory()
+        if lit is not None:
+            hits += lit.hits(text, entropy=False)
         return hits
 
     def _remember_clean(self, s: str) -> None:

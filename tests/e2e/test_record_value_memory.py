@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import os
+import random
 import re
 import signal
 import subprocess
@@ -33,6 +34,7 @@ from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.tape import load_tape
 from tests.e2e import scenarios
 from tests.e2e.test_record_secrets import assert_never_written, secret_forms
+from tests.redact.credentials import config_dump, config_secret
 
 pytestmark = pytest.mark.e2e
 
@@ -309,3 +311,38 @@ def test_a_killed_recording_is_recovered_with_the_memory_its_journal_carries(tmp
     [request] = [m for m in load_cassette(cassette).requests() if m.id == 1]
     first = request.message["params"]["arguments"]["text"]
     assert first == f"remember [REDACTED:{max(before) + 1}] for later", first
+
+
+def test_a_config_dump_of_200_secrets_each_repeated_bare_leaves_none_on_disk(tmp_path: Path) -> None:
+    """A tool result of 200 ``NAME=value`` lines, each followed by a sentence repeating its value
+    bare (issue 37: past about 16 the bare repeats were written in clear). Only the server says
+    them: the client asks for a file's text by its path."""
+    rng = random.Random(37)
+    secrets = [config_secret(rng) for _ in range(200)]
+    dump = tmp_path / "service.env"
+    dump.write_text(config_dump(secrets, rng))
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = start_recording(out)
+    try:
+        _call(
+            proc,
+            0,
+            "initialize",
+            protocolVersion="2025-06-18",
+            capabilities={},
+            clientInfo={"name": "t", "version": "1"},
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        answer = _call(proc, 1, "tools/call", name="config", arguments={"path": str(dump)})
+        said = str(answer["result"])
+        assert all(s in said for s in secrets)  # they crossed the wire
+        _, stderr = proc.communicate(timeout=WAIT)  # the client's EOF ends the recording
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr.decode()[-2000:]
+    assert (out / "s.cassette.json").exists() and (out / "s.tape.jsonl").exists()
+    assert any((out / "s.cassette.json.cas").iterdir())  # the dump went to a CAS blob
+    files = assert_never_written(out, {f"secret {i}": s for i, s in enumerate(secrets)})
+    assert any(p.parent.name == "s.tape.jsonl.cas" for p in files)  # the tape's sidecar was read

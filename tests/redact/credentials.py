@@ -7,6 +7,7 @@ scanners stay quiet about the repository.
 from __future__ import annotations
 
 import base64
+import random
 import string
 
 import orjson
@@ -73,6 +74,30 @@ IN_CONTEXT: dict[str, tuple[str, str]] = {
     "pem private key": ("the key:\n" + PEM + "\n", PEM.splitlines()[1]),
 }
 """(text holding a credential, the secret part of it) for credentials known by their context."""
+
+
+# A service's config dump (issue 37): values of varied length and characters.
+CONFIG_SPECIALS = "+/=.*?|^${"  # regex metacharacters and base64's; none ends an assignment's value
+_QUOTES = ("", '"', "'")
+
+
+def config_secret(rng: random.Random) -> str:
+    """A random secret-looking value, 16 to 80 characters, starting with a letter or digit."""
+    length = rng.randint(16, 80)
+    body = [rng.choice(ALNUM) for _ in range(length)]
+    for _ in range(rng.randint(1, 6)):
+        body[rng.randrange(1, length)] = rng.choice(CONFIG_SPECIALS)
+    return "".join(body)
+
+
+def config_dump(secrets: list[str], rng: random.Random) -> str:
+    """``NAME=value`` lines (the value bare or quoted), each followed by a sentence repeating it bare."""
+    lines = []
+    for i, value in enumerate(secrets):
+        quote = rng.choice(_QUOTES)
+        lines.append(f"SERVICE_{i}_TOKEN={quote}{value}{quote}")
+        lines.append(f"The service connects with {value} as its credential.")
+    return "\n".join(lines)
 
 
 def test_the_redaction_test_sources_hold_no_credential_in_a_known_format() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import re
 import urllib.parse
 from pathlib import Path
@@ -14,13 +15,15 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harn_mcp_mock.cassette.model import cas_dir, load_cassette
 from harn_mcp_mock.jsonrpc import CLIENT, SERVER
 from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy, Redactor
 from harn_mcp_mock.redact.pipeline import CHASE_MIN, chaseable, credential_parts
-from tests.redact.credentials import varied
+from tests.redact.credentials import ALNUM, CONFIG_SPECIALS, config_dump, config_secret, varied
 
 NUMBERED = re.compile(r"\[REDACTED:(\d+)\]")
 TOLD = "vault-" + varied(14, 5)  # in no known format: only a name tells it is a secret
@@ -360,3 +363,61 @@ def test_command_and_file_forms_lose_their_password(template: str, rule: str) ->
 )
 def test_command_and_file_look_alikes_are_kept(text: str) -> None:
     assert redactor().redact_text(text) == text
+
+
+# --- the memory at scale: a config dump, each value repeated bare ------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 2, 16, 17, 64, 200, 1000])
+def test_every_value_of_a_config_dump_is_redacted_at_every_occurrence(n: int) -> None:
+    rng = random.Random(n)
+    secrets = [config_secret(rng) for _ in range(n)]
+    red = redactor()
+    out = red.redact_message(text_result(config_dump(secrets, rng)))["result"]["content"][0]["text"]
+    assert [s for s in secrets if s in out] == []
+    # One number per value, the same at its NAME= copy and its bare repeat.
+    numbers = NUMBERED.findall(out)
+    assert len(numbers) == 2 * n and len(set(numbers)) == n
+    assert all(numbers[2 * i] == numbers[2 * i + 1] for i in range(n)), out[:2000]
+    # And in every later message, bare, in any order.
+    rng.shuffle(secrets)
+    later = red.redact_message(text_result(" ".join(secrets), 2))["result"]["content"][0]["text"]
+    assert [s for s in secrets if s in later] == []
+
+
+@st.composite
+def secret_values(draw: st.DrawFn) -> str:
+    """A secret-looking value: 16 to 80 characters, a letter first, with upper and lower case
+    letters and a digit among regex metacharacters and base64's (never a plain word or number,
+    which the memory does not chase by design)."""
+    head = draw(st.sampled_from(ALNUM[:52])) + draw(st.sampled_from("ABCDEFGHJKLMNPQRSTUVWXYZ"))
+    head += draw(st.sampled_from("abcdefghjkmnpqrstuvwxyz")) + draw(st.sampled_from("23456789"))
+    rest = draw(st.text(st.sampled_from(ALNUM + CONFIG_SPECIALS), min_size=12, max_size=76))
+    return head + rest
+
+
+@st.composite
+def config_texts(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A config dump of N secrets: for each a ``NAME=value`` line (bare or quoted) and a sentence
+    repeating the value bare, all lines in a random order (a repeat may come before its name)."""
+    secrets = draw(st.lists(secret_values(), min_size=1, max_size=250, unique=True))
+    lines = []
+    for i, value in enumerate(secrets):
+        quote = draw(st.sampled_from(["", '"', "'"]))
+        lines.append(f"APP_{i}_SECRET={quote}{value}{quote}")
+        lines.append(f"Connecting with {value} now.")
+    return "\n".join(draw(st.permutations(lines))), secrets
+
+
+@settings(max_examples=15)
+@given(config_texts())
+def test_no_value_of_any_config_dump_survives_in_that_message_or_later_ones(
+    case: tuple[str, list[str]],
+) -> None:
+    text, secrets = case
+    red = redactor()
+    out = red.redact_message(text_result(text))["result"]["content"][0]["text"]
+    assert [s for s in secrets if s in out] == []
+    assert len(set(NUMBERED.findall(out))) == len(secrets)  # one number per value
+    later = red.redact_text(" | ".join(reversed(secrets)))
+    assert [s for s in secrets if s in later] == []

@@ -5,7 +5,8 @@
 
 Tools: ``echo(text)`` (text content and structuredContent), ``log(text)`` (a log notification),
 ``fail(text)`` (a tool error), ``big(text)`` (a text over 4 KiB: a sidecar blob), and
-``configure(settings)`` (the settings back as JSON text). With ``--http`` every request must
+``configure(settings)`` (the settings back as JSON text), ``config(path)`` (a file's text: what
+the server alone says, the client never sent it). With ``--http`` every request must
 carry the header ``X-Upstream-Key`` equal to the environment's ``UPSTREAM_KEY`` (401 otherwise).
 For tests/e2e/test_record_value_memory.py: a value the recorder identified as a secret once must
 not reach any byte it writes, wherever it comes back.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -55,6 +57,12 @@ def big(text: str) -> str:
 def configure(settings: dict[str, Any]) -> str:
     """The settings back, as JSON."""
     return json.dumps(settings)
+
+
+@server.tool()
+def config(path: str) -> str:
+    """The text of the file at ``path`` (a service's config dump)."""
+    return Path(path).read_text()
 
 
 def main() -> None:
