@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from harn_mcp_mock.runner import run_episodes
+from tests.procs import pids_where
 
 # One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
 # made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
@@ -69,18 +70,9 @@ def _portable(results: Path, out: Path) -> Any:
 
 def _players(script: Path) -> list[int]:
     """The pids of the agent processes running ``script`` (not the bubblewrap around them)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if len(argv) > 1 and argv[1] == str(script).encode() and not argv[0].endswith(b"bwrap"):
-            found.append(int(name))
-    return found
+    return pids_where(
+        lambda argv: len(argv) > 1 and argv[1] == str(script).encode() and not argv[0].endswith(b"bwrap")
+    )
 
 
 def _player(tmp_path: Path) -> list[str]:

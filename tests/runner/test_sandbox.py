@@ -23,6 +23,7 @@ from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.runner import run_episodes
 from harn_mcp_mock.runner.sandbox import SANDBOX_MODES, agent_spec_view, resolve_isolation
 from harn_mcp_mock.shipped import resolve_spec
+from tests.procs import pids_where
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = ROOT / "examples" / "agent" / "scripted_agent.py"
@@ -119,17 +120,7 @@ def _hostile(tmp_path: Path, out: Path, tag: str) -> list[str]:
 
 
 def _alive_with(tag: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                if tag.encode() in f.read().split(b"\0"):
-                    found.append(int(name))
-        except OSError:
-            continue
-    return found
+    return pids_where(lambda argv: tag.encode() in argv)
 
 
 def _facts(out: Path) -> list[dict[str, Any]]:
