@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from harn_mcp_mock.runner._files import Folder, open_folder
 from harn_mcp_mock.runner.budget import USAGE_FILE, usage_file
+from harn_mcp_mock.runner.folder import WRITTEN_FILES
 from harn_mcp_mock.runner.matrix import Trial
 from harn_mcp_mock.runner.trial import (
-    TRIAL_FILES,
     private_path,
     record_trial,
     take,
@@ -49,7 +49,7 @@ def agent_name(agent: AgentFunction) -> str:
 
 def _fresh_folder(trial: Trial, out: Path) -> Folder:
     where = open_folder(out.resolve(), trial.parts)
-    where.clear((*TRIAL_FILES, "trial.json"))
+    where.clear((*WRITTEN_FILES, USAGE_FILE))  # report_usage() appends to it: never a run's before
     return where
 
 

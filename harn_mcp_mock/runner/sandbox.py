@@ -50,7 +50,6 @@ from typing import Any
 from harn_mcp_mock.errors import UsageError
 
 __all__ = [
-    "AGENT_FILES",
     "SANDBOX_MODES",
     "Isolation",
     "TrialSandbox",
@@ -60,8 +59,6 @@ __all__ = [
 ]
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
-AGENT_FILES = "agent"
-"""The trial folder's subfolder that receives the agent's own files (``HARN_TRIAL_DIR``)."""
 COPY_CAP = 64 << 20
 """Bytes of the agent's own files copied back into ``agent/`` (the rest is left out, and said)."""
 COPY_MAX_FILES = 1000

@@ -64,7 +64,6 @@ __all__ = [
     "DEFAULT_GRACE_S",
     "DEFAULT_TIMEOUT_S",
     "EX_TEMPFAIL",
-    "TRIAL_FILES",
     "TrialSettings",
     "agent_env",
     "infra_state",
@@ -79,15 +78,6 @@ __all__ = [
 ]
 
 EX_TEMPFAIL = 75
-TRIAL_FILES = (
-    "state.json",
-    "report.json",
-    "tape.ndjson",
-    "agent.stdout",
-    "agent.stderr",
-    "mcp.json",
-    "usage.ndjson",
-)
 DEFAULT_TIMEOUT_S = 600.0
 """A trial's time limit unless ``--timeout`` says otherwise (``--timeout none``: no limit)."""
 DEFAULT_GRACE_S = 5.0
@@ -137,13 +127,7 @@ def mcp_config(trial: Trial, world: TrialWorld) -> bytes:
     return _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
 
 
-def agent_env(
-    trial: Trial,
-    where: Folder,
-    world: TrialWorld,
-    base: Mapping[str, str],
-    box: TrialSandbox | None = None,
-) -> dict[str, str]:
+def agent_env(trial: Trial, world: TrialWorld, base: Mapping[str, str], box: TrialSandbox) -> dict[str, str]:
     """The agent's environment, and its ``HARN_MCP_CONFIG`` file (at the trial's
     :attr:`~harn_mcp_mock.runner.hub.TrialWorld.config_path`; the trial's record keeps a copy,
     ``mcp.json``, written when the trial has ended: while it runs its token is in no other file).
@@ -162,14 +146,11 @@ def agent_env(
         "HARN_TASK_PROMPT": trial.prompt,
         "HARN_RUN_ID": trial.run_id,
         "HARN_SEED": str(trial.seed),
-        "HARN_TRIAL_DIR": str(where.path),
-        "HARN_SPEC": str(trial.spec),
         "HARN_USAGE_FILE": channel_path(world.config_dir, world.token),  # read as it arrives
+        **box.env(base),  # HARN_TRIAL_DIR, HARN_SPEC (the agent's view), HOME, TMPDIR
     }
     if world.url is not None:
         env["HARN_WORLD_URL"] = world.url
-    if box is not None:
-        env.update(box.env(base))
     return env
 
 
@@ -225,7 +206,6 @@ def take(path: Path) -> bytes | None:
 
 def _attempt(
     trial: Trial,
-    where: Folder,
     agent: Sequence[str],
     settings: TrialSettings,
     base: Mapping[str, str],
@@ -236,8 +216,7 @@ def _attempt(
     run_root: Path | None,
     tape: Path,
 ) -> dict[str, Any]:
-    where.clear((*TRIAL_FILES, "trial.json"))
-    started = time.monotonic()
+    started = time.monotonic()  # (the runner writes the trial's folder once, at the end: write_trial)
     isolation = settings.isolation()
     world = hub.open(trial, spec, tape=tape)  # a private file of the runner's, not the agent's folder
     box: TrialSandbox | None = None
@@ -254,7 +233,7 @@ def _attempt(
             hide=[*([] if run_root is None else [run_root]), *settings.hide],
             binds=[(world.socket_path, False), (world.config_path, False), (channel.path, False)],
         )
-        env = agent_env(trial, where, world, base, box)
+        env = agent_env(trial, world, base, box)
         if settings.llm and llm_secret is not None:
             env["HARN_LLM_URL"] = f"{endpoint_base(settings.llm)}/t/{route_of(llm_secret)}/v1"
         try:
@@ -426,12 +405,12 @@ def run_trial(
         hub = process_hub()
     base = dict(os.environ if env is None else env)
     root = out.resolve()
-    with open_folder(root, trial.parts) as where:
+    with open_folder(root, trial.parts):  # the trial's folder exists while its agent runs
         attempts: list[dict[str, Any]] = []
         tapes: list[Path] = []
         for _ in range(settings.max_retries + 1):
             tapes.append(private_path("tape.ndjson"))
-            result = _attempt(trial, where, agent, settings, base, cwd, hub, spec, control, root, tapes[-1])
+            result = _attempt(trial, agent, settings, base, cwd, hub, spec, control, root, tapes[-1])
             attempts.append(result)
             if result["status"] != "infra_error" or (control is not None and control.stopping):
                 break

@@ -474,6 +474,10 @@ class _Loaded:
     exit_failed: str | None = None
 
 
+_VERDICTS: Final = ("over_budget", "usage_invalid", "usage_unknown", "exit_failed")
+"""The runner's verdicts a run document may carry (a string why, or absent): never a pass."""
+
+
 def score_runs(
     specs: Sequence[Mapping[str, Any] | _SpecLike],
     inputs: Sequence[str | Path | RunDocument],
@@ -603,18 +607,11 @@ class Scorer:
         if loaded.timed_out:
             score = replace(score, timed_out=True)
             fingerprint += b"timed out"
-        if loaded.over_budget is not None:
-            score = replace(score, over_budget=loaded.over_budget)
-            fingerprint += b"over budget"
-        if loaded.usage_invalid is not None:
-            score = replace(score, usage_invalid=loaded.usage_invalid)
-            fingerprint += b"usage invalid"
-        if loaded.usage_unknown is not None:
-            score = replace(score, usage_unknown=loaded.usage_unknown)
-            fingerprint += b"usage unknown"
-        if loaded.exit_failed is not None:
-            score = replace(score, exit_failed=loaded.exit_failed)
-            fingerprint += b"exit failed"
+        for verdict in _VERDICTS:  # the runner's: each makes the run a failure whatever its state
+            value = getattr(loaded, verdict)
+            if value is not None:
+                score = replace(score, **{verdict: value})
+                fingerprint += verdict.encode()
         record = RunRecord(
             path,
             loaded.source,
