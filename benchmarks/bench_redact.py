@@ -128,16 +128,16 @@ def per_call(make_fn: Callable[[], Callable[[Any], Any]], items: list[Any], repe
     return best / len(items) * 1e6
 
 
-def before_policy() -> Any:
-    """The default policy of the redactor at :data:`BEFORE`, loaded from git into a temporary
-    package (``None`` outside a git checkout that has the commit)."""
+def before_policy(ref: str = BEFORE) -> Any:
+    """The default policy of the redactor at ``ref`` (:data:`BEFORE` unless ``--before`` says),
+    loaded from git into a temporary package (``None`` outside a git checkout that has it)."""
     import importlib
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
     try:
         listing = subprocess.run(
-            ["git", "ls-tree", "-r", "--name-only", BEFORE, "harn_mcp_mock/redact"],
+            ["git", "ls-tree", "-r", "--name-only", ref, "harn_mcp_mock/redact"],
             cwd=root,
             capture_output=True,
             text=True,
@@ -149,7 +149,7 @@ def before_policy() -> Any:
     package = folder / "harn_redact_before"
     for name in listing:
         data = subprocess.run(
-            ["git", "show", f"{BEFORE}:{name}"], cwd=root, capture_output=True, check=True
+            ["git", "show", f"{ref}:{name}"], cwd=root, capture_output=True, check=True
         ).stdout
         target = package / Path(name).relative_to("harn_mcp_mock/redact")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -166,6 +166,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer messages and repeats")
+    parser.add_argument(
+        "--before",
+        default=BEFORE,
+        metavar="REF",
+        help=f"the commit the `vs before` column compares to ({BEFORE})",
+    )
     parser.add_argument("--external", action="append", default=[], metavar="DIR", help="a corpus checkout")
     parser.add_argument("--credsweeper", metavar="DIR", help="a Samsung/CredSweeper checkout")
     parser.add_argument("--gitleaks", metavar="DIR", help="a gitleaks/gitleaks checkout")
@@ -195,7 +201,7 @@ def main() -> None:
     def roundtrip(msg: Any) -> Any:
         return orjson.loads(orjson.dumps(msg))
 
-    before = before_policy()
+    before = before_policy(args.before)
     print(
         f"{'message':46} {'bytes':>6} {'redact us':>10} {'before us':>10} {'vs before':>9} {'baseline us':>12} {'ratio':>6}"
     )
