@@ -26,13 +26,14 @@ _external_corpora.py says what is counted), next to ours; `--misses` lists every
 altered identifier, `--e2e` also records each corpus through `harn mcp mock record`.
 
 Each timing is also taken, in the same run, with the redactor as it was before the value
-memory (commit 0200645, loaded from git into a temporary package): the `vs before` column is
-new / old (the target: at most 1.3).
+memory (commit 0200645, loaded from git into a temporary package; `--before REF` takes another
+commit, `--before main` the branch a change starts from): the `vs before` column is new / old
+(the target: at most 1.3). The corpus messages are timed the same way.
 
 Times are this process's CPU time (``time.process_time``), not wall time: on a shared machine
 the time spent waiting for a core is left out.
 
-Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--only TEXT ...] [--external DIR ...]
+Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--before REF] [--only TEXT ...] [--external DIR ...]
 [--misses] [--e2e]` (``--only clean``: the clean rows alone, without the corpus section).
 """
 
@@ -225,7 +226,7 @@ def main() -> None:
                 f" {base:>12.2f} {ours / base:>6.2f}"
             )
     if not args.only:
-        corpus_section(policy, repeat)
+        corpus_section(policy, repeat, before)
 
 
 def alternating(
@@ -242,7 +243,9 @@ def alternating(
     return new, (old if before is not None else float("nan"))
 
 
-def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
+def corpus_section(policy: RedactionPolicy, repeat: int, before: Any = None) -> None:
+    """Recall and false positives on our own corpus, and the time per message of its messages
+    (with ``before``, a policy of the redactor at another commit, timed in the same run)."""
     secrets, harmless = corpus.secrets(), corpus.harmless()
     with tempfile.TemporaryDirectory() as folder:
         from pathlib import Path
@@ -262,7 +265,10 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
     def roundtrip(msg: Any) -> Any:
         return orjson.loads(orjson.dumps(msg))
 
-    print(f"{'corpus messages':46} {'count':>6} {'redact us':>10} {'baseline us':>12} {'ratio':>6}")
+    print(
+        f"{'corpus messages':46} {'count':>6} {'redact us':>10} {'before us':>10} {'vs before':>9}"
+        f" {'baseline us':>12} {'ratio':>6}"
+    )
     for label, items, env in (
         ("harmless values, every channel", clean, harness.SERVER_ENV),
         (
@@ -272,8 +278,15 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
         ),
     ):
         ours = per_call(lambda env=env: policy.redactor(argv=["srv"], env=env).redact_message, items, repeat)
+        old = (
+            per_call(lambda env=env: before.redactor(argv=["srv"], env=env).redact_message, items, repeat)
+            if before is not None
+            else float("nan")
+        )
         base = per_call(lambda: roundtrip, items, repeat)
-        print(f"{label:46} {len(items):>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
+        print(
+            f"{label:46} {len(items):>6} {ours:>10.2f} {old:>10.2f} {ours / old:>9.2f} {base:>12.2f} {ours / base:>6.2f}"
+        )
 
 
 def load_external(dirs: list[tuple[str, str | None]]) -> list[Any]:

@@ -623,6 +623,8 @@ def random_key(value: str) -> bool:
     digits, not words (:func:`wordy`: ``partnerstack``, ``browser_stack_key``), and with the
     entropy of random characters of that alphabet (:func:`random_enough`)."""
     core = value.translate(_DROP_SEPARATORS)
+    if core.startswith(("0x", "0X")):
+        core = core[2:]  # a number written in hex ('pass_mask64: 0x81103c1452dd61cd')
     if not core.isalnum() or not core.isascii() or core.isdigit():
         return False
     if len(core) < _RANDOM_KEY_MIN[alphabet_size(core)]:
@@ -1387,9 +1389,9 @@ _ENTROPY_SLACK = 0.75
 
 class PrefixedTokenRule:
     """Vendor-prefixed tokens of any vendor: the candidates ``regex`` finds (runs of the
-    ``prefix_body`` shape), each judged by :func:`prefixed_secret`. The candidates lie inside
-    one run of token characters (``contained``): the scanner runs the rule on each distinct run
-    of 22 characters or more and caches the verdict."""
+    ``prefix_body`` shape, 20 characters or more), each weighed by :func:`prefixed_secret`
+    (:meth:`judge`). The candidates lie inside one run of token characters (``contained``): the
+    scanner runs the rule on each distinct run long enough and caches the verdict."""
 
     __slots__ = ("_facts", "_regex", "name", "pattern")
 
@@ -1405,19 +1407,25 @@ class PrefixedTokenRule:
         self._facts = Facts(min_len=_PREFIXED_MIN, run=_PREFIXED_MIN, blob_safe=True, contained=True)
 
     @property
+    def regex(self) -> re.Pattern[str]:
+        """The candidates' expression (compiled on first use)."""
+        return self._regex
+
+    @property
     def needles(self) -> tuple[str, ...]:
         return ()
+
+    @staticmethod
+    def judge(candidate: str) -> bool:
+        """Whether a candidate the expression found is a secret."""
+        return len(candidate) >= _PREFIXED_MIN and prefixed_secret(candidate)
 
     def __call__(self, text: Text) -> list[Hit]:
         s = text.s
         if len(s) < _PREFIXED_MIN or not text.has_run(_PREFIXED_MIN):
             return []
-        name = self.name
-        return [
-            (m.start(), m.end(), name)
-            for m in self._regex.finditer(s)
-            if len(m[0]) >= _PREFIXED_MIN and prefixed_secret(m[0])
-        ]
+        name, judge = self.name, self.judge
+        return [(m.start(), m.end(), name) for m in self._regex.finditer(s) if judge(m[0])]
 
     def any(self, text: Text) -> bool:
         return bool(self(text))

@@ -83,3 +83,4 @@ def test_the_judge_weighs_length_per_alphabet() -> None:
     # Placeholders and repeated patterns have too little entropy for their length.
     assert not credential_like("0123456789abcdef0123456789abcdef"[:24] * 2)
     assert not credential_like("x" * 32)
+    assert not credential_like("0x" + pick(HEX, 16))  # a number written in hex

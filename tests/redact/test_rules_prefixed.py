@@ -16,9 +16,12 @@ import string
 import uuid
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harn_mcp_mock.redact import RedactionPolicy
-from harn_mcp_mock.redact.rules import checksum_valid, prefixed_secret
+from harn_mcp_mock.redact.gates import Text
+from harn_mcp_mock.redact.rules import PrefixedTokenRule, checksum_valid, prefixed_secret
 
 RNG = random.Random(3737)
 ALNUM = string.ascii_letters + string.digits
@@ -169,3 +172,24 @@ def test_the_token_is_caught_in_json_text_and_after_an_equals_sign(policy: Redac
     assert red.redact_text(json.dumps({"note": token})) == json.dumps({"note": "[REDACTED:1]"})
     assert red.redact_text(f"CONFIG_VALUE={token}\n") == "CONFIG_VALUE=[REDACTED:1]\n"
     assert red.findings == {"prefixed-token": 2}
+
+
+NEIGHBOURS = st.lists(st.sampled_from([*"aZ09_-.+/= \n:\"'@()[]", "sk-", "key_", "=="]), max_size=6).map(
+    "".join
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(NEIGHBOURS, st.sampled_from([t for _c, t in TOKENS] + harmless()), NEIGHBOURS)
+def test_the_rule_finds_the_same_run_by_run_as_in_the_whole_text(before: str, token: str, after: str) -> None:
+    """The scanner runs the rule on each run of token characters alone and caches the result: it
+    must find there what it finds in the whole text."""
+    rule = next(r for r in RedactionPolicy.default().compiled().patterns if isinstance(r, PrefixedTokenRule))
+    text = before + token + after
+    whole = [(a, b) for a, b, _n in rule(Text(text))]
+    by_run = [
+        (start + a, start + b)
+        for start, end in Text(text).runs(rule.run)
+        for a, b, _n in rule(Text(text[start:end]))
+    ]
+    assert by_run == whole
