@@ -395,15 +395,18 @@ class AssignmentRule:
             spans = scheme_credentials(s, at + 1)
             if spans is not None:
                 return [(a, b, self.name) for a, b in spans]
-        if s.startswith(":=", at):
+        walrus = s.startswith(":=", at)
+        if walrus and strong:
             return []  # Go's and Make's := is left to the code patterns (they know its quoting)
         value_at = at + 1
-        while s.startswith("=", value_at):  # 'name == "value"', '==='
+        while s.startswith("=", value_at):  # 'name == "value"', '===', 'name := "value"'
             value_at += 1
         value = _VALUE.match(s, value_at)
         if value is None:
             return []
         group = "quoted" if value.group("quoted") is not None else "bare"
+        if walrus and group != "quoted":
+            return []  # 'bitmexKey := os.Getenv(…)': only a quoted literal is a value
         secret = value.group(group)
         if not (_plausible_value(secret) if strong else credential_like(secret)):
             return []

@@ -40,6 +40,11 @@ KEYS: list[tuple[str, str, str]] = [
     ),
     ("glued name ending in key", pick(HEX, 48), "AESKEY = '{s}'"),
     ("camelCase name ending in pass", pick(LOWER_DIGITS, 18), 'dbPass = "{s}"'),
+    (
+        "go := after a name ending in Key",
+        pick(string.ascii_letters + string.digits, 40),
+        'vendorKey := "{s}"',
+    ),
 ]
 
 # Values under the same kind of names that are no credential.
@@ -55,6 +60,8 @@ KEPT = [
     "key: 3f2a9b1c",
     "app key = internationalization",
     "session: aaaaaaaaaaaaaaaaaaaaaaaa",
+    'cacheKey := fmt.Sprintf("%s:%d", a, b)',
+    "sessionKey := os.Getenv(name)",
 ]
 
 
