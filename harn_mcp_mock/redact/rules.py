@@ -1196,7 +1196,7 @@ PREFIXED_TOKEN = "prefixed-token"
 """The name of the default policy's pattern judged by :func:`prefixed_secret`."""
 
 _PREFIXED_MIN = 20  # the shortest: a prefix of 3, a separator, a body of 16
-_BODY_SEPARATORS = lazy_regex(r"[_.-]+")
+_TO_UNDERSCORE = str.maketrans("-.", "__")
 _HASH_NAME = lazy_regex(
     r"(?i)sha[0-9]*|md[2-6]|blake[23][bs]?|crc[0-9]*|xxh[0-9]*|murmur[0-9]*|fnv[0-9a]*|adler32|v[0-9]+"
 )
@@ -1229,12 +1229,12 @@ def checksum_valid(token: str) -> bool:
     npm's (``<prefix>_`` + 30 base62 characters + the base62 CRC32 of those 30, 6 characters)
     and Grafana's service account tokens (``glsa_`` + 32 characters + ``_`` + the CRC32 of all
     before it, 8 hex digits, little-endian). A random string passes by chance once in 10^10."""
-    import binascii
-
     prefix, sep, body = token.partition("_")
     if not sep or not prefix:
         return False
     if len(body) == 36 and body.isalnum() and body.isascii():
+        import binascii  # (imported here: most tokens never get this far)
+
         return _base62(binascii.crc32(body[:30].encode()), 6) == body[30:]
     head, sep2, tail = token.rpartition("_")
     if sep2 and len(tail) == 8 and len(head) > len(prefix) + 20:
@@ -1242,6 +1242,8 @@ def checksum_valid(token: str) -> bool:
             raw = bytes.fromhex(tail)
         except ValueError:
             return False
+        import binascii
+
         return int.from_bytes(raw, "little") == binascii.crc32(head.encode())
     return False
 
@@ -1275,18 +1277,20 @@ def prefixed_secret(token: str) -> bool:
     token = token.rstrip("=")  # base64 padding
     if checksum_valid(token):
         return True
-    segments = [part for part in _BODY_SEPARATORS.split(token) if part]
+    segments = [part for part in token.translate(_TO_UNDERSCORE).split("_") if part]
     prefix = segments[0]
     digits = sum(c.isdigit() for c in prefix)
-    if len(segments) < 2 or _HASH_NAME.fullmatch(prefix) or digits > 2:
-        return False
-    if digits and len(prefix) >= _HEX_PREFIX and not prefix.strip(_HEX):
-        return False
+    if len(segments) < 2 or digits > 2 or sum(map(len, segments)) - len(prefix) < _BODY_MARKED:
+        return False  # (string operations first: most candidates end here, no expression compiled)
     words = 1
     while (
         words < len(segments) - 1 and segments[words].isalpha() and len(segments[words]) <= _PREFIX_WORD_MAX
     ):
         words += 1
+    if sum(map(len, segments[words:])) < _BODY_MARKED:
+        return False
+    if (digits and len(prefix) >= _HEX_PREFIX and not prefix.strip(_HEX)) or _HASH_NAME.fullmatch(prefix):
+        return False
     marked = any(
         _SECRET_MARKER.fullmatch(word)
         for i, word in enumerate(segments)
