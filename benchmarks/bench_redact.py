@@ -278,15 +278,15 @@ def corpus_section(policy: RedactionPolicy, repeat: int, before: Any = None) -> 
         ),
     ):
         ours = per_call(lambda env=env: policy.redactor(argv=["srv"], env=env).redact_message, items, repeat)
-        old = (
-            per_call(lambda env=env: before.redactor(argv=["srv"], env=env).redact_message, items, repeat)
-            if before is not None
-            else float("nan")
-        )
         base = per_call(lambda: roundtrip, items, repeat)
-        print(
-            f"{label:46} {len(items):>6} {ours:>10.2f} {old:>10.2f} {ours / old:>9.2f} {base:>12.2f} {ours / base:>6.2f}"
-        )
+        if before is not None:
+            old = per_call(
+                lambda env=env: before.redactor(argv=["srv"], env=env).redact_message, items, repeat
+            )
+            then = f"{old:>10.2f} {ours / old:>9.2f}"
+        else:
+            then = f"{'':>10} {'':>9}"
+        print(f"{label:46} {len(items):>6} {ours:>10.2f} {then} {base:>12.2f} {ours / base:>6.2f}")
 
 
 def load_external(dirs: list[tuple[str, str | None]]) -> list[Any]:

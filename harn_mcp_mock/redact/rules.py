@@ -1321,8 +1321,11 @@ def prefixed_secret(token: str) -> bool:
 def sequential(s: str) -> bool:
     """Whether ``s`` is mostly runs of consecutive characters (``abcdefghijklmnopqrstuvwxyz123``,
     ``12345678ABCDEFGH``): a placeholder, not a key. Random strings hardly have one such pair."""
-    steps = sum(ord(s[i + 1]) - ord(s[i]) == 1 for i in range(len(s) - 1))
+    steps = sum(map(str.__eq__, s[:-1].translate(_NEXT_CHARACTER), s[1:]))  # C-level, no loop here
     return steps > _SEQUENTIAL_AT_MOST * (len(s) - 1)
+
+
+_NEXT_CHARACTER = {i: i + 1 for i in range(128)}
 
 
 _COMMON_BIGRAMS = frozenset(
@@ -1367,14 +1370,9 @@ def alphabet_size(s: str) -> int:
     plus 26 for each case of letters it holds."""
     if not s.strip("0123456789abcdef") or not s.strip("0123456789ABCDEF"):
         return 16
-    lower = upper = digit = False
-    for c in s:
-        if c.isdigit():
-            digit = True
-        elif c.islower():
-            lower = True
-        elif c.isupper():
-            upper = True
+    digit = not s.isalpha()  # (``s`` holds letters and digits only)
+    lower = s.upper() != s
+    upper = s.lower() != s
     return 10 * digit + 26 * lower + 26 * upper
 
 
