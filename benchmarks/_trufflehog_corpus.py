@@ -117,7 +117,12 @@ class _Eval(ext._GoEval):
     def primary(self, i: int) -> tuple[Any, int]:
         kind, text = self.toks[i]
         # []byte("...") / string(x): a conversion, the same text.
-        if text == "[" and self.toks[i + 1][1] == "]" and self.toks[i + 2][1] == "byte" and self.toks[i + 3][1] == "(":
+        if (
+            text == "["
+            and self.toks[i + 1][1] == "]"
+            and self.toks[i + 2][1] == "byte"
+            and self.toks[i + 3][1] == "("
+        ):
             (value,), _spread, end = self.args(i + 4)
             return value, end
         if kind == "num":
@@ -151,9 +156,11 @@ class _Eval(ext._GoEval):
         if name == "strings.Join" and len(args) == 2 and isinstance(args[0], list):
             return str(args[1]).join(args[0])
         if name in ("strings.ToUpper", "strings.ToLower", "strings.TrimSpace") and len(args) == 1:
-            return {"strings.ToUpper": str.upper, "strings.ToLower": str.lower, "strings.TrimSpace": str.strip}[
-                name
-            ](args[0])
+            return {
+                "strings.ToUpper": str.upper,
+                "strings.ToLower": str.lower,
+                "strings.TrimSpace": str.strip,
+            }[name](args[0])
         if name == "common.GenerateRandomPassword" and len(args) == 5:
             lower, upper, numeric, special, length = args
             pools = [
@@ -204,7 +211,9 @@ def _matching(toks: list[tuple[str, str]], i: int) -> int:
     return i
 
 
-def _top_level(toks: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], dict[str, Any], list[tuple[str, int, int]]]:
+def _top_level(
+    toks: list[tuple[str, str]],
+) -> tuple[list[tuple[str, str]], dict[str, Any], list[tuple[str, int, int]]]:
     """The tokens outside function bodies, the one-expression helper functions
     (name -> (parameters, expression tokens)), and every function as (name, body start, end)."""
     outside: list[tuple[str, str]] = []
@@ -212,7 +221,12 @@ def _top_level(toks: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], dict
     bodies: list[tuple[str, int, int]] = []
     i = 0
     while i < len(toks):
-        if toks[i] == ("ident", "func") and i + 2 < len(toks) and toks[i + 1][0] == "ident" and toks[i + 2][1] == "(":
+        if (
+            toks[i] == ("ident", "func")
+            and i + 2 < len(toks)
+            and toks[i + 1][0] == "ident"
+            and toks[i + 2][1] == "("
+        ):
             name = toks[i + 1][1]
             params_end = _matching(toks, i + 2)
             j = params_end
@@ -225,9 +239,11 @@ def _top_level(toks: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], dict
                 params = [
                     toks[k][1]
                     for k in range(i + 3, params_end - 1)
-                    if toks[k][0] == "ident" and toks[k + 1][1] in (",", "string", ")") and toks[k - 1][1] in ("(", ",")
+                    if toks[k][0] == "ident"
+                    and toks[k + 1][1] in (",", "string", ")")
+                    and toks[k - 1][1] in ("(", ",")
                 ]
-                funcs[name] = (params, body[1:] + [("op", ";")])
+                funcs[name] = (params, [*body[1:], ("op", ";")])
             i = end
             continue
         outside.append(toks[i])
@@ -322,7 +338,9 @@ def _cases(path: Path, detector: str, skipped: Counter[str]) -> list[Case]:
                 skipped["cases with no input/want fields (another table shape)"] += 1
                 continue
             if isinstance(text, ext._Unsupported) or isinstance(want, ext._Unsupported):
-                skipped["cases built in a way the evaluator does not read (helpers with loops, encoders...)"] += 1
+                skipped[
+                    "cases built in a way the evaluator does not read (helpers with loops, encoders...)"
+                ] += 1
                 continue
             if not isinstance(text, str) or not isinstance(want, list):
                 skipped["cases whose input is not a string or want not a []string"] += 1
@@ -367,7 +385,9 @@ def joined_parts(want: str, text: str) -> tuple[list[str], int]:
 
 _NAME_KEY = re.compile(r"(?i)name|user|url|host|endpoint|domain|region|tenant|client_?id|^id$")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_HOSTLIKE = re.compile(r"(?i)[a-z][a-z0-9+.-]*://\S*|[\w.+-]+@[\w-]+(\.[\w-]+)+|([a-z0-9-]+\.)+[a-z]{2,}(:\d+)?(/\S*)?")
+_HOSTLIKE = re.compile(
+    r"(?i)[a-z][a-z0-9+.-]*://\S*|[\w.+-]+@[\w-]+(\.[\w-]+)+|([a-z0-9-]+\.)+[a-z]{2,}(:\d+)?(/\S*)?"
+)
 
 
 def _not_secret_part(part: str) -> str | None:
@@ -448,7 +468,9 @@ def load_trufflehog(root: Path) -> TrufflehogCorpus:
                     parts += value != want
                 values[key].contexts.append((i, start))
     detectors = len({c.detector for c in cases})
-    return TrufflehogCorpus(root, ext.commit_of(root), cases, list(values.values()), detectors, skipped, parts)
+    return TrufflehogCorpus(
+        root, ext.commit_of(root), cases, list(values.values()), detectors, skipped, parts
+    )
 
 
 # --- measuring ----------------------------------------------------------------------------------------
@@ -592,7 +614,9 @@ def miss_lines(res: TrufflehogResult) -> list[str]:
     return out
 
 
-def report_trufflehog(res: TrufflehogResult, *, verbose: bool = False, out: Callable[[str], None] = print) -> None:
+def report_trufflehog(
+    res: TrufflehogResult, *, verbose: bool = False, out: Callable[[str], None] = print
+) -> None:
     for line in summary_lines(res):
         out(line)
     if verbose:
