@@ -10,7 +10,8 @@ package-level ``var``/``const`` and local variables, one-line helper functions r
 expression, ``common.GenerateRandomPassword`` with a seeded generator of our own). A case
 built in a way it cannot evaluate is skipped and counted.
 
-A *labelled value* is each wanted string, located in the case's input. A joined value not found
+A *labelled value* is each wanted string, located in the case's input (a URL with a password:
+its password, as docs/redaction.md keeps hosts and user names). A joined value not found
 whole (``RawV2`` = ``id:secret``, ``user:pass@host``...) is split on the characters that are not
 token characters, and each part of 4 or more characters found in the input is a labelled value
 of its own; a wanted string none of whose parts is found is counted as unlocated. Values are
@@ -82,7 +83,8 @@ class TrufflehogCorpus:
     values: list[Value]
     detectors: int  # detectors with at least one case read
     skipped: Counter[str] = field(default_factory=Counter)
-    parts: int = 0  # labelled values that are parts of a joined wanted string
+    parts: int = 0  # labelled values that are parts of a joined wanted string (or a URL's password)
+    notes: Counter[str] = field(default_factory=Counter)  # wanted strings counted by a part, and why
 
     kind: str = "trufflehog"
 
@@ -385,6 +387,7 @@ def joined_parts(want: str, text: str) -> tuple[list[str], int]:
 
 _NAME_KEY = re.compile(r"(?i)name|user|url|host|endpoint|domain|region|tenant|client_?id|^id$")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_USERINFO = re.compile(r"://[^/\s@:]*:([^/\s@]+)@")  # a URL with a password: the password counts
 _HOSTLIKE = re.compile(
     r"(?i)[a-z][a-z0-9+.-]*://\S*|[\w.+-]+@[\w-]+(\.[\w-]+)+|([a-z0-9-]+\.)+[a-z]{2,}(:\d+)?(/\S*)?"
 )
@@ -438,6 +441,7 @@ def load_trufflehog(root: Path) -> TrufflehogCorpus:
             )
         cases += found
     values: dict[tuple[str, str], Value] = {}
+    notes: Counter[str] = Counter()
     parts = 0
     for i, c in enumerate(cases):
         for want in dict.fromkeys(c.wants):
@@ -445,7 +449,11 @@ def load_trufflehog(root: Path) -> TrufflehogCorpus:
                 skipped["empty wanted strings"] += 1
                 continue
             at = c.text.find(want)
-            if at >= 0:
+            password = _USERINFO.search(want) if at >= 0 else None
+            if password:  # a URL with a password: the password is the secret (hosts are kept)
+                notes["wanted URLs with a password, counted by their password"] += 1
+                located = [(password.group(1), at + password.start(1))]
+            elif at >= 0:
                 located = [(want, at)]
             else:
                 pieces, unfound = joined_parts(want, c.text)
@@ -453,6 +461,8 @@ def load_trufflehog(root: Path) -> TrufflehogCorpus:
                     skipped["parts of joined wanted strings not found in their input"] += unfound
                 located = []
                 for piece in pieces:
+                    password = _USERINFO.search(piece)
+                    piece = password.group(1) if password else piece
                     why = _not_secret_part(piece)
                     if why:
                         skipped[f"parts of joined wanted strings that are {why}"] += 1
@@ -567,8 +577,11 @@ def summary_lines(res: TrufflehogResult) -> list[str]:
     out = [
         f"trufflehog: {c.root} at commit {c.commit}, {len(c.cases)} test cases from {c.detectors} detectors "
         f"({sum(1 for x in c.cases if x.wants)} wanting a value)",
-        f"  distinct labelled values {res.values} (per detector; {c.parts} of them parts of a joined RawV2 value)",
+        f"  distinct labelled values {res.values} (per detector; {c.parts} of them parts of a joined RawV2 value "
+        "or the password of a URL)",
     ]
+    for why, n in sorted(c.notes.items()):
+        out.append(f"  {n} {why}")
     for why, n in sorted(c.skipped.items()):
         out.append(f"  not measured: {n} {why}")
     if res.unaligned:
@@ -586,6 +599,13 @@ def summary_lines(res: TrufflehogResult) -> list[str]:
     bfull = sum(1 for n, _k, b in fams.values() if b == n)
     bnone = sum(1 for _n, _k, b in fams.values() if b == 0)
     out.append(f"    bare: {bfull} fully caught, {len(fams) - bfull - bnone} partly, {bnone} not at all")
+    vendor_families = {v.detector for v in c.values if v.vendor}
+    for cls in ("vendor-prefixed", "other"):
+        group = [st for fam, st in fams.items() if (fam in vendor_families) == (cls == "vendor-prefixed")]
+        out.append(
+            f"    {cls} families ({'no' if cls == 'other' else 'a'} value vendor-prefixed) {len(group)}: fully caught in context "
+            f"{sum(1 for n, k, _b in group if k == n)}, bare {sum(1 for n, _k, b in group if b == n)}"
+        )
     idr = res.identifiers
     if idr is not None:
         out.append(
