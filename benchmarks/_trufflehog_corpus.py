@@ -510,6 +510,7 @@ class Miss:
     bare: bool
     line: str  # the value's line in the (first failing) input
     case: str
+    part: bool = False  # a part of a joined wanted string (or a URL's password)
 
 
 @dataclass
@@ -560,6 +561,7 @@ def measure_trufflehog(corpus: TrufflehogCorpus, policy: RedactionPolicy | None 
                     bare,
                     ext._line_of(corpus.cases[case].text, start).strip(),
                     corpus.cases[case].name,
+                    v.value != v.wanted,
                 )
             )
     res.identifiers = ext.measure(
@@ -626,11 +628,12 @@ def family_lines(res: TrufflehogResult) -> list[str]:
 
 
 def miss_lines(res: TrufflehogResult) -> list[str]:
+    """``MISS <detector> <class>[/part] <measures failed> <value> in <file>:<case>: <its line>``."""
     out = []
     for m in sorted(res.misses, key=lambda m: (m.detector, m.value)):
         failed = "+".join(w for w, ok in (("context", m.in_context), ("bare", m.bare)) if not ok)
-        cls = "vendor" if m.vendor else "other"
-        out.append(f"MISS {m.detector:28} {cls:6} {failed:12} {m.value!r} in {m.case}: {m.line[:200]!r}")
+        cls = ("vendor" if m.vendor else "other") + ("/part" if m.part else "")
+        out.append(f"MISS {m.detector:28} {cls:11} {failed:12} {m.value!r} in {m.case}: {m.line[:200]!r}")
     return out
 
 
