@@ -41,6 +41,11 @@ Each sample is served as the text content of one ``tools/call`` result and redac
 :meth:`~harn_mcp_mock.redact.Redactor.redact_message` (one recording per file, so a value seen
 in another file does not help). The redacted spans are recovered by aligning the text around
 each ``[REDACTED:n]`` placeholder with the original.
+
+A third corpus, trufflehog's detector tests, is read by ``_trufflehog_corpus`` (with this
+module's Go evaluator). :func:`order_diffs` is the order test: a corpus through one redactor in
+some order, each sample's output against a fresh redactor's taught what the shared one had
+learned before it.
 """
 
 from __future__ import annotations
@@ -102,7 +107,7 @@ def detect(root: Path) -> str:
         return "gitleaks"
     raise ValueError(
         f"{root}: neither a CredSweeper checkout (tests/data/output.json, tests/samples) "
-        "nor a gitleaks checkout (cmd/generate/config/rules)"
+        "nor a gitleaks checkout (cmd/generate/config/rules) nor a trufflehog checkout (pkg/detectors, pkg/engine)"
     )
 
 
