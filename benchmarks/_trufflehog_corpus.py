@@ -479,7 +479,7 @@ def load_trufflehog(root: Path) -> TrufflehogCorpus:
                 values[key].contexts.append((i, start))
     detectors = len({c.detector for c in cases})
     return TrufflehogCorpus(
-        root, ext.commit_of(root), cases, list(values.values()), detectors, skipped, parts
+        root, ext.commit_of(root), cases, list(values.values()), detectors, skipped, parts, notes
     )
 
 
