@@ -29,6 +29,7 @@ import orjson
 import pytest
 
 from harn_mcp_mock.cassette.model import load_cassette
+from harn_mcp_mock.tape.model import load_tape
 from tests.e2e.peers import WAIT
 from tests.e2e.test_replay_eras import CALLBACKS, CALLS, SEEN, SERVER, asking_server_http, stop, texts
 from tests.e2e.test_verify_unchanged import everything_http  # noqa: F401  (a fixture)
@@ -227,3 +228,35 @@ def test_all_rerecords_a_2026_clients_session_and_it_replays_strictly(
     assert session(client, transport, strict, every) == seen
     summary = report_of(report)
     assert summary["misses"] == [] and summary["unused"] == [] and summary["ok"] is True, summary
+
+
+@pytest.mark.parametrize("client", CLIENT_NAMES)
+def test_every_request_of_a_2026_client_is_on_the_tape_and_in_the_report_whatever_its_status(
+    client: str,
+    fastmcp_client: Any,
+    everything_http: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """server-everything over HTTP refuses the clients' ``server/discover`` with HTTP 400 (it
+    has no session for it); ``replay --http`` answers it with that status again, and the request
+    is on the tape (``http_status``) and counted in the report like the rest."""
+    cassette, tape, report = tmp_path / "c.cassette.json", tmp_path / "replay.tape", tmp_path / "r.json"
+    recording = ["record", "--cassette", str(cassette), "--url", everything_http]
+    with url_process(recording) as (proc, url):
+        assert anyio.run(CLIENTS[client], url, EVERYTHING_ALL) == EVERYTHING_SEEN
+        stop(proc)
+    statuses = [entry["status"] for entry in load_cassette(cassette).meta["http"]]
+    assert 400 in statuses, statuses
+    requests = [str(m.method) for m in load_cassette(cassette).requests()]
+
+    replay = ["replay", "--cassette", str(cassette), "--emit-tape", str(tape), "--report", str(report)]
+    assert session(client, "http", replay, EVERYTHING_ALL) == EVERYTHING_SEEN
+
+    records = [r.fields for r in load_tape(tape).records if r.kind == "mcp_json_rpc"]
+    taped = [
+        str(f["method"]) for f in records if f["direction"] == "client->server" and not f.get("notification")
+    ]
+    assert taped == requests
+    assert [f["http_status"] for f in records if "http_status" in f] == [400]
+    summary = report_of(report)
+    assert summary["requests"] == len(requests) and summary["misses"] == [], summary
