@@ -18,6 +18,7 @@ clients' probe is refused and they fall back to ``initialize``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -47,19 +48,19 @@ Calls = list[tuple[str, dict[str, Any]]]
 Run = Callable[[list[str] | str, Calls], Awaitable[list[str]]]
 
 
-async def via_sdk(target: list[str] | str, calls: Calls) -> list[str]:
+async def via_sdk(target: list[str] | str, calls: Calls, mode: str = "auto") -> list[str]:
     from mcp import Client, StdioServerParameters
 
     server: Any = (
         target if isinstance(target, str) else StdioServerParameters(command=target[0], args=target[1:])
     )
     with anyio.fail_after(WAIT):
-        async with Client(server, mode="auto", **CALLBACKS) as client:
+        async with Client(server, mode=mode, **CALLBACKS) as client:  # type: ignore[arg-type]
             assert client.protocol_version is not None
             return [texts(await client.call_tool(name, arguments)) for name, arguments in calls]
 
 
-async def via_fastmcp(target: list[str] | str, calls: Calls) -> list[str]:
+async def via_fastmcp(target: list[str] | str, calls: Calls, mode: str = "auto") -> list[str]:
     from fastmcp import Client as FastClient
     from fastmcp.client.transports import StdioTransport
 
@@ -79,14 +80,20 @@ async def via_fastmcp(target: list[str] | str, calls: Calls) -> list[str]:
         roots=[ROOT_URI],
         sampling_handler=sample,
         elicitation_handler=elicit,  # type: ignore[arg-type]
-        mode="auto",
+        mode=mode,  # type: ignore[arg-type]
     )
     with anyio.fail_after(WAIT):
         async with client:
             return [texts(await client.call_tool_mcp(name, arguments)) for name, arguments in calls]
 
 
-CLIENTS: dict[str, Run] = {"sdk": via_sdk, "fastmcp": via_fastmcp}
+CLIENTS: dict[str, Run] = {
+    "sdk": via_sdk,
+    "fastmcp": via_fastmcp,
+    "sdk-2026": functools.partial(via_sdk, mode="2026-07-28"),
+    "fastmcp-2026": functools.partial(via_fastmcp, mode="2026-07-28"),
+}
+"""In mode ``auto`` (the matrix); pinned to ``2026-07-28``: no probe, and no fallback either."""
 
 
 # --- serving ------------------------------------------------------------------------------------
@@ -260,3 +267,35 @@ def test_every_request_of_a_2026_client_is_on_the_tape_and_in_the_report_whateve
     assert [f["http_status"] for f in records if "http_status" in f] == [400]
     summary = report_of(report)
     assert summary["requests"] == len(requests) and summary["misses"] == [], summary
+
+
+@pytest.mark.parametrize("client", ["sdk-2026", "fastmcp-2026"])
+@pytest.mark.parametrize(("transport", "live"), [("stdio", "command"), ("http", "command"), ("http", "url")])
+def test_new_episodes_opens_a_classic_session_for_a_pinned_2026_client_with_a_handshake_era_server(
+    client: str,
+    transport: str,
+    live: str,
+    fastmcp_client: Any,
+    everything_command: list[str],
+    everything_url: Callable[[], str],
+    tmp_path: Path,
+) -> None:
+    """A client pinned to 2026-07-28 against a cassette of a handshake-era server (recorded by
+    a classic client) and that server live: the replay's ``server/discover`` is refused, so it
+    sends an ``initialize`` of its own; the miss goes without the client's envelope, and its
+    answer reaches the client as a 2026-07-28 result."""
+    cassette, report = tmp_path / "c.cassette.json", tmp_path / "report.json"
+    recording = ["record", "--cassette", str(cassette), "--", *everything_command]
+    assert anyio.run(via_sdk, [*HARN, *recording], EVERYTHING_ONE, "legacy") == EVERYTHING_SEEN[:1]
+
+    with live_server("everything", live, everything_command, everything_url) as target:
+        episodes = ["replay", "--mode", "new_episodes", "--cassette", str(cassette), "--report", str(report)]
+        assert session(client, transport, [*episodes, *target], EVERYTHING_ALL) == EVERYTHING_SEEN
+    assert report_of(report)["recorded"] == 1
+    [added] = [m for m in load_cassette(cassette).requests() if m.method == "tools/call"][1:]
+    assert "io.modelcontextprotocol/protocolVersion" not in str(added.message), added.message
+
+    strict = ["replay", "--strict", "--cassette", str(cassette), "--report", str(report)]
+    assert session(client, transport, strict, EVERYTHING_ALL) == EVERYTHING_SEEN
+    summary = report_of(report)
+    assert summary["misses"] == [] and summary["ok"] is True, summary
