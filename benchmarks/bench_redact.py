@@ -19,11 +19,15 @@ holds in any form; leaked: how many do), its harmless values planted in every ch
 positives: the share that came back changed), and the time per message of `redact_message` on
 the corpus's messages, against the same baseline.
 
-With `--external DIR` (repeatable; or `--credsweeper DIR`, `--gitleaks DIR`): the external
-corpora section instead of the speed tables: recall and false positives on public labelled
-corpora read from a checkout of Samsung/CredSweeper or gitleaks/gitleaks (benchmarks/
-_external_corpora.py says what is counted), next to ours; `--misses` lists every miss and every
-altered identifier, `--e2e` also records each corpus through `harn mcp mock record`.
+With `--external DIR` (repeatable; or `--credsweeper DIR`, `--gitleaks DIR`, `--trufflehog DIR`):
+the external corpora section instead of the speed tables: recall and false positives on public
+labelled corpora read from a checkout of Samsung/CredSweeper, gitleaks/gitleaks or
+trufflesecurity/trufflehog (benchmarks/_external_corpora.py and _trufflehog_corpus.py say what is
+counted), next to ours; `--misses` lists every miss and every altered identifier, `--e2e` also
+records each corpus through `harn mcp mock record`. `--orders N` adds the order test: each corpus
+run through ONE redactor in its own order and in N random orders (seeded from `--seed`, printed),
+each sample's output compared with a fresh redactor's taught what the shared one had learned
+before it (`_external_corpora.order_diffs`).
 
 Each timing is also taken, in the same run, with the redactor as it was before the value
 memory (commit 0200645, loaded from git into a temporary package; `--before REF` takes another
@@ -34,7 +38,7 @@ Times are this process's CPU time (``time.process_time``), not wall time: on a s
 the time spent waiting for a core is left out.
 
 Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--before REF] [--only TEXT ...] [--external DIR ...]
-[--misses] [--e2e]` (``--only clean``: the clean rows alone, without the corpus section).
+[--misses] [--e2e] [--orders N [--seed S]]` (``--only clean``: the clean rows alone, without the corpus section).
 """
 
 from __future__ import annotations
@@ -176,6 +180,11 @@ def main() -> None:
     parser.add_argument("--external", action="append", default=[], metavar="DIR", help="a corpus checkout")
     parser.add_argument("--credsweeper", metavar="DIR", help="a Samsung/CredSweeper checkout")
     parser.add_argument("--gitleaks", metavar="DIR", help="a gitleaks/gitleaks checkout")
+    parser.add_argument("--trufflehog", metavar="DIR", help="a trufflesecurity/trufflehog checkout")
+    parser.add_argument(
+        "--orders", type=int, default=0, metavar="N", help="order test: N random orders per external corpus"
+    )
+    parser.add_argument("--seed", type=int, help="the first order's seed (default: random, printed)")
     parser.add_argument("--misses", action="store_true", help="list every external miss")
     parser.add_argument("--e2e", action="store_true", help="also record the corpora end to end")
     parser.add_argument(
@@ -190,11 +199,21 @@ def main() -> None:
 
     policy = RedactionPolicy.default()
     external = [(d, None) for d in args.external]
-    external += [(d, k) for k, d in (("credsweeper", args.credsweeper), ("gitleaks", args.gitleaks)) if d]
+    external += [
+        (d, k)
+        for k, d in (
+            ("credsweeper", args.credsweeper),
+            ("gitleaks", args.gitleaks),
+            ("trufflehog", args.trufflehog),
+        )
+        if d
+    ]
     if external:
         corpora = load_external(external)  # bad folders are reported before anything runs
         corpus_section(policy, 1)
         external_section(policy, corpora, misses=args.misses, e2e=args.e2e)
+        if args.orders:
+            order_section(policy, corpora, args.orders, args.seed)
         return
     env = {"SERVICE_TOKEN": ENV_TOKEN, "HOME": "/home/ada", "PATH": "/usr/local/bin:/usr/bin"}
     argv = ["weather-server", "--port", "8080"]
@@ -294,10 +313,16 @@ def load_external(dirs: list[tuple[str, str | None]]) -> list[Any]:
     from pathlib import Path
 
     import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
+    import _trufflehog_corpus as truffle
 
     corpora = []
     for folder, kind in dirs:
         try:
+            if kind == "trufflehog" or (kind is None and truffle.is_trufflehog(Path(folder))):
+                if not truffle.is_trufflehog(Path(folder)):
+                    raise ValueError("no pkg/detectors and pkg/engine")
+                corpora.append(truffle.load_trufflehog(Path(folder)))
+                continue
             corpora.append(ext.load(Path(folder), kind))
         except (ValueError, OSError) as exc:
             flag = f"--{kind}" if kind else "--external"
@@ -309,16 +334,45 @@ def external_section(policy: RedactionPolicy, corpora: list[Any], *, misses: boo
     from pathlib import Path
 
     import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
+    import _trufflehog_corpus as truffle
 
     for loaded in corpora:
         print()
-        ext.report(ext.measure(loaded, policy), verbose=misses)
+        start = time.process_time()
+        if isinstance(loaded, truffle.TrufflehogCorpus):
+            truffle.report_trufflehog(truffle.measure_trufflehog(loaded, policy), verbose=misses)
+            samples = loaded.samples()
+        else:
+            ext.report(ext.measure(loaded, policy), verbose=misses)
+            samples = loaded.samples
+        print(f"  ({time.process_time() - start:.1f} s of CPU)")
         if e2e:
             with tempfile.TemporaryDirectory() as tmp:
-                total, found = ext.record_end_to_end(loaded.samples, Path(tmp))
+                total, found = ext.record_end_to_end(samples, Path(tmp))
             print(
                 f"  end to end (harn mcp mock record): {total - found} of {total} labelled values absent from every written byte"
             )
+
+
+def order_section(policy: RedactionPolicy, corpora: list[Any], n: int, seed: int | None) -> None:
+    """The order test on every external corpus: its own order, then ``n`` random ones."""
+    import random
+
+    import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
+    import _trufflehog_corpus as truffle
+
+    first = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
+    seeds: list[int | None] = [None, *range(first, first + n)]
+    print()
+    print(
+        f"order test: each corpus in its own order and {n} random ones (seeds {first}..{first + n - 1}; --seed {first})"
+    )
+    for loaded in corpora:
+        samples = loaded.samples() if isinstance(loaded, truffle.TrufflehogCorpus) else loaded.samples
+        start = time.process_time()
+        diffs = {s: ext.order_diffs(samples, policy, s) for s in seeds}
+        ext.report_orders(loaded.kind, samples, diffs)
+        print(f"  ({time.process_time() - start:.1f} s of CPU)")
 
 
 if __name__ == "__main__":
