@@ -30,13 +30,14 @@ each sample's output compared with a fresh redactor's taught what the shared one
 before it (`_external_corpora.order_diffs`).
 
 Each timing is also taken, in the same run, with the redactor as it was before the value
-memory (commit 0200645, loaded from git into a temporary package): the `vs before` column is
-new / old (the target: at most 1.3).
+memory (commit 0200645, loaded from git into a temporary package; `--before REF` takes another
+commit, `--before main` the branch a change starts from): the `vs before` column is new / old
+(the target: at most 1.3). The corpus messages are timed the same way.
 
 Times are this process's CPU time (``time.process_time``), not wall time: on a shared machine
 the time spent waiting for a core is left out.
 
-Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--only TEXT ...] [--external DIR ...]
+Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--before REF] [--only TEXT ...] [--external DIR ...]
 [--misses] [--e2e] [--orders N [--seed S]]` (``--only clean``: the clean rows alone, without the corpus section).
 """
 
@@ -132,16 +133,16 @@ def per_call(make_fn: Callable[[], Callable[[Any], Any]], items: list[Any], repe
     return best / len(items) * 1e6
 
 
-def before_policy() -> Any:
-    """The default policy of the redactor at :data:`BEFORE`, loaded from git into a temporary
-    package (``None`` outside a git checkout that has the commit)."""
+def before_policy(ref: str = BEFORE) -> Any:
+    """The default policy of the redactor at ``ref`` (:data:`BEFORE` unless ``--before`` says),
+    loaded from git into a temporary package (``None`` outside a git checkout that has it)."""
     import importlib
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
     try:
         listing = subprocess.run(
-            ["git", "ls-tree", "-r", "--name-only", BEFORE, "harn_mcp_mock/redact"],
+            ["git", "ls-tree", "-r", "--name-only", ref, "harn_mcp_mock/redact"],
             cwd=root,
             capture_output=True,
             text=True,
@@ -153,7 +154,7 @@ def before_policy() -> Any:
     package = folder / "harn_redact_before"
     for name in listing:
         data = subprocess.run(
-            ["git", "show", f"{BEFORE}:{name}"], cwd=root, capture_output=True, check=True
+            ["git", "show", f"{ref}:{name}"], cwd=root, capture_output=True, check=True
         ).stdout
         target = package / Path(name).relative_to("harn_mcp_mock/redact")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -170,6 +171,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer messages and repeats")
+    parser.add_argument(
+        "--before",
+        default=BEFORE,
+        metavar="REF",
+        help=f"the commit the `vs before` column compares to ({BEFORE})",
+    )
     parser.add_argument("--external", action="append", default=[], metavar="DIR", help="a corpus checkout")
     parser.add_argument("--credsweeper", metavar="DIR", help="a Samsung/CredSweeper checkout")
     parser.add_argument("--gitleaks", metavar="DIR", help="a gitleaks/gitleaks checkout")
@@ -214,7 +221,7 @@ def main() -> None:
     def roundtrip(msg: Any) -> Any:
         return orjson.loads(orjson.dumps(msg))
 
-    before = before_policy()
+    before = before_policy(args.before)
     print(
         f"{'message':46} {'bytes':>6} {'redact us':>10} {'before us':>10} {'vs before':>9} {'baseline us':>12} {'ratio':>6}"
     )
@@ -238,7 +245,7 @@ def main() -> None:
                 f" {base:>12.2f} {ours / base:>6.2f}"
             )
     if not args.only:
-        corpus_section(policy, repeat)
+        corpus_section(policy, repeat, before)
 
 
 def alternating(
@@ -255,7 +262,9 @@ def alternating(
     return new, (old if before is not None else float("nan"))
 
 
-def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
+def corpus_section(policy: RedactionPolicy, repeat: int, before: Any = None) -> None:
+    """Recall and false positives on our own corpus, and the time per message of its messages
+    (with ``before``, a policy of the redactor at another commit, timed in the same run)."""
     secrets, harmless = corpus.secrets(), corpus.harmless()
     with tempfile.TemporaryDirectory() as folder:
         from pathlib import Path
@@ -275,7 +284,10 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
     def roundtrip(msg: Any) -> Any:
         return orjson.loads(orjson.dumps(msg))
 
-    print(f"{'corpus messages':46} {'count':>6} {'redact us':>10} {'baseline us':>12} {'ratio':>6}")
+    print(
+        f"{'corpus messages':46} {'count':>6} {'redact us':>10} {'before us':>10} {'vs before':>9}"
+        f" {'baseline us':>12} {'ratio':>6}"
+    )
     for label, items, env in (
         ("harmless values, every channel", clean, harness.SERVER_ENV),
         (
@@ -286,7 +298,14 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
     ):
         ours = per_call(lambda env=env: policy.redactor(argv=["srv"], env=env).redact_message, items, repeat)
         base = per_call(lambda: roundtrip, items, repeat)
-        print(f"{label:46} {len(items):>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
+        if before is not None:
+            old = per_call(
+                lambda env=env: before.redactor(argv=["srv"], env=env).redact_message, items, repeat
+            )
+            then = f"{old:>10.2f} {ours / old:>9.2f}"
+        else:
+            then = f"{'':>10} {'':>9}"
+        print(f"{label:46} {len(items):>6} {ours:>10.2f} {then} {base:>12.2f} {ours / base:>6.2f}")
 
 
 def load_external(dirs: list[tuple[str, str | None]]) -> list[Any]:
