@@ -54,6 +54,7 @@ _NOT_CREDENTIAL_STEMS = frozenset(
     " attempt check test case sample experiment trial stream segment chunk part line word"
     "".split()
 )
+_PAIRED_STEMS = frozenset({"client", "app", "application", "consumer", "integration"})
 _STOP_WORDS = frozenset(
     "the and for using use with debug info warn error set get var const let export your this that from".split()
 )
@@ -61,7 +62,7 @@ _STOP_WORDS = frozenset(
 # A name, a separator and a value (quoted or not), or an XML element and its content.
 _ASSIGN = lazy_regex(
     r"(?P<name>[A-Za-z][A-Za-z0-9_.-]*)[\"']?[ \t]*(?::=|=>|==|=|:|[ \t]-[ \t])[ \t]*"
-    r"(?:(?P<q>[\"'])(?P<qv>[^\"'\n]{1,300})(?P=q)|(?P<v>[^\s'\"<>{}()\[\],;]{1,300}))"
+    r"(?:(?P<q>[\"'])(?P<qv>[^\"'\n]{1,300})(?:(?P=q)|(?=\r?\n)|\Z)|(?P<v>[^\s'\"<>{}()\[\],;]{1,300}))"
     r"|<(?P<tag>[A-Za-z][A-Za-z0-9_.:-]*)(?:\s[^<>]*)?>(?P<body>[^<>\n]{1,300})</(?P=tag)>"
 )
 _CAMEL = lazy_regex(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -75,7 +76,7 @@ _NOT_ID = lazy_regex(
     r"|(?:~|\.{1,2})?/\S*|[A-Za-z]:\\\S*"  # paths
 )
 _PIECES = lazy_regex(r"[^-_.:~+/=]+")
-_WORD_THEN_DIGITS = lazy_regex(r"[A-Za-z]+[0-9]+|[0-9]+[A-Za-z]{1,3}")
+_WORD_THEN_DIGITS = lazy_regex(r"[A-Za-z]{2,}[0-9]{1,4}|[0-9]+[A-Za-z]{1,3}")  # alice2024, 500ms
 _BODY_TOKEN = lazy_regex(r"[^\s{}]+")
 _WORDS = lazy_regex(r"[A-Za-z][A-Za-z0-9]*")
 _BOUNDARY = lazy_regex(r"[}\]][ \t]*(?:,|$)|[{\[][ \t]*$", re.MULTILINE)
@@ -130,7 +131,11 @@ def _random_piece(p: str) -> bool:
     digits = sum(c.isdigit() for c in p)
     letters = sum(c.isalpha() for c in p)
     if digits and letters:
-        return not _WORD_THEN_DIGITS.fullmatch(p)
+        if _WORD_THEN_DIGITS.fullmatch(p):
+            return False
+        # A digit or two among letters as common as in words is a name (api2cart, base64url,
+        # oauth2client); random letters hold few vowels (about one in five).
+        return digits > 2 or sum(c in "aeiouAEIOU" for c in p) * 20 < letters * 7
     if letters == len(p) and len(p) >= 12:
         changes = sum(1 for a, b in itertools.pairwise(p) if a.isupper() != b.isupper())
         return changes * 3 >= len(p)
@@ -228,6 +233,8 @@ def _clearly_paired(s: str, m: Any, stem: list[str], secret: tuple[int, int], xm
     before = s[max(line_start, secret[0] - 60) : secret[0]]
     if xml and re.search(r"<[A-Za-z][A-Za-z0-9_.:-]*(?:\s[^<>]*)?>[^<>]*$", before):
         return True
+    if stem and stem[-1] in _PAIRED_STEMS and "secret" in before.lower():
+        return True  # client_id / app_id beside a secret
     id_line_start = s.rfind("\n", 0, m.start()) + 1
     context = [w.lower() for w in _WORDS.findall(s[max(id_line_start, m.start() - 30) : m.start()])]
     mine = _stem_words([*stem, *(w for c in context for w in name_words(c))])
@@ -252,6 +259,13 @@ def pair_keys(before: dict[Any, Any], after: dict[Any, Any]) -> list[Any]:
         if stem is None or not random_id(value, paired=True):
             continue
         if not random_id(value, paired=False):
+            if (
+                stem
+                and stem[-1] in _PAIRED_STEMS
+                and any("secret" in k.lower() for k in replaced if isinstance(k, str))
+            ):
+                out.append(key)
+                continue
             mine = _stem_words(stem)
             theirs = {w for k in replaced if k.__class__ is str for w in _stem_words(name_words(k))}
             if not mine & theirs:
