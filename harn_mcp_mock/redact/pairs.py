@@ -26,6 +26,7 @@ count.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 
@@ -65,6 +66,16 @@ _ASSIGN = lazy_regex(
     r"(?:(?P<q>[\"'])(?P<qv>[^\"'\n]{1,300})(?:(?P=q)|(?=\r?\n)|\Z)|(?P<v>[^\s'\"<>{}()\[\],;]{1,300}))"
     r"|<(?P<tag>[A-Za-z][A-Za-z0-9_.:-]*)(?:\s[^<>]*)?>(?P<body>[^<>\n]{1,300})</(?P=tag)>"
 )
+# The candidates: a separator (or the end of an XML start tag) right after an id-like name. The
+# separators are found first (one cheap character class), the name is checked behind each.
+_SEPARATOR = lazy_regex(r"[=:>]|[ \t]-[ \t]")
+_ID_END = lazy_regex(
+    r"(?i)(?:id|user|username|user_name|login|account|org|organization|ikey|uid)"
+    r"(?:[\"']?[ \t]*|\s[^<>\n]*)\Z"
+)
+_ID_TAILS = frozenset({"id", "er", "me", "in", "nt", "rg", "on", "ey"})  # how the id words end
+_NEWLINE = lazy_regex(r"\n")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _CAMEL = lazy_regex(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _UUID = lazy_regex(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = lazy_regex(r"[0-9a-f]{12,}|[0-9A-F]{12,}")
@@ -131,11 +142,13 @@ def _random_piece(p: str) -> bool:
     digits = sum(c.isdigit() for c in p)
     letters = sum(c.isalpha() for c in p)
     if digits and letters:
+        # A word and a short number (alice2024), or a digit or two among letters with as many
+        # vowels as words have (api2cart, base64url, oauth2client), is a name; random letters
+        # hold about one vowel in five.
+        vowels = sum(c in "aeiouAEIOU" for c in p)
         if _WORD_THEN_DIGITS.fullmatch(p):
-            return False
-        # A digit or two among letters as common as in words is a name (api2cart, base64url,
-        # oauth2client); random letters hold few vowels (about one in five).
-        return digits > 2 or sum(c in "aeiouAEIOU" for c in p) * 20 < letters * 7
+            return vowels * 4 < letters
+        return digits > 2 or vowels * 20 < letters * 7
     if letters == len(p) and len(p) >= 12:
         changes = sum(1 for a, b in itertools.pairwise(p) if a.isupper() != b.isupper())
         return changes * 3 >= len(p)
@@ -155,8 +168,30 @@ def pair_hits(s: str, hits: list[Hit]) -> list[Hit]:
         return []
     found: list[Hit] = []
     spans = sorted((a, b) for a, b, _name in hits)
+    starts = [a for a, _b in spans]
     line_starts: list[int] | None = None
-    for m in _ASSIGN.finditer(s):
+    done = -1
+    for c in _SEPARATOR.finditer(s):
+        sep = c.start()
+        if sep <= done:
+            continue
+        tail = sep
+        while tail > 0 and sep - tail < 3 and s[tail - 1] in "\"' \t":
+            tail -= 1
+        if s[max(0, tail - 2) : tail].lower() not in _ID_TAILS and not (tail < sep and s[sep] == ">"):
+            continue
+        behind = _ID_END.search(s, max(0, sep - 48), sep)
+        if behind is None:
+            continue
+        at = behind.start()
+        while at > 0 and s[at - 1] in _NAME_CHARS:
+            at -= 1
+        if at <= done:
+            continue
+        m = _ASSIGN.match(s, at - 1 if at > 0 and s[at - 1] == "<" else at)
+        if m is None:
+            continue
+        done = m.end()
         if m["tag"] is not None:
             stem = id_name(m["tag"])
             if stem is None:
@@ -172,39 +207,36 @@ def pair_hits(s: str, hits: list[Hit]) -> list[Hit]:
             group = "qv" if m["qv"] is not None else "v"
             values = [(m.start(group), m[group])]
             xml = False
-        for at, value in values:
-            end = at + len(value)
-            if any(a < end and at < b for a, b in spans):
+        for v_at, value in values:
+            v_end = v_at + len(value)
+            i = bisect.bisect_left(starts, v_end)
+            if i and spans[i - 1][1] > v_at:
                 continue  # already a secret
             if not random_id(value, paired=True):
                 continue
             if line_starts is None:
-                line_starts = [0, *(i + 1 for i, c in enumerate(s) if c == "\n")]
-            secret = _near_secret(s, at, end, spans, line_starts)
+                line_starts = [0, *(n.end() for n in _NEWLINE.finditer(s))]
+            secret = _near_secret(s, v_at, v_end, spans, starts, line_starts)
             if secret is None:
                 continue
             if not random_id(value, paired=False) and not _clearly_paired(s, m, stem, secret, xml):
                 continue
-            found.append((at, end, PAIR_RULE))
+            found.append((v_at, v_end, PAIR_RULE))
     return found
 
 
-def _line_of(line_starts: list[int], at: int) -> int:
-    import bisect
-
-    return bisect.bisect_right(line_starts, at) - 1
-
-
 def _near_secret(
-    s: str, at: int, end: int, spans: list[tuple[int, int]], line_starts: list[int]
+    s: str, at: int, end: int, spans: list[tuple[int, int]], starts: list[int], line_starts: list[int]
 ) -> tuple[int, int] | None:
     """The nearest secret span in the same structure as ``s[at:end]``, or None."""
-    line = _line_of(line_starts, at)
+    line = bisect.bisect_right(line_starts, at) - 1
+    first_line, last_line = max(0, line - _LINE_SPAN), line + _LINE_SPAN + 1
+    lo_at = line_starts[first_line]
+    hi_at = line_starts[last_line] if last_line < len(line_starts) else len(s)
     best: tuple[int, tuple[int, int]] | None = None
-    for a, b in spans:
-        other = _line_of(line_starts, a)
-        if abs(other - line) > _LINE_SPAN:
-            continue
+    for k in range(bisect.bisect_left(starts, lo_at), bisect.bisect_left(starts, hi_at)):
+        a, b = spans[k]
+        other = bisect.bisect_right(line_starts, a) - 1
         lo, hi = (end, a) if a >= end else (b, at)
         if lo > hi:
             continue
