@@ -11,8 +11,8 @@ cursors). This module finds the id half **only next to a secret another rule fou
   ``<username>{…}</username>``, ``"accessId": "…"``) in the same structure as a secret hit: on the
   same line with no bracket between them, or within two lines with no blank line and no object
   boundary between them (:func:`pair_hits`);
-* in a JSON object, a string under an id-like key whose sibling the redactor replaced
-  (:func:`pair_keys`).
+* in a JSON object, a string under an id-like key whose sibling value the redactor replaced
+  whole (:func:`pair_keys`).
 
 The value must look random (:func:`random_id`): 8 to 256 characters with a piece that mixes
 letters and digits (not a word followed by digits, ``alice2024``) or letters in chaotic case;
@@ -31,6 +31,7 @@ import itertools
 import re
 
 from harn_mcp_mock.redact.gates import lazy_regex
+from harn_mcp_mock.redact.placeholders import is_placeholder
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -278,7 +279,7 @@ def pair_keys(before: dict[Any, Any], after: dict[Any, Any]) -> list[Any]:
     """The keys of a JSON object whose values are the id half of a pair: a random-looking string
     under an id-like key (see :func:`id_name`, :func:`random_id`) left as it was, while a sibling
     value was replaced (``after`` is the object redacted, ``before`` as it came)."""
-    replaced = [k for k, v in after.items() if v.__class__ is str and "[REDACTED" in v and before.get(k) != v]
+    replaced = [k for k, v in after.items() if v.__class__ is str and before.get(k) != v and is_placeholder(v)]
     if not replaced:
         return []
     out = []

@@ -224,6 +224,19 @@ def test_in_a_json_object_the_id_beside_a_replaced_secret_gets_its_own_placehold
     assert echo["result"]["note"] == "client [REDACTED:2] ok"
 
 
+def test_an_id_beside_a_text_that_holds_a_secret_is_kept() -> None:
+    red = RedactionPolicy.default().redactor()
+    message = {
+        "userId": USER,
+        "note": f"logged in with password={SECRET}",
+        "login": {"user": CLIENT, "password": SECRET2},
+    }
+    out = red.redact_message(message)
+    assert out["userId"] == USER  # the note is no credential's value: only a whole secret makes a pair
+    assert out["note"] == "logged in with password=[REDACTED:1]"
+    assert out["login"] == {"user": "[REDACTED:3]", "password": "[REDACTED:2]"}
+
+
 def test_numbers_and_uuids_beside_a_secret_stay_in_a_json_object() -> None:
     red = RedactionPolicy.default().redactor()
     message = {"id": 7, "user_id": 123456789, "org_id": RESOURCE_UUID, "app_id": CLIENT, "token": SECRET}
