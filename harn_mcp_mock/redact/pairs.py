@@ -71,8 +71,7 @@ _ASSIGN = lazy_regex(
 # separators are found first (one cheap character class), the name is checked behind each.
 _SEPARATOR = lazy_regex(r"[=:>]|[ \t]-[ \t]")
 _ID_END = lazy_regex(
-    r"(?i)(?:id|user|username|user_name|login|account|org|organization|ikey|uid)"
-    r"(?:[\"']?[ \t]*|\s[^<>\n]*)\Z"
+    r"(?i)(?:id|user|username|user_name|login|account|org|organization|ikey|uid)[\"']?[ \t]*\Z"
 )
 _ID_TAILS = frozenset({"id", "er", "me", "in", "nt", "rg", "on", "ey"})  # how the id words end
 _NEWLINE = lazy_regex(r"\n")
@@ -87,6 +86,7 @@ _NOT_ID = lazy_regex(
     r"|(?:[A-Za-z0-9-]+\.)+[a-z]{2,}(?::[0-9]+)?(?:/\S*)?"  # hosts
     r"|(?:~|\.{1,2})?/\S*|[A-Za-z]:\\\S*"  # paths
 )
+_BASE64 = lazy_regex(r"[A-Za-z0-9+/]+={0,2}")
 _PIECES = lazy_regex(r"[^-_.:~+/=]+")
 _WORD_THEN_DIGITS = lazy_regex(r"[A-Za-z]{2,}[0-9]{1,4}|[0-9]+[A-Za-z]{1,3}")  # alice2024, 500ms
 _BODY_TOKEN = lazy_regex(r"[^\s{}]+")
@@ -134,7 +134,24 @@ def random_id(value: str, *, paired: bool) -> bool:
         return False  # UUIDs are kept, paired or not (resource ids)
     if _HEX.fullmatch(value):
         return paired
-    return any(_random_piece(p) for p in _PIECES.findall(value))
+    if not any(_random_piece(p) for p in _PIECES.findall(value)):
+        return False
+    return not _encoded_name(value)
+
+
+def _encoded_name(value: str) -> bool:
+    """Whether ``value`` is base64 of printable text that is no random id (a Kubernetes Secret's
+    ``username: YWRtaW4=``, "admin")."""
+    if len(value) % 4 or not _BASE64.fullmatch(value):
+        return False
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    return decoded.isprintable() and not random_id(decoded, paired=False)
 
 
 def _random_piece(p: str) -> bool:
@@ -176,20 +193,27 @@ def pair_hits(s: str, hits: list[Hit]) -> list[Hit]:
         sep = c.start()
         if sep <= done:
             continue
-        tail = sep
-        while tail > 0 and sep - tail < 3 and s[tail - 1] in "\"' \t":
-            tail -= 1
-        if s[max(0, tail - 2) : tail].lower() not in _ID_TAILS and not (tail < sep and s[sep] == ">"):
-            continue
-        behind = _ID_END.search(s, max(0, sep - 48), sep)
-        if behind is None:
-            continue
-        at = behind.start()
-        while at > 0 and s[at - 1] in _NAME_CHARS:
-            at -= 1
-        if at <= done:
-            continue
-        m = _ASSIGN.match(s, at - 1 if at > 0 and s[at - 1] == "<" else at)
+        if s[sep] == ">":  # the end of a start tag: <id>, <username type="x">
+            at = s.rfind("<", max(0, sep - 200), sep)
+            if at < 0 or at <= done:
+                continue
+        else:
+            tail = sep
+            while tail > 0 and sep - tail < 3 and s[tail - 1] in "\"' \t":
+                tail -= 1
+            if s[max(0, tail - 2) : tail].lower() not in _ID_TAILS:
+                continue
+            behind = _ID_END.search(s, max(0, sep - 48), sep)
+            if behind is None:
+                continue
+            at = behind.start()
+            while at > 0 and s[at - 1] in _NAME_CHARS:
+                at -= 1
+            while at < behind.start() and not s[at].isalpha():
+                at += 1  # a name starts with a letter (8x8_id: x8_id)
+            if at <= done:
+                continue
+        m = _ASSIGN.match(s, at)
         if m is None:
             continue
         done = m.end()
@@ -279,7 +303,9 @@ def pair_keys(before: dict[Any, Any], after: dict[Any, Any]) -> list[Any]:
     """The keys of a JSON object whose values are the id half of a pair: a random-looking string
     under an id-like key (see :func:`id_name`, :func:`random_id`) left as it was, while a sibling
     value was replaced (``after`` is the object redacted, ``before`` as it came)."""
-    replaced = [k for k, v in after.items() if v.__class__ is str and before.get(k) != v and is_placeholder(v)]
+    replaced = [
+        k for k, v in after.items() if v.__class__ is str and before.get(k) != v and is_placeholder(v)
+    ]
     if not replaced:
         return []
     out = []

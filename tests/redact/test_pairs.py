@@ -8,6 +8,7 @@ and ids that must be kept, so that every test fails on a redactor without the ru
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import string
@@ -174,6 +175,15 @@ TEXT_KEPT = [
         joined(assign("client_id", CLIENT), assign("password", SECRET), assign("key_id", SHA)),
         SHA,
         id="a hex id whose name shares no word with the secret's",
+    ),
+    pytest.param(
+        joined(
+            assign("client_id", CLIENT),
+            assign("client_secret", SECRET),
+            assign("username", base64.b64encode(b"deploy-bot").decode()),
+        ),
+        base64.b64encode(b"deploy-bot").decode(),
+        id="base64 of a name (a Kubernetes Secret's data)",
     ),
     pytest.param(
         joined(assign("client_id", CLIENT), assign("client_secret", SECRET), assign("user", "$DB_USER")),
