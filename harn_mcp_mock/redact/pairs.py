@@ -102,6 +102,20 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for w in _CAMEL.findall(name)]
 
 
+_ID_NAMES: dict[str, list[str] | None] = {}
+
+
+def _id_name_cached(name: str) -> list[str] | None:
+    """:func:`id_name`, remembered per name (object keys come back in every message)."""
+    try:
+        return _ID_NAMES[name]
+    except KeyError:
+        if len(_ID_NAMES) >= 4096:
+            _ID_NAMES.clear()
+        found = _ID_NAMES[name] = id_name(name)
+        return found
+
+
 def id_name(name: str) -> list[str] | None:
     """The words of ``name`` before its id word when it names an id, a user or an account
     (``client_id`` -> ``["client"]``, ``ID`` -> ``[]``); None for any other name, and for the
@@ -182,7 +196,7 @@ def _stem_words(words: list[str]) -> set[str]:
 def pair_hits(s: str, hits: list[Hit]) -> list[Hit]:
     """Hits for the random ids under id-like names in ``s`` that stand in the same structure as
     one of ``hits`` (the secrets found in ``s``): see the module's docstring."""
-    if not hits:
+    if not hits or ("=" not in s and ":" not in s and ">" not in s and " - " not in s):
         return []
     found: list[Hit] = []
     spans = sorted((a, b) for a, b, _name in hits)
@@ -304,17 +318,18 @@ def pair_keys(before: dict[Any, Any], after: dict[Any, Any]) -> list[Any]:
     under an id-like key (see :func:`id_name`, :func:`random_id`) left as it was, while a sibling
     value was replaced (``after`` is the object redacted, ``before`` as it came)."""
     replaced = [
-        k for k, v in after.items() if v.__class__ is str and before.get(k) != v and is_placeholder(v)
+        k
+        for k, v in after.items()
+        if v.__class__ is str and v.startswith("[REDACTED") and before.get(k) is not v and is_placeholder(v)
     ]
     if not replaced:
         return []
     out = []
     for key, value in after.items():
-        if before.get(key) is not value:
+        if not isinstance(value, str) or not isinstance(key, str) or before.get(key) is not value:
             continue
-        if not isinstance(key, str) or not isinstance(value, str):
-            continue
-        stem = id_name(key)
+        value = str(value)  # (for mypy: the identity test above narrowed it to the dict's value type)
+        stem = _id_name_cached(key)
         if stem is None or not random_id(value, paired=True):
             continue
         if not random_id(value, paired=False):
