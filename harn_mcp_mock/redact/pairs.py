@@ -26,7 +26,6 @@ count.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 
@@ -198,6 +197,8 @@ def pair_hits(s: str, hits: list[Hit]) -> list[Hit]:
     one of ``hits`` (the secrets found in ``s``): see the module's docstring."""
     if not hits or ("=" not in s and ":" not in s and ">" not in s and " - " not in s):
         return []
+    import bisect  # lazily: only a text with a secret and a separator needs it (start-up speed)
+
     found: list[Hit] = []
     spans = sorted((a, b) for a, b, _name in hits)
     starts = [a for a, _b in spans]
@@ -268,6 +269,8 @@ def _near_secret(
     s: str, at: int, end: int, spans: list[tuple[int, int]], starts: list[int], line_starts: list[int]
 ) -> tuple[int, int] | None:
     """The nearest secret span in the same structure as ``s[at:end]``, or None."""
+    import bisect
+
     line = bisect.bisect_right(line_starts, at) - 1
     first_line, last_line = max(0, line - _LINE_SPAN), line + _LINE_SPAN + 1
     lo_at = line_starts[first_line]
