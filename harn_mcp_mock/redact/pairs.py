@@ -12,7 +12,8 @@ cursors). This module finds the id half **only next to a secret another rule fou
   same line with no bracket between them, or within two lines with no blank line and no object
   boundary between them (:func:`pair_hits`);
 * in a JSON object, a string under an id-like key whose sibling value the redactor replaced
-  whole (:func:`pair_keys`).
+  whole (:func:`pair_keys`). A bare ``"id"`` (``_id``) key names the object's own id (a resource
+  id a replaying client sends back), never a credential's half, in an object as in JSON text.
 
 The value must look random (:func:`random_id`): 8 to 256 characters with a piece that mixes
 letters and digits (not a word followed by digits, ``alice2024``) or letters in chaotic case;
@@ -135,6 +136,11 @@ def id_name(name: str) -> list[str] | None:
     return stem
 
 
+def _own_id(name: str) -> bool:
+    """Whether ``name`` is a bare ``id`` (``ID``, ``_id``, ``uid``): in JSON, the object's own."""
+    return name.strip("_").lower() in ("id", "uid")
+
+
 def random_id(value: str, *, paired: bool) -> bool:
     """Whether ``value`` looks like a random id (see the module's docstring); a UUID or a hex
     string only when ``paired``."""
@@ -242,8 +248,8 @@ def pair_hits(s: str, hits: list[Hit]) -> list[Hit]:
             xml = True
         else:
             stem = id_name(m["name"])
-            if stem is None:
-                continue
+            if stem is None or (_own_id(m["name"]) and m.start() > 0 and s[m.start() - 1] == '"'):
+                continue  # a JSON object's own "id" is the object's, not a credential's half
             group = "qv" if m["qv"] is not None else "v"
             values = [(m.start(group), m[group])]
             xml = False
@@ -333,8 +339,8 @@ def pair_keys(before: dict[Any, Any], after: dict[Any, Any]) -> list[Any]:
             continue
         value = str(value)  # (for mypy: the identity test above narrowed it to the dict's value type)
         stem = _id_name_cached(key)
-        if stem is None or not random_id(value, paired=True):
-            continue
+        if stem is None or _own_id(key) or not random_id(value, paired=True):
+            continue  # no id name, or a bare "id" / "_id" (the object's own, a resource id)
         if not random_id(value, paired=False):
             if (
                 stem

@@ -30,6 +30,7 @@ SECRET = varied(32, 13)
 SECRET2 = varied(28, 17)
 RESOURCE_UUID = str(uuid.UUID(int=random.Random(37).getrandbits(128)))
 SHA = varied(40, 3, HEX)
+OTHER = varied(18, 29)
 
 
 def text_of(text: str) -> str:
@@ -245,6 +246,19 @@ def test_an_id_beside_a_text_that_holds_a_secret_is_kept() -> None:
     assert out["userId"] == USER  # the note is no credential's value: only a whole secret makes a pair
     assert out["note"] == "logged in with password=[REDACTED:1]"
     assert out["login"] == {"user": "[REDACTED:3]", "password": "[REDACTED:2]"}
+
+
+def test_an_objects_own_id_beside_a_secret_is_kept() -> None:
+    red = RedactionPolicy.default().redactor()
+    row = {"id": CLIENT, "_id": OTHER, "username": USER, "password": SECRET}
+    assert red.redact_message(row) == {
+        "id": CLIENT,
+        "_id": OTHER,
+        "username": "[REDACTED:2]",
+        "password": "[REDACTED:1]",
+    }
+    text = json.dumps({"id": CLIENT, "login": USER, "password": SECRET})
+    assert text_of(text) == json.dumps({"id": CLIENT, "login": "[REDACTED:1]", "password": "[REDACTED:2]"})
 
 
 def test_numbers_and_uuids_beside_a_secret_stay_in_a_json_object() -> None:
