@@ -30,6 +30,7 @@ from itertools import islice
 from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.gates import Text, lazy_regex
+from harn_mcp_mock.redact.pairs import PAIR_RULE, pair_hits, pair_keys
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.rules import (
     AUTH_PARAM,
@@ -740,6 +741,9 @@ class Redactor:
                     continue
                 out = dict(islice(d.items(), i))
             out[new_key] = new_value
+        if out is not None:  # the id half of a credential pair beside a secret replaced
+            for key in pair_keys(d, out):
+                out[key] = self._whole(out[key], PAIR_RULE)
         return d if out is None else out
 
     def _red_list(self, items: Sequence[Any], mode: int, state: ptr.PointerState) -> Any:
@@ -802,6 +806,7 @@ class Redactor:
             if entropy and len(s) <= _CLEAN_STRING_MAX and not self._memory_only:
                 self._remember_clean(s)
             return s
+        hits += pair_hits(s, hits)  # the id half of a credential pair beside a secret found
         generation = self._generation
         out = self._apply(s, hits)
         if self._generation != generation and out is not s:
