@@ -168,6 +168,12 @@ class Redactor:
         """How many values the memory learned since the redactor was made (grows only)."""
         return self._generation
 
+    def remembered(self) -> list[str]:
+        """The values the memory holds (the server's argv and env secrets, then every value
+        learned), each once, in the order they were remembered: what a fresh redactor must
+        :meth:`learn` to redact as this one does. In memory only; never written anywhere."""
+        return list(self._values)
+
     def number_after(self, taken: int) -> None:
         """Number new secrets from ``taken + 1`` on: ``[REDACTED:1]`` .. ``[REDACTED:taken]`` are
         already in use in what this redactor redacts again (a recording's journal)."""
