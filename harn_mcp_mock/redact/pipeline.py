@@ -375,7 +375,9 @@ class Redactor:
             if not isinstance(value, str) or not value:
                 continue
             if self._c.env_is_secret(name):
-                add(value, "env", short_ok=False)
+                # ``Bearer <token>`` (a header value kept in a variable): its token, as a header's
+                for secret in _literal_parts(value):
+                    add(secret, "env", short_ok=False)
             else:
                 for secret in _detected(value, detectors, entropy=False):
                     add(secret, "env", short_ok=False)
@@ -464,8 +466,11 @@ class Redactor:
                 parsed = header_option(option)
                 if parsed is not None:
                     if not harmless_header(parsed[0]) and parsed[2]:
-                        yield parsed[2], True
-                        for part in credential_parts(parsed[2]):
+                        # ``Authorization: Bearer <token>``: the token, as wherever else it comes
+                        # back (``Bearer [REDACTED:1]`` in a text, a header, the command line: one
+                        # number); the whole value too only when a part is too short to chase.
+                        auth = parsed[0].strip().lower() in _AUTH_HEADERS
+                        for part in _scheme_parts(parsed[2]) if auth else [parsed[2]]:
                             yield part, True
                     continue
             if i > 0 and arg in _HEADER_FLAGS:
@@ -474,7 +479,7 @@ class Redactor:
             if pending:
                 pending = False
                 if arg and not arg.startswith("--"):
-                    yield arg, True
+                    yield from ((part, True) for part in _literal_parts(arg))
                     continue
             if i > 0:
                 flag = self._secret_flag(arg)
@@ -482,11 +487,11 @@ class Redactor:
                     if flag[1] is None:
                         pending = True
                     else:
-                        yield flag[1], True
+                        yield from ((part, True) for part in _literal_parts(flag[1]))
                     continue
                 env_style = _ENV_STYLE.fullmatch(arg)
                 if env_style and env_style[2] and self._c.env_is_secret(env_style[1]):
-                    yield env_style[2], True
+                    yield from ((part, True) for part in _literal_parts(env_style[2]))
                     continue
             for secret in _detected(arg, detectors, entropy=True):
                 yield secret, False
@@ -790,6 +795,10 @@ class Redactor:
         """``s`` replaced as a whole (a secret key's value, a flag's value, a pointer's target)."""
         if not s or is_placeholder(s) or self._c.allowed(s):
             return s
+        if _AUTH_SCHEME.match(s):  # ``Bearer <token>``: the token's own number, as in any channel
+            shown = self._scheme_value(s, rule)
+            if shown is not None:
+                return shown
         return self._placeholder(s, rule)
 
     def _red_text(self, s: str, entropy: bool) -> str:
@@ -1095,6 +1104,26 @@ def credential_parts(value: str) -> list[str]:
         if ":" in decoded:
             parts.append(decoded.split(":", 1)[1])
     return parts
+
+
+_AUTH_SCHEME = lazy_regex(r"(?:bearer|basic|token|ssws|digest|aws4-hmac-sha256)[ \t]+\S", re.IGNORECASE)
+
+
+def _scheme_parts(value: str) -> list[str]:
+    """The literals to remember for an ``Authorization``-style value: its credential parts (the
+    scheme word is no secret: ``Bearer [REDACTED:1]`` wherever the token comes back, one number
+    for it in every channel), and the whole value too only when a part is too short to be
+    looked for in text (or the value has no such parts)."""
+    parts = credential_parts(value)
+    if not parts or any(len(p) < _LITERAL_MIN for p in parts):
+        return [value, *parts]
+    return parts
+
+
+def _literal_parts(value: str) -> list[str]:
+    """The literals to remember for a secret value given whole (a secret flag's, a secret
+    variable's): ``Bearer <token>`` as a header's (see :func:`_scheme_parts`), else the value."""
+    return _scheme_parts(value) if _AUTH_SCHEME.match(value) else [value]
 
 
 def _inside_placeholder(s: str, start: int, end: int) -> bool:
