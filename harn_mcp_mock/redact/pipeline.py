@@ -37,6 +37,7 @@ from harn_mcp_mock.redact.rules import (
     KEPT_AUTH_PARAMS,
     AssignmentRule,
     Base64TextRule,
+    EntropyRule,
     FingerprintRule,
     Hit,
     PgpassRule,
@@ -112,11 +113,17 @@ class Redactor:
         self._chunks: list[tuple[dict[str, str], list[Any]]] = []
         self._generation = 0
         self._memory_only = False  # while a message is scanned again for what it taught
+        # While redact_message runs its first pass: (memory generation, text) for each string and
+        # key looked at (what a rescan would look at again), and the hits pass 1 found in a long
+        # string (so that pass 2 does not look for them again).
+        self._examined: list[tuple[int, str]] | None = None
+        self._found: tuple[int, str, list[Hit]] | None = None
         self._fp_key: bytes | None = None
         self._values: list[str] = []  # every remembered value once, in order (what fingerprints cover)
         self._value_set: set[str] = set()
         self._fps: dict[str, str] = {}  # value -> its fingerprint, once computed
         self._fp_given = 0  # how many of _values new_fingerprints() gave already
+        self._text_min = 1 << 30  # no shorter string can hold a secret (set below; _remember lowers it)
         short = self._literal_secrets(argv or (), env or {}, detectors)
         self._short = short
         self._short_set = frozenset(short)
@@ -191,8 +198,20 @@ class Redactor:
         returned; otherwise a new value that shares its unchanged branches with the input.
         """
         generation = self._generation
-        out = self._redact_once(obj)
+        examined = self._examined = []
+        try:
+            out = self._redact_once(obj)
+        finally:
+            self._examined = None
+            self._found = None
         if self._generation == generation:  # nothing learned (a clean message): done
+            return out
+        # Only a string examined before the memory last learned may hold a value it does not
+        # know was a secret (each text that taught was scanned again at once): when none does
+        # (a message whose one long text taught them all), no rescan.
+        stale = [text for g, text in examined if g != self._generation]
+        lit = self._memory()
+        if not stale or lit is None or not lit.any(Text("\n".join(stale))):
             return out
         # A value learned in this message may also stand earlier in it: one more pass (the
         # placeholders already there are left alone), until nothing new is learned.
@@ -208,6 +227,11 @@ class Redactor:
         finally:
             self._memory_only = False
         return out
+
+    def _seen(self, text: str) -> None:
+        """``text`` (a string as written, a key) was looked at with the memory as it is now."""
+        if self._examined is not None:
+            self._examined.append((self._generation, text))
 
     def _redact_once(self, obj: Any) -> Any:
         strings: list[str] = []
@@ -397,6 +421,8 @@ class Redactor:
                 self._literals[form] = fresh[form] = origin
                 self._canonical[form] = value
                 added = True
+                if len(form) < self._text_min:
+                    self._text_min = len(form)
         if added and value not in self._value_set:
             self._value_set.add(value)
             self._values.append(value)
@@ -444,9 +470,7 @@ class Redactor:
         for part in parts or [value]:
             self._remember(part, origin)
         # The scanner is rebuilt when next used (see _memory): a message that tells hundreds of
-        # values rebuilds it once, not once per value.
-        if self._fresh:
-            self._text_min = min(self._text_min, min(map(len, self._fresh)))
+        # values rebuilds it once, not once per value (``_remember`` lowered ``_text_min``).
         # Strings and keys found clean before may hold the new value.
         self._clean.clear()
         self._harmless.clear()
@@ -662,10 +686,21 @@ class Redactor:
                 if not fresh:
                     return True
                 longest = max(map(len, fresh))
-        joined = Text("\n".join(fresh))
         lit = self._memory()
         if self._memory_only:
-            return lit is None or not lit.any(joined)
+            return lit is None or not lit.any(Text("\n".join(fresh)))
+        if longest >= _DIRECT_MIN:
+            # A long text (a config dump, a file) that holds a secret would be searched twice, by
+            # this pass's questions and by pass 2's: its hits are found once, here, for pass 2.
+            for s in [f for f in fresh if len(f) >= _DIRECT_MIN]:
+                hits = self._hits(Text(s), True)
+                if hits:
+                    self._found = (self._generation, s, hits)
+                    return False
+                fresh.discard(s)
+            if not fresh:
+                return True
+        joined = Text("\n".join(fresh))
         if (
             scanner.any(joined)
             or (lit is not None and lit.any(joined))
@@ -743,9 +778,15 @@ class Redactor:
                 and key.lower() in _AUTH_HEADERS
             ):
                 new_value = self.redact_header_value(key, value)
+                self._seen(new_value)
             else:
                 new_value = self._red(value, child_mode, child)
-            new_key = self._red_text(key, not child_mode & _NO_ENTROPY) if flags & _DIRTY_KEY else key
+            if flags & _DIRTY_KEY:
+                new_key = self._red_text(key, not child_mode & _NO_ENTROPY)
+            else:
+                new_key = key
+                if is_str:
+                    self._seen(key)
             if out is None:
                 if new_value is value and new_key is key:
                     continue
@@ -774,7 +815,9 @@ class Redactor:
         text = blob_text(blob, mime if isinstance(mime, str) else None)
         if text is None:  # binary: still searched as it is (token formats, base64 forms of literals)
             hits = self._binary_hits(blob)
-            return self._apply(blob, hits) if hits else blob
+            out = self._apply(blob, hits) if hits else blob
+            self._seen(out)
+            return out
         redacted = self._red_text(text, False)
         if redacted is text:
             return blob
@@ -805,8 +848,13 @@ class Redactor:
         if self._short_set and s in self._short_set:
             return self._whole(s, self._short[s])
         if len(s) < self._text_min or s in self._clean:
+            self._seen(s)
             return s
-        if len(s) >= _BINARY_MIN and binary_base64(s):
+        found = self._found
+        if found is not None and found[1] is s and found[0] == self._generation and not self._memory_only:
+            self._found = None
+            hits = found[2] if entropy else [h for h in found[2] if h[2] != EntropyRule.name]
+        elif len(s) >= _BINARY_MIN and binary_base64(s):
             hits = self._binary_hits(s)
         elif self._memory_only:
             lit = self._memory()
@@ -816,6 +864,7 @@ class Redactor:
         if not hits:
             if entropy and len(s) <= _CLEAN_STRING_MAX and not self._memory_only:
                 self._remember_clean(s)
+            self._seen(s)
             return s
         generation = self._generation
         out = self._apply(s, hits)
@@ -827,6 +876,7 @@ class Redactor:
             again = lit.hits(Text(out), entropy=False) if lit is not None else []
             if again:
                 out = self._apply(out, again)
+        self._seen(out)
         return out
 
     def _binary_hits(self, s: str) -> list[Hit]:
@@ -937,6 +987,7 @@ _SNIFF_CONTROL = lazy_regex(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 _BINARY_MIN = 256  # shorter base64 strings are scanned like any text
+_DIRECT_MIN = 4096  # a string this long is searched for its hits at once by pass 1 (see _strings_clean)
 _SNIFF_CHARS = 512  # base64 characters decoded first to tell binary data from text
 
 
@@ -994,6 +1045,10 @@ def blob_text(blob: str, mime: str | None) -> str | None:
     return None
 
 
+_UNRESERVED = lazy_regex(r"[A-Za-z0-9_.~-]*")
+_JSON_PLAIN = lazy_regex(r"[\x20-\x21\x23-\x5b\x5d-\x7e]*")
+
+
 def _encoded_forms(secret: str) -> list[str]:
     """How a literal secret may also travel: URL-encoded (``%XX`` and form ``+`` for spaces),
     JSON-escaped (inside JSON text in a string), and inside base64 (standard and URL-safe).
@@ -1006,12 +1061,19 @@ def _encoded_forms(secret: str) -> list[str]:
     import json
 
     raw = secret.encode("utf-8", "surrogatepass")
-    forms = {urllib.parse.quote_from_bytes(raw, safe=""), urllib.parse.quote_plus(secret, safe="")}
-    try:
-        forms.add(json.dumps(secret)[1:-1])
-        forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
-    except UnicodeEncodeError:  # a lone surrogate
-        pass
+    forms: set[str] = set()
+    # A secret of URL-safe characters is its own URL-encoded form; one of printable ASCII
+    # without a quote or a backslash its own JSON-escaped form (most secrets: no work).
+    if _UNRESERVED.fullmatch(secret) is None:
+        forms.add(urllib.parse.quote_from_bytes(raw, safe=""))
+        if " " in secret:  # else the same as the form above
+            forms.add(urllib.parse.quote_plus(secret, safe=""))
+    if _JSON_PLAIN.fullmatch(secret) is None:
+        try:
+            forms.add(json.dumps(secret)[1:-1])
+            forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+        except UnicodeEncodeError:  # a lone surrogate
+            pass
     if _ENCODED_MIN <= len(secret) <= _ENCODED_MAX:
         for shift in range(3):
             encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
