@@ -355,8 +355,8 @@ def clean_dump(size: int) -> str:
 
 def against_rows(quick: bool) -> list[dict[str, Any]]:
     """The rows ``--against`` times: the speed table's messages (a stream through one redactor,
-    first sight and again), and a 200-secret config dump next to a clean dump of the same size
-    (one new redactor per dump)."""
+    first sight and again), the corpus section's, and a 200-secret config dump next to a clean
+    dump of the same size (one new redactor per dump)."""
     import random
 
     from tests.redact.credentials import config_dump, config_secret
@@ -373,6 +373,19 @@ def against_rows(quick: bool) -> list[dict[str, Any]]:
     ]:
         for mode, items in (("first sight", [make(i) for i in range(n)]), ("again", [make(0)] * n)):
             rows.append({"label": f"{label}, {mode}", "messages": items, "per_redactor": False})
+    # The corpus section's messages: harmless values and credentials in every channel.
+    secrets, harmless = corpus.secrets(), corpus.harmless()
+    clean = [m for h in harmless[::4] for m in harness.harmless_messages(h.value)[:5]]
+    dirty = [m for i, s in enumerate(secrets) for _d, m in harness.channel_messages(s, free=True, seq=i + 1)]
+    dirty = [m for m in dirty if len(orjson.dumps(m)) < 4096]
+    known = {**harness.SERVER_ENV, **{s.env: s.value for s in secrets}}
+    for label, items, server_env in (
+        ("corpus: harmless values, every channel", clean, harness.SERVER_ENV),
+        ("corpus: credentials, every channel, env known", dirty, known),
+    ):
+        rows.append(
+            {"label": label, "messages": items, "per_redactor": False, "argv": ["srv"], "env": server_env}
+        )
     dumps = []
     for seed in range(3 if quick else 8):
         rng = random.Random(seed)
@@ -396,7 +409,9 @@ def against_rows(quick: bool) -> list[dict[str, Any]]:
     )
     for row in rows:
         row.setdefault("per_redactor", True)
-        row.update(argv=argv, env=env, repeat=repeat if not row["per_redactor"] else repeat * 2)
+        row.setdefault("argv", argv)
+        row.setdefault("env", env)
+        row["repeat"] = repeat if not row["per_redactor"] else repeat * 2
     return rows
 
 

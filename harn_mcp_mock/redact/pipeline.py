@@ -198,13 +198,12 @@ class Redactor:
         returned; otherwise a new value that shares its unchanged branches with the input.
         """
         generation = self._generation
-        examined = self._examined = []
-        try:
-            out = self._redact_once(obj)
-        finally:
-            self._examined = None
-            self._found = None
-        if self._generation == generation:  # nothing learned (a clean message): done
+        out = self._redact_once(obj)
+        examined = self._examined
+        if examined is None:  # a clean message (pass 2 did not run): done
+            return out
+        self._examined = self._found = None
+        if self._generation == generation:  # nothing learned: done
             return out
         # Only a string examined before the memory last learned may hold a value it does not
         # know was a secret (each text that taught was scanned again at once): when none does
@@ -237,6 +236,8 @@ class Redactor:
         strings: list[str] = []
         if self._scan_top(obj, strings) and self._strings_clean(strings):
             return obj
+        if not self._memory_only:
+            self._examined = []  # what pass 2 looks at (see redact_message)
         root = self._root
         if obj.__class__ is list:
             out: list[Any] | None = None
@@ -755,6 +756,7 @@ class Redactor:
         out: dict[Any, Any] | None = None
         dead = state is ptr.DEAD
         pair = None
+        examined = self._examined
         for i, (key, value) in enumerate(d.items()):
             is_str = type(key) is str
             flags = self._key_flags(key) if is_str else 0
@@ -785,8 +787,8 @@ class Redactor:
                 new_key = self._red_text(key, not child_mode & _NO_ENTROPY)
             else:
                 new_key = key
-                if is_str:
-                    self._seen(key)
+                if examined is not None:
+                    examined.append((self._generation, key))
             if out is None:
                 if new_value is value and new_key is key:
                     continue
