@@ -41,6 +41,11 @@ Each sample is served as the text content of one ``tools/call`` result and redac
 :meth:`~harn_mcp_mock.redact.Redactor.redact_message` (one recording per file, so a value seen
 in another file does not help). The redacted spans are recovered by aligning the text around
 each ``[REDACTED:n]`` placeholder with the original.
+
+A third corpus, trufflehog's detector tests, is read by ``_trufflehog_corpus`` (with this
+module's Go evaluator). :func:`order_diffs` is the order test: a corpus through one redactor in
+some order, each sample's output against a fresh redactor's taught what the shared one had
+learned before it.
 """
 
 from __future__ import annotations
@@ -102,7 +107,7 @@ def detect(root: Path) -> str:
         return "gitleaks"
     raise ValueError(
         f"{root}: neither a CredSweeper checkout (tests/data/output.json, tests/samples) "
-        "nor a gitleaks checkout (cmd/generate/config/rules)"
+        "nor a gitleaks checkout (cmd/generate/config/rules) nor a trufflehog checkout (pkg/detectors, pkg/engine)"
     )
 
 
@@ -953,3 +958,139 @@ def record_end_to_end(samples: list[Sample], folder: Path) -> tuple[int, int]:
             forms = {value.encode(), json.dumps(value)[1:-1].encode()}
             found += any(f in written for f in forms)
     return total, found
+
+
+# --- the order test: the same output whatever the redactor saw before ----------------------------------
+
+
+def _forms(value: str) -> list[str]:
+    """The strings through which the value memory finds ``value`` in a text: the value, its
+    credential parts (``Bearer <t>``: the token) and their encoded forms."""
+    from harn_mcp_mock.redact import pipeline
+
+    out = {value, *pipeline.credential_parts(value)}
+    encoded = getattr(pipeline, "_encoded_forms", None)  # the pipeline's own list of forms
+    for v in list(out):
+        out.update(encoded(v) if encoded is not None else ())
+    return sorted(f for f in out if f)
+
+
+class _FormIndex:
+    """The learned values, found in a text by any of their forms (indexed by a form's first
+    four characters: one pass over the text finds every candidate)."""
+
+    def __init__(self) -> None:
+        self.by_prefix: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        self.short: list[tuple[str, int]] = []
+
+    def add(self, value: str, index: int) -> None:
+        for form in _forms(value):
+            if len(form) < 4:
+                self.short.append((form, index))
+            else:
+                self.by_prefix[form[:4]].append((form, index))
+
+    def found_in(self, text: str) -> set[int]:
+        out = {i for form, i in self.short if form in text}
+        get = self.by_prefix.get
+        for at in range(len(text) - 3):
+            cands = get(text[at : at + 4])
+            if cands:
+                out.update(i for form, i in cands if i not in out and text.startswith(form, at))
+        return out
+
+
+def renumbered(text: str) -> str:
+    """``text`` with its placeholders numbered by order of first appearance (a shared redactor
+    numbers from where it stands; a fresh one from 1)."""
+    numbers: dict[str, int] = {}
+    return PLACEHOLDER_RE.sub(lambda m: f"[REDACTED:{numbers.setdefault(m.group(), len(numbers) + 1)}]", text)
+
+
+@dataclass
+class OrderDiff:
+    seed: int | None
+    position: int  # how many samples the shared redactor had redacted before this one
+    sample: str
+    learned_before: int  # values the shared redactor had learned before it
+    taught: int  # of them, those with a form in the sample (what the fresh redactor was taught)
+    shared: str  # the shared redactor's output (renumbered)
+    fresh: str  # the taught fresh redactor's output (renumbered)
+    leaks: bool  # the shared output keeps in clear something the fresh one redacted
+
+
+def order_diffs(samples: list[Sample], policy: RedactionPolicy, seed: int | None) -> list[OrderDiff]:
+    """Run ``samples`` in a random order (``seed``; ``None``: in the corpus's own order) through
+    ONE redactor; for each, compare its
+    output with a fresh redactor's that was first taught (:meth:`Redactor.learn`, in the same
+    order) what the shared one had learned before that sample. The fresh one is taught the
+    learned values that have a form in the sample only: the memory finds a value by its forms
+    (:func:`_forms`), so a value with none in the text cannot change what is redacted in it.
+    Returns the samples whose outputs differ (placeholder numbers aside)."""
+    order = list(range(len(samples)))
+    if seed is not None:
+        random.Random(seed).shuffle(order)
+    shared = policy.redactor(argv=["srv"], env={})
+    learned: list[tuple[str, str]] = []
+    index = _FormIndex()
+    learn = shared.learn
+
+    def recording_learn(value: str, origin: str = "learned") -> bool:
+        new = learn(value, origin)
+        if new:
+            index.add(value, len(learned))
+            learned.append((value, origin))
+        return new
+
+    shared.learn = recording_learn  # type: ignore[method-assign]  # the pipeline calls self.learn
+    diffs = []
+    for position, i in enumerate(order):
+        s = samples[i]
+        before = len(learned)
+        relevant = sorted(k for k in index.found_in(s.text) if k < before)
+        got = shared.redact_message(tool_result(s.text, position + 1))["result"]["content"][0]["text"]
+        fresh = policy.redactor(argv=["srv"], env={})
+        for k in relevant:
+            fresh.learn(*learned[k])
+        want = fresh.redact_message(tool_result(s.text, position + 1))["result"]["content"][0]["text"]
+        got, want = renumbered(got), renumbered(want)
+        if got != want:
+            got_spans, want_spans = redacted_spans(s.text, got), redacted_spans(s.text, want)
+            leaks = (
+                got_spans is None
+                or want_spans is None
+                or any(not _covered(span, got_spans) for span in want_spans)
+            )
+            diffs.append(OrderDiff(seed, position, s.name, before, len(relevant), got, want, leaks))
+    return diffs
+
+
+def _first_difference(a: str, b: str, width: int = 70) -> tuple[str, str]:
+    at = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    lo = max(0, at - width // 2)
+    return a[lo : at + width], b[lo : at + width]
+
+
+def report_orders(
+    kind: str,
+    samples: list[Sample],
+    diffs: dict[int, list[OrderDiff]],
+    *,
+    show: int = 3,
+    out: Callable[[str], None] = print,
+) -> None:
+    """Print the order test's counts for one corpus, and its first few differences."""
+    counts = ", ".join(
+        f"{'corpus order' if seed is None else f'seed {seed}'}: {len(d)} ({sum(x.leaks for x in d)} leaving in clear)"
+        for seed, d in diffs.items()
+    )
+    out(f"  order test, {kind}, {len(samples)} samples: samples whose output differs: {counts}")
+    shown = [d for ds in diffs.values() for d in ds][:show]
+    for d in shown:
+        got, want = _first_difference(d.shared, d.fresh)
+        out(
+            f"    DIFF seed {d.seed} {d.sample} (after {d.position} samples, {d.learned_before} values learned, "
+            f"{d.taught} of them in the sample){' LEAK' if d.leaks else ''}"
+        )
+        out(f"      shared: {got!r}")
+        out(f"      fresh:  {want!r}")

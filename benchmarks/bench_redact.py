@@ -19,21 +19,26 @@ holds in any form; leaked: how many do), its harmless values planted in every ch
 positives: the share that came back changed), and the time per message of `redact_message` on
 the corpus's messages, against the same baseline.
 
-With `--external DIR` (repeatable; or `--credsweeper DIR`, `--gitleaks DIR`): the external
-corpora section instead of the speed tables: recall and false positives on public labelled
-corpora read from a checkout of Samsung/CredSweeper or gitleaks/gitleaks (benchmarks/
-_external_corpora.py says what is counted), next to ours; `--misses` lists every miss and every
-altered identifier, `--e2e` also records each corpus through `harn mcp mock record`.
+With `--external DIR` (repeatable; or `--credsweeper DIR`, `--gitleaks DIR`, `--trufflehog DIR`):
+the external corpora section instead of the speed tables: recall and false positives on public
+labelled corpora read from a checkout of Samsung/CredSweeper, gitleaks/gitleaks or
+trufflesecurity/trufflehog (benchmarks/_external_corpora.py and _trufflehog_corpus.py say what is
+counted), next to ours; `--misses` lists every miss and every altered identifier, `--e2e` also
+records each corpus through `harn mcp mock record`. `--orders N` adds the order test: each corpus
+run through ONE redactor in its own order and in N random orders (seeded from `--seed`, printed),
+each sample's output compared with a fresh redactor's taught what the shared one had learned
+before it (`_external_corpora.order_diffs`).
 
 Each timing is also taken, in the same run, with the redactor as it was before the value
-memory (commit 0200645, loaded from git into a temporary package): the `vs before` column is
-new / old (the target: at most 1.3).
+memory (commit 0200645, loaded from git into a temporary package; `--before REF` takes another
+commit, `--before main` the branch a change starts from): the `vs before` column is new / old
+(the target: at most 1.3). The corpus messages are timed the same way.
 
 Times are this process's CPU time (``time.process_time``), not wall time: on a shared machine
 the time spent waiting for a core is left out.
 
-Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--only TEXT ...] [--external DIR ...]
-[--misses] [--e2e]` (``--only clean``: the clean rows alone, without the corpus section).
+Run: `.venv/bin/python benchmarks/bench_redact.py [--quick] [--before REF] [--only TEXT ...] [--external DIR ...]
+[--misses] [--e2e] [--orders N [--seed S]]` (``--only clean``: the clean rows alone, without the corpus section).
 """
 
 from __future__ import annotations
@@ -128,16 +133,16 @@ def per_call(make_fn: Callable[[], Callable[[Any], Any]], items: list[Any], repe
     return best / len(items) * 1e6
 
 
-def before_policy() -> Any:
-    """The default policy of the redactor at :data:`BEFORE`, loaded from git into a temporary
-    package (``None`` outside a git checkout that has the commit)."""
+def before_policy(ref: str = BEFORE) -> Any:
+    """The default policy of the redactor at ``ref`` (:data:`BEFORE` unless ``--before`` says),
+    loaded from git into a temporary package (``None`` outside a git checkout that has it)."""
     import importlib
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
     try:
         listing = subprocess.run(
-            ["git", "ls-tree", "-r", "--name-only", BEFORE, "harn_mcp_mock/redact"],
+            ["git", "ls-tree", "-r", "--name-only", ref, "harn_mcp_mock/redact"],
             cwd=root,
             capture_output=True,
             text=True,
@@ -149,7 +154,7 @@ def before_policy() -> Any:
     package = folder / "harn_redact_before"
     for name in listing:
         data = subprocess.run(
-            ["git", "show", f"{BEFORE}:{name}"], cwd=root, capture_output=True, check=True
+            ["git", "show", f"{ref}:{name}"], cwd=root, capture_output=True, check=True
         ).stdout
         target = package / Path(name).relative_to("harn_mcp_mock/redact")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -166,9 +171,20 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer messages and repeats")
+    parser.add_argument(
+        "--before",
+        default=BEFORE,
+        metavar="REF",
+        help=f"the commit the `vs before` column compares to ({BEFORE})",
+    )
     parser.add_argument("--external", action="append", default=[], metavar="DIR", help="a corpus checkout")
     parser.add_argument("--credsweeper", metavar="DIR", help="a Samsung/CredSweeper checkout")
     parser.add_argument("--gitleaks", metavar="DIR", help="a gitleaks/gitleaks checkout")
+    parser.add_argument("--trufflehog", metavar="DIR", help="a trufflesecurity/trufflehog checkout")
+    parser.add_argument(
+        "--orders", type=int, default=0, metavar="N", help="order test: N random orders per external corpus"
+    )
+    parser.add_argument("--seed", type=int, help="the first order's seed (default: random, printed)")
     parser.add_argument("--misses", action="store_true", help="list every external miss")
     parser.add_argument("--e2e", action="store_true", help="also record the corpora end to end")
     parser.add_argument(
@@ -192,11 +208,21 @@ def main() -> None:
 
     policy = RedactionPolicy.default()
     external = [(d, None) for d in args.external]
-    external += [(d, k) for k, d in (("credsweeper", args.credsweeper), ("gitleaks", args.gitleaks)) if d]
+    external += [
+        (d, k)
+        for k, d in (
+            ("credsweeper", args.credsweeper),
+            ("gitleaks", args.gitleaks),
+            ("trufflehog", args.trufflehog),
+        )
+        if d
+    ]
     if external:
         corpora = load_external(external)  # bad folders are reported before anything runs
         corpus_section(policy, 1)
         external_section(policy, corpora, misses=args.misses, e2e=args.e2e)
+        if args.orders:
+            order_section(policy, corpora, args.orders, args.seed)
         return
     env = {"SERVICE_TOKEN": ENV_TOKEN, "HOME": "/home/ada", "PATH": "/usr/local/bin:/usr/bin"}
     argv = ["weather-server", "--port", "8080"]
@@ -204,7 +230,7 @@ def main() -> None:
     def roundtrip(msg: Any) -> Any:
         return orjson.loads(orjson.dumps(msg))
 
-    before = before_policy()
+    before = before_policy(args.before)
     print(
         f"{'message':46} {'bytes':>6} {'redact us':>10} {'before us':>10} {'vs before':>9} {'baseline us':>12} {'ratio':>6}"
     )
@@ -228,7 +254,7 @@ def main() -> None:
                 f" {base:>12.2f} {ours / base:>6.2f}"
             )
     if not args.only:
-        corpus_section(policy, repeat)
+        corpus_section(policy, repeat, before)
 
 
 def alternating(
@@ -245,7 +271,9 @@ def alternating(
     return new, (old if before is not None else float("nan"))
 
 
-def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
+def corpus_section(policy: RedactionPolicy, repeat: int, before: Any = None) -> None:
+    """Recall and false positives on our own corpus, and the time per message of its messages
+    (with ``before``, a policy of the redactor at another commit, timed in the same run)."""
     secrets, harmless = corpus.secrets(), corpus.harmless()
     with tempfile.TemporaryDirectory() as folder:
         from pathlib import Path
@@ -265,7 +293,10 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
     def roundtrip(msg: Any) -> Any:
         return orjson.loads(orjson.dumps(msg))
 
-    print(f"{'corpus messages':46} {'count':>6} {'redact us':>10} {'baseline us':>12} {'ratio':>6}")
+    print(
+        f"{'corpus messages':46} {'count':>6} {'redact us':>10} {'before us':>10} {'vs before':>9}"
+        f" {'baseline us':>12} {'ratio':>6}"
+    )
     for label, items, env in (
         ("harmless values, every channel", clean, harness.SERVER_ENV),
         (
@@ -276,7 +307,14 @@ def corpus_section(policy: RedactionPolicy, repeat: int) -> None:
     ):
         ours = per_call(lambda env=env: policy.redactor(argv=["srv"], env=env).redact_message, items, repeat)
         base = per_call(lambda: roundtrip, items, repeat)
-        print(f"{label:46} {len(items):>6} {ours:>10.2f} {base:>12.2f} {ours / base:>6.2f}")
+        if before is not None:
+            old = per_call(
+                lambda env=env: before.redactor(argv=["srv"], env=env).redact_message, items, repeat
+            )
+            then = f"{old:>10.2f} {ours / old:>9.2f}"
+        else:
+            then = f"{'':>10} {'':>9}"
+        print(f"{label:46} {len(items):>6} {ours:>10.2f} {then} {base:>12.2f} {ours / base:>6.2f}")
 
 
 def load_external(dirs: list[tuple[str, str | None]]) -> list[Any]:
@@ -284,10 +322,16 @@ def load_external(dirs: list[tuple[str, str | None]]) -> list[Any]:
     from pathlib import Path
 
     import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
+    import _trufflehog_corpus as truffle
 
     corpora = []
     for folder, kind in dirs:
         try:
+            if kind == "trufflehog" or (kind is None and truffle.is_trufflehog(Path(folder))):
+                if not truffle.is_trufflehog(Path(folder)):
+                    raise ValueError("no pkg/detectors and pkg/engine")
+                corpora.append(truffle.load_trufflehog(Path(folder)))
+                continue
             corpora.append(ext.load(Path(folder), kind))
         except (ValueError, OSError) as exc:
             flag = f"--{kind}" if kind else "--external"
@@ -299,13 +343,21 @@ def external_section(policy: RedactionPolicy, corpora: list[Any], *, misses: boo
     from pathlib import Path
 
     import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
+    import _trufflehog_corpus as truffle
 
     for loaded in corpora:
         print()
-        ext.report(ext.measure(loaded, policy), verbose=misses)
+        start = time.process_time()
+        if isinstance(loaded, truffle.TrufflehogCorpus):
+            truffle.report_trufflehog(truffle.measure_trufflehog(loaded, policy), verbose=misses)
+            samples = loaded.samples()
+        else:
+            ext.report(ext.measure(loaded, policy), verbose=misses)
+            samples = loaded.samples
+        print(f"  ({time.process_time() - start:.1f} s of CPU)")
         if e2e:
             with tempfile.TemporaryDirectory() as tmp:
-                total, found = ext.record_end_to_end(loaded.samples, Path(tmp))
+                total, found = ext.record_end_to_end(samples, Path(tmp))
             print(
                 f"  end to end (harn mcp mock record): {total - found} of {total} labelled values absent from every written byte"
             )
@@ -462,6 +514,27 @@ def against_section(tree: Path, *, quick: bool) -> None:
         f"200-secret dump / clean dump of {size} characters: new {new[dump] / new[clean]:.1f}x,"
         f" old {old[dump] / old[clean]:.1f}x (target: at most 5x)"
     )
+
+
+def order_section(policy: RedactionPolicy, corpora: list[Any], n: int, seed: int | None) -> None:
+    """The order test on every external corpus: its own order, then ``n`` random ones."""
+    import random
+
+    import _external_corpora as ext  # benchmarks/ is on sys.path when run as a script
+    import _trufflehog_corpus as truffle
+
+    first = seed if seed is not None else random.SystemRandom().randrange(1 << 31)
+    seeds: list[int | None] = [None, *range(first, first + n)]
+    print()
+    print(
+        f"order test: each corpus in its own order and {n} random ones (seeds {first}..{first + n - 1}; --seed {first})"
+    )
+    for loaded in corpora:
+        samples = loaded.samples() if isinstance(loaded, truffle.TrufflehogCorpus) else loaded.samples
+        start = time.process_time()
+        diffs = {s: ext.order_diffs(samples, policy, s) for s in seeds}
+        ext.report_orders(loaded.kind, samples, diffs)
+        print(f"  ({time.process_time() - start:.1f} s of CPU)")
 
 
 if __name__ == "__main__":

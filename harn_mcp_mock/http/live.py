@@ -124,6 +124,15 @@ class RecordEngine:
         self.nothing: NothingRecordedError | None = None
         """Why :meth:`finish` wrote no cassette (the server said nothing before it failed)."""
         self._finished = False
+        self._asked: set[str] = set()
+        """The methods of the client requests forwarded so far."""
+
+    @property
+    def only_probed(self) -> bool:
+        """Nothing but ``server/discover`` was asked yet and the recording goes on: a 2026-07-28
+        client whose probe a handshake-era server refused sends its ``initialize`` next, in an
+        HTTP session of its own, but over stdio that is the same session (one child process)."""
+        return not self._finished and self._asked <= {"server/discover"}
 
     def receive(self, message: Any) -> list[Out]:
         data = deepjson.dumps(message)
@@ -131,6 +140,7 @@ class RecordEngine:
         self.recorder.feed_frame(frame)
         if frame.kind == "request":
             self.waiting.add(orjson.dumps(frame.id))
+            self._asked.add(str(frame.method))
         try:
             self.live.send(data)
         except ServerError as exc:

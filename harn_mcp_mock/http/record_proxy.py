@@ -136,6 +136,7 @@ class RecordProxy:
             return
         answered = {deepjson.dumps(i) for i in exchange.get("server_ids") or ()}
         seq = exchange.get("seq")
+        observer = self.recorder.observer
         items = frame.obj if isinstance(frame.obj, list) else [frame.obj]
         for item in items:
             if not (isinstance(item, dict) and "method" in item and "id" in item):
@@ -143,6 +144,8 @@ class RecordProxy:
             if deepjson.dumps(item["id"]) in answered or not isinstance(seq, int):
                 continue
             self.recorder.forget_request(CLIENT, item["id"], seq)
+            if observer is not None:  # on the tape as answered by the status alone
+                observer.on_status(item["id"], status, None)
 
     def close(self) -> None:
         """End every stream being relayed (the server is shutting down); call it on the loop."""

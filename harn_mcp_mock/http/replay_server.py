@@ -24,7 +24,8 @@ One endpoint (``/mcp`` by default) takes:
 
 A replayed cassette's ``http`` list (recorded through the HTTP record proxy) makes the
 recorded non-2xx answers (401, 429 with ``retry-after``, 5xx...) come back for the matching
-requests instead of a JSON-RPC answer (:class:`HttpFaultPlan`).
+requests instead of a JSON-RPC answer (:class:`HttpFaultPlan`); the engine is told
+(``answered_by_status``, when it has one), so such a request is on the tape and in the report.
 
 Everything runs on one event loop; engines are called synchronously there, so an engine that
 is not thread-safe (the replay engine) is fine. Outputs with a delay (``--latency recorded``)
@@ -541,7 +542,11 @@ class StreamableHttpEndpoint:
             session = found
         fault = self._fault(obj)
         if fault is not None:  # a recorded 401, 429, 5xx...: no session is opened, nothing answers
-            await send_plain(send, fault.status, fault.body(frame.id), fault.header_list())
+            body = fault.body(frame.id)
+            told = getattr(session.engine, "answered_by_status", None)
+            if told is not None:  # still on the tape and in the report's request count
+                told(obj, fault.status, orjson.loads(body) if body else None)
+            await send_plain(send, fault.status, body, fault.header_list())
             return
         if is_init:
             assert session.id is not None

@@ -412,6 +412,8 @@ def _serve_recording(
         recording: list[RecordEngine] = []
 
         def factory() -> Engine:
+            if recording and recording[0].only_probed:  # the probe's session-less engine, then
+                return recording[0]  # the same client's initialize: one stdio session, as over stdio
             if recording:
                 return _Refusing(
                     f"this server records one session of the stdio server into {cassette.name}; "

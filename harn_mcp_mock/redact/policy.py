@@ -33,7 +33,7 @@ from harn_mcp_mock.errors import RedactionPolicyError
 from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.gates import NO_FACTS, analyze, facts_of, index_entries, lazy_regex
-from harn_mcp_mock.redact.rules import EntropyRule, PatternRule
+from harn_mcp_mock.redact.rules import PREFIXED_TOKEN, EntropyRule, PatternRule, PrefixedTokenRule
 from harn_mcp_mock.store.canonical import digest_json
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -478,8 +478,13 @@ class CompiledPolicy:
         self._allowed_keys = _NameSet(allow["keys"])
         self._secret_env = _NameSet(redact["env"])
         self._allowed_env = _NameSet(allow["env"])
+        # ``prefixed-token``'s expression finds candidates that a judge in code then weighs
+        # (:func:`~.rules.prefixed_secret`: entropy, words, checksums).
         self.patterns = tuple(
-            PatternRule(p["name"], p["regex"], facts=facts_of(p["regex"])) for p in redact["patterns"]
+            PrefixedTokenRule(p["name"], p["regex"])
+            if p["name"] == PREFIXED_TOKEN
+            else PatternRule(p["name"], p["regex"], facts=facts_of(p["regex"]))
+            for p in redact["patterns"]
         )
         self.allow_patterns = tuple(re.compile(p) for p in allow["patterns"])
         self.entropy = (

@@ -405,15 +405,18 @@ class AssignmentRule:
             spans = scheme_credentials(s, at + 1)
             if spans is not None:
                 return [(a, b, self.name) for a, b in spans]
-        if s.startswith(":=", at):
+        walrus = s.startswith(":=", at)
+        if walrus and strong:
             return []  # Go's and Make's := is left to the code patterns (they know its quoting)
         value_at = at + 1
-        while s.startswith("=", value_at):  # 'name == "value"', '==='
+        while s.startswith("=", value_at):  # 'name == "value"', '===', 'name := "value"'
             value_at += 1
         value = _VALUE.match(s, value_at)
         if value is None:
             return []
         group = "quoted" if value.group("quoted") is not None else "bare"
+        if walrus and group != "quoted":
+            return []  # 'bitmexKey := os.Getenv(…)': only a quoted literal is a value
         secret = value.group(group)
         if not (_plausible_value(secret) if strong else credential_like(secret)):
             return []
@@ -588,10 +591,14 @@ _SEPARATOR_SYMBOLS = "_-."
 
 def credential_like(value: str) -> bool:
     """Whether a value under a name that only reads like a secret's looks like a credential:
-    8 to 256 characters without spaces, not a template, URL, path, host or file name, holding a
-    digit and three kinds of characters of lower-case, upper-case, digits and symbols (``_``,
-    ``-`` and ``.`` do not count); or groups of letters and digits joined by ``-`` (a product
-    key, a UUID-shaped API key) with a digit or in capitals."""
+    8 to 256 characters without spaces, not a template, URL, path, host or file name, and
+
+    * groups of letters and digits joined by ``-`` (a product key, a UUID-shaped API key) with
+      a digit or in capitals; or
+    * a digit and three kinds of characters of lower-case, upper-case, digits and symbols
+      (``_``, ``-`` and ``.`` do not count); or
+    * random by length and entropy (:func:`random_key`): one-case, lower-case and digits, or hex
+      keys (``0a1b…`` of a Datadog key, ``abcdefghjkmn…``) that hold no other kind."""
     n = len(value)
     if n < 8 or n > 256 or value.startswith(_TEMPLATE_START) or "://" in value or _CODE.match(value):
         return False
@@ -611,7 +618,31 @@ def credential_like(value: str) -> bool:
             upper = True
         elif c not in _SEPARATOR_SYMBOLS:
             symbol = True
-    return digit and lower + upper + digit + symbol >= 3
+    if digit and lower + upper + digit + symbol >= 3:
+        return True
+    return not symbol and random_key(value)
+
+
+_RANDOM_KEY_MIN = {16: 24, 26: 20, 36: 16, 52: 16, 62: 12}
+"""The length a key of each alphabet (hex, one case of letters, one case and digits, both
+cases, both cases and digits) needs before its entropy can tell it from a word or a name: the
+smaller the alphabet, the longer."""
+
+
+def random_key(value: str) -> bool:
+    """Whether ``value`` (letters, digits, ``_``, ``-``, ``.``) is a random key by its length and
+    entropy rather than by the kinds of characters it holds: long enough for its alphabet
+    (:data:`_RANDOM_KEY_MIN`: 24 hex digits, 16 of lower-case letters and digits…), not all
+    digits, not words (:func:`wordy`: ``partnerstack``, ``browser_stack_key``), and with the
+    entropy of random characters of that alphabet (:func:`random_enough`)."""
+    core = value.translate(_DROP_SEPARATORS)
+    if core.startswith(("0x", "0X")):
+        core = core[2:]  # a number written in hex ('pass_mask64: 0x81103c1452dd61cd')
+    if not core.isalnum() or not core.isascii() or core.isdigit():
+        return False
+    if len(core) < _RANDOM_KEY_MIN[alphabet_size(core)]:
+        return False
+    return not wordy(core) and random_enough(core)
 
 
 AUTH_HEADER_NAMES = frozenset({"authorization", "proxy-authorization"})
@@ -1167,3 +1198,249 @@ def extra_text_rules(inner: Any, *, names: bool) -> list[Any]:
     rules (``"extends": "none"`` and nothing else) gets none of them."""
     rules: list[Any] = [EscapedTextRule(inner, "html"), EscapedTextRule(inner, "url")]
     return [*rules, ByteArrayRule()] if names else rules
+
+
+# --- vendor-prefixed tokens ---------------------------------------------------------------------
+
+PREFIXED_TOKEN = "prefixed-token"
+"""The name of the default policy's pattern judged by :func:`prefixed_secret`."""
+
+_PREFIXED_MIN = 20  # the shortest: a prefix of 3, a separator, a body of 16
+_TO_UNDERSCORE = str.maketrans("-.", "__")
+_HASH_NAME = lazy_regex(
+    r"(?i)sha[0-9]*|md[2-6]|blake[23][bs]?|crc[0-9]*|xxh[0-9]*|murmur[0-9]*|fnv[0-9a]*|adler32|v[0-9]+"
+)
+_SECRET_MARKER = lazy_regex(r"(?i).*(?:key|secret|token|tkn|cred|pass|auth).*|.*(?:tok|pat|api|pwd)|[a-z]k")
+_FIXTURE_WORD = lazy_regex(r"(?i)test|example|sample|dummy|fake|mock|demo")
+_PREFIX_WORD_MAX = 8  # short words after the prefix belong to it: 'sk-proj-', 'tskey-api-', 'VF.DM.'
+_EXTENSION_MAX = 5
+_HEX_MARKED_ENTROPY = 3.0
+_ULID = lazy_regex(r"[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}")
+_KSUID = lazy_regex(r"[0-4][0-9A-Za-z]{26}")
+_SHORT_PREFIX = 3
+_HEX_PREFIX = 5  # a prefix this long of hex digits with a digit is a hash's head (an etag's)
+_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_BODY_PLAIN = 26  # bodies this long need no secret word in the prefix
+_BODY_MARKED = 16  # after a prefix that says secret (``sk_``, ``key-``, ``api_``)
+_LONG_SEGMENT = 12
+_SEQUENTIAL_AT_MOST = 0.4  # 'abcdefgh…', '12345678…': a placeholder
+
+
+def _base62(n: int, width: int) -> str:
+    out = []
+    while n:
+        n, d = divmod(n, 62)
+        out.append(_BASE62[d])
+    return "".join(reversed(out)).rjust(width, "0")
+
+
+def checksum_valid(token: str) -> bool:
+    """Whether ``token`` carries a checksum its vendor publishes, and it holds: GitHub's and
+    npm's (``<prefix>_`` + 30 base62 characters + the base62 CRC32 of those 30, 6 characters)
+    and Grafana's service account tokens (``glsa_`` + 32 characters + ``_`` + the CRC32 of all
+    before it, 8 hex digits, little-endian). A random string passes by chance once in 10^10."""
+    prefix, sep, body = token.partition("_")
+    if not sep or not prefix:
+        return False
+    if len(body) == 36 and body.isalnum() and body.isascii():
+        import binascii  # (imported here: most tokens never get this far)
+
+        return _base62(binascii.crc32(body[:30].encode()), 6) == body[30:]
+    head, sep2, tail = token.rpartition("_")
+    if sep2 and len(tail) == 8 and len(head) > len(prefix) + 20:
+        try:
+            raw = bytes.fromhex(tail)
+        except ValueError:
+            return False
+        import binascii
+
+        return int.from_bytes(raw, "little") == binascii.crc32(head.encode())
+    return False
+
+
+def prefixed_secret(token: str) -> bool:
+    """Whether ``token``, a one-case prefix of letters (a digit may end it) joined by ``_``,
+    ``-`` or ``.`` to a body (``sk-proj-…``, ``xkeysib-…``, ``PMAK-…``, ``rubygems_…``), is a
+    vendor's secret rather than an identifier.
+
+    Yes when its checksum holds (:func:`checksum_valid`). Otherwise the prefix is its first
+    part and the short words of letters that follow it (``sk-proj-``, ``tskey-api-``,
+    ``VF.DM.``), the body the rest; the token *says secret* when a word of its prefix (or a
+    short word of letters further on: ``pi_…_secret_…``) holds ``key``, ``secret``, ``token``,
+    ``tkn``, ``cred``, ``pass`` or ``auth``, ends with ``tok``, ``pat``, ``api`` or ``pwd``, or
+    is two letters ending in ``k`` (``sk_``, ``pk_``, ``ak_``, ``rk_``); not ``live``, ``test``,
+    ``prod`` (``task_test_…`` and Stripe's ``prod_…`` are ids). Then:
+
+    * the prefix is no hash name (``sha256-``, ``md5_``), no version (``v1-``), not hex with
+      digits (an etag's head) and, unless it says secret or a ``.`` follows it, at least three
+      letters (two letters and ``-`` or ``_`` are as often the head of a random base64url id),
+      and unless it says secret no word of it is ``test``, ``example``, ``sample``, ``dummy``,
+      ``fake``, ``mock`` or ``demo`` (a fixture's id: ``task_test_…``);
+    * the body holds 26 letters and digits or more (16 when the prefix says secret: shorter
+      are Stripe object ids, ``pi_…``, ``evt_…``), does not end like a file or host name
+      (``.js``, ``.com``), is not all digits, all letters of one case, nor a run of
+      consecutive characters (``abcdef…``, ``123456…``);
+    * a hex body (hashes, UUIDs) only after a prefix that says secret (``key-…``, ``rh-api-…``);
+    * a body of one part is no ULID (a TypeID) nor KSUID;
+    * each part of the body of 12 characters or more (there must be one) does not read as words (:func:`wordy`: ``DetectorType_PandaScore``) and has
+      the entropy of random characters of its alphabet (:func:`random_enough`)."""
+    token = token.rstrip("=")  # base64 padding
+    if checksum_valid(token):
+        return True
+    segments = [part for part in token.translate(_TO_UNDERSCORE).split("_") if part]
+    prefix = segments[0]
+    digits = sum(c.isdigit() for c in prefix)
+    if len(segments) < 2 or digits > 2 or sum(map(len, segments)) - len(prefix) < _BODY_MARKED:
+        return False  # (string operations first: most candidates end here, no expression compiled)
+    words = 1
+    while (
+        words < len(segments) - 1 and segments[words].isalpha() and len(segments[words]) <= _PREFIX_WORD_MAX
+    ):
+        words += 1
+    if sum(map(len, segments[words:])) < _BODY_MARKED:
+        return False
+    if (digits and len(prefix) >= _HEX_PREFIX and not prefix.strip(_HEX)) or _HASH_NAME.fullmatch(prefix):
+        return False
+    marked = any(
+        _SECRET_MARKER.fullmatch(word)
+        for i, word in enumerate(segments)
+        if i < words or (word.isalpha() and len(word) <= _PREFIX_WORD_MAX)  # 'pi_…_secret_…'
+    )
+    if len(prefix) < _SHORT_PREFIX and not marked and token[len(prefix)] != ".":
+        return False
+    if not marked and any(_FIXTURE_WORD.fullmatch(word) for word in segments[:words]):
+        return False  # 'task_test_…', 'demo_…': a fixture's id, unless a word says secret
+    body = segments[words:]
+    core = "".join(body)
+    if len(core) < (_BODY_MARKED if marked else _BODY_PLAIN):
+        return False
+    if body[-1].isalpha() and len(body[-1]) <= _EXTENSION_MAX and token[-1 - len(body[-1])] == ".":
+        return False  # a file or host name: 'bundle-….min.js', '….example.com'
+    if core.isdigit() or (core.isalpha() and (core.islower() or core.isupper())) or sequential(core):
+        return False
+    if sum(c not in _HEX for c in core) <= 1:  # hex, or hex with one slip ('…F2Cee9G…'): hashes
+        return marked and shannon_entropy(core) >= _HEX_MARKED_ENTROPY
+    if len(body) == 1 and (
+        _ULID.fullmatch(core) or (_KSUID.fullmatch(core) and not core.islower() and not core.isupper())
+    ):
+        return False  # a prefixed ULID (a TypeID) or KSUID: 'user_01h…', 'msg_2Kw…'
+    long = [part for part in body if len(part) >= _LONG_SEGMENT]
+    return bool(long) and all(not wordy(part) and random_enough(part) for part in long)
+
+
+def sequential(s: str) -> bool:
+    """Whether ``s`` is mostly runs of consecutive characters (``abcdefghijklmnopqrstuvwxyz123``,
+    ``12345678ABCDEFGH``): a placeholder, not a key. Random strings hardly have one such pair."""
+    steps = sum(map(str.__eq__, s[:-1].translate(_NEXT_CHARACTER), s[1:]))  # C-level, no loop here
+    return steps > _SEQUENTIAL_AT_MOST * (len(s) - 1)
+
+
+_NEXT_CHARACTER = {i: i + 1 for i in range(128)}
+
+
+_COMMON_BIGRAMS = frozenset(
+    "th he in er an re nd on en at ou ed ha to or it is hi es ng ve al ar st te le se nt ea ne as "
+    "me ti ri ro co de ic ra li ch ll be ma si om ur ca el ta la ns di fo ho pe ec pr no ct us ac "
+    "ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt po we na ul ni ts mo ow pa "
+    "im mi ai sh ir su id os iv ia am fi ci vi pl ig tu ev ld ry mp fe bl ab gh ty op wo sa ay ex "
+    "ke fr oo av ag if ap gr od bo sp rd do uc bu ei ov by rm ep tt oc fa ef cu rn sc gi da yo cr "
+    "cl du ga qu ue ff ba ey ls va um pp ua up lu go ht ru ug ds lt pi rc rr eg au ck ew".split()
+)
+"""The 150 most frequent letter pairs of English (and so of names made of English words): they
+make up four in five pairs of such a name, and one in five of random letters."""
+_WORDY_BIGRAMS = 0.6
+_LETTER_RUNS = lazy_regex(r"[A-Za-z]{2,}")
+_MIN_PAIRS = 6
+_MANY_PAIRS = 10
+_WORDY_BIGRAMS_ALONE = 0.75
+
+
+def wordy(s: str) -> bool:
+    """Whether ``s`` reads as words run together (``DetectorType``, ``ClockworkSMS2``,
+    ``partnerstack``, ``ThisI5NtTheTok3n``) rather than random characters, by the pairs of
+    adjacent letters (case aside) among English's 150 most frequent pairs (in words about 80%
+    of them, in random letters about 20%): 60% of them when its letter and digit pieces (split
+    at case changes and digits) average more than three characters (random characters of both
+    cases, under two), 75% of ten pairs or more whatever its pieces (words spelt with digits)."""
+    pairs = common = 0
+    for run in _LETTER_RUNS.findall(s.lower()):
+        for i in range(len(run) - 1):
+            pairs += 1
+            common += run[i : i + 2] in _COMMON_BIGRAMS
+    if pairs < _MIN_PAIRS or common < _WORDY_BIGRAMS * pairs:
+        return False
+    if pairs >= _MANY_PAIRS and common >= _WORDY_BIGRAMS_ALONE * pairs:
+        return True
+    pieces = _PIECES.findall(s)
+    return sum(map(len, pieces)) > _PIECES_AT_MOST * len(pieces)
+
+
+def alphabet_size(s: str) -> int:
+    """The size of the alphabet ``s`` is drawn from: 16 for hex (one case), else 10 for digits
+    plus 26 for each case of letters it holds."""
+    if not s.strip("0123456789abcdef") or not s.strip("0123456789ABCDEF"):
+        return 16
+    digit = not s.isalpha()  # (``s`` holds letters and digits only)
+    lower = s.upper() != s
+    upper = s.lower() != s
+    return 10 * digit + 26 * lower + 26 * upper
+
+
+def random_enough(s: str) -> bool:
+    """Whether ``s`` has the Shannon entropy of random characters of its alphabet
+    (:func:`alphabet_size`): at most 0.75 bits per character below what such a string of its
+    length holds on average (``log2(A) - (A - 1) / (2 n ln 2)``, Miller and Madow's estimate);
+    fewer than one in a thousand random strings fall below."""
+    size = alphabet_size(s)
+    n = len(s)
+    if n < 2 or size < 2:
+        return False
+    expected = math.log2(size) - (size - 1) / (2 * n * math.log(2))
+    return shannon_entropy(s) >= expected - _ENTROPY_SLACK
+
+
+_ENTROPY_SLACK = 0.75
+
+
+class PrefixedTokenRule:
+    """Vendor-prefixed tokens of any vendor: the candidates ``regex`` finds (runs of the
+    ``prefix_body`` shape, 20 characters or more), each weighed by :func:`prefixed_secret`
+    (:meth:`judge`). The candidates lie inside one run of token characters (``contained``): the
+    scanner runs the rule on each distinct run long enough and caches the verdict."""
+
+    __slots__ = ("_facts", "_regex", "name", "pattern")
+
+    contained = True
+    joinable = True
+    run = _PREFIXED_MIN
+    min_len = _PREFIXED_MIN
+
+    def __init__(self, name: str, regex: str) -> None:
+        self.name = name
+        self.pattern = regex
+        self._regex = lazy_regex(regex)
+        self._facts = Facts(min_len=_PREFIXED_MIN, run=_PREFIXED_MIN, blob_safe=True, contained=True)
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The candidates' expression (compiled on first use)."""
+        return self._regex
+
+    @property
+    def needles(self) -> tuple[str, ...]:
+        return ()
+
+    @staticmethod
+    def judge(candidate: str) -> bool:
+        """Whether a candidate the expression found is a secret."""
+        return len(candidate) >= _PREFIXED_MIN and prefixed_secret(candidate)
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < _PREFIXED_MIN or not text.has_run(_PREFIXED_MIN):
+            return []
+        name, judge = self.name, self.judge
+        return [(m.start(), m.end(), name) for m in self._regex.finditer(s) if judge(m[0])]
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))

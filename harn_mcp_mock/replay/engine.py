@@ -392,6 +392,14 @@ class ReplayEngine:
         self._ordered = other._ordered
         self._order = other._order
 
+    def answered_by_status(self, message: Any, status: int, reply: Any) -> None:
+        """The HTTP endpoint answered ``message`` with its recorded HTTP ``status`` (a 400, 404,
+        429... with ``reply``, the JSON-RPC body that came with it, or None) instead of asking
+        this engine: a request is counted as one served from the cassette."""
+        if isinstance(message, dict) and isinstance(message.get("method"), str) and "id" in message:
+            self.report.requests += 1
+            self.report.hits += 1
+
     def has_match(self, message: dict[str, Any]) -> bool:
         """Whether a request would be answered from the cassette (no side effects)."""
         method = message.get("method")

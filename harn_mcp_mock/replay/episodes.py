@@ -2,11 +2,23 @@
 
 Requests the cassette answers are replayed. The first request it cannot answer starts the live
 server (a :class:`~harn_mcp_mock.upstream.stdio.StdioUpstream`, or a Streamable HTTP server
-given by ``url``, read as lines through :class:`~harn_mcp_mock.upstream.lines.LineUpstream`), which is given the client's own
-``initialize`` (and ``notifications/initialized``) first; then every miss is forwarded to it
-byte for byte, and everything the live server sends is relayed to the client (its
-server-to-client request ids are mapped to ``live:<id>`` so they never collide with the
-replay's own) and recorded, redacted, through the usual
+given by ``url``, read as lines through :class:`~harn_mcp_mock.upstream.lines.LineUpstream`) and
+opens the replay's own session with it (:meth:`NewEpisodes._open_session`):
+
+* the client sent ``initialize`` (a handshake-era client): the live server is given the client's
+  own ``initialize`` and ``notifications/initialized``;
+* it did not (a 2026-07-28 client, whose ``server/discover`` the replay answered and whose every
+  request carries its envelope in ``_meta``): the live server is asked ``server/discover`` with
+  that envelope; when it lists the client's version there is no session to open and each miss
+  goes as it is. When it refuses (a handshake-era server), the replay makes the classic
+  handshake itself (an ``initialize`` of :data:`HANDSHAKE_ERA_VERSION` with the client's
+  ``clientInfo`` and capabilities from the envelope); each miss then goes without the
+  envelope's era keys, and its answer reaches the client as a 2026-07-28 result
+  (:func:`~harn_mcp_mock.replay.handshake.as_complete`), as a replayed one does.
+
+Then every miss is forwarded to it byte for byte (but for that envelope), and everything the
+live server sends is relayed to the client (its server-to-client request ids are mapped to
+``live:<id>`` so they never collide with the replay's own) and recorded, redacted, through the usual
 :class:`~harn_mcp_mock.record.recorder.Recorder`. At the end the new messages are appended to
 the cassette in one atomic write. A cassette with no handshake yet is simply recorded.
 
@@ -21,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -36,6 +49,7 @@ from harn_mcp_mock.options import ReplayOptions
 from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayReport
+from harn_mcp_mock.replay.handshake import PROTOCOL_VERSION_META, as_complete, is_modern_request
 from harn_mcp_mock.replay.session import open_engine
 from harn_mcp_mock.upstream import open_upstream
 from harn_mcp_mock.upstream.lines import LineUpstream
@@ -43,6 +57,14 @@ from harn_mcp_mock.upstream.stdio import CHUNK, StdioUpstream, exit_info
 
 HANDSHAKE_ID = "harn-new-episodes-initialize"
 LIVE_PREFIX = "live:"
+HANDSHAKE_ERA_VERSION = "2025-11-25"
+"""The version of the ``initialize`` the replay sends itself (a 2026-07-28 client's miss, a live
+server that refuses ``server/discover``): the newest revision with a handshake."""
+CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
+CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+ENVELOPE_KEYS = (PROTOCOL_VERSION_META, CLIENT_INFO_META, CLIENT_CAPABILITIES_META)
+"""The ``_meta`` keys a 2026-07-28 client stamps on every request (its envelope)."""
+OWN_CLIENT_INFO = {"name": "harn-mcp-mock new_episodes", "version": "0"}
 
 
 class NewEpisodes:
@@ -100,6 +122,12 @@ class NewEpisodes:
         self.handshake: dict[str, Any] | None = None
         self.waiting: set[bytes] = set()
         """The ids (JSON bytes) of forwarded requests the live server has not answered yet."""
+        self.stateless = False
+        """The live server answered ``server/discover`` with the client's version: no session
+        was opened, each miss carries its own envelope (the 2026-07-28 era)."""
+        self.translated: dict[bytes, str] = {}
+        """A 2026-07-28 client's requests forwarded to a handshake-era live session: id (JSON
+        bytes) -> method; their answers reach the client as 2026-07-28 results."""
 
     @property
     def live_fd(self) -> int | None:
@@ -117,9 +145,14 @@ class NewEpisodes:
                 self.handshake = obj
             if self.engine.has_match(obj):
                 return self._replayed(obj)
-            live, recorder = self._start_live()
+            live, recorder = self._start_live(obj)
+            key = deepjson.dumps(frame.id)
+            if not self.stateless and self.handshake is None and is_modern_request(obj):
+                line = deepjson.dumps(_without_envelope(obj))  # the live session is of the handshake era
+                frame = parse_frame(line, CLIENT)
+                self.translated[key] = str(obj["method"])
             recorder.feed_frame(frame)
-            self.waiting.add(deepjson.dumps(frame.id))
+            self.waiting.add(key)
             self.engine.report.recorded += 1
             live.send(line)
             return []
@@ -128,7 +161,7 @@ class NewEpisodes:
             and isinstance(frame.id, str)
             and frame.id.startswith(LIVE_PREFIX)
         ):
-            live, recorder = self._start_live()
+            live, recorder = self._start_live(obj)
             answer = {**obj, "id": orjson.loads(frame.id.removeprefix(LIVE_PREFIX))}
             data = deepjson.dumps(answer)
             recorder.feed_frame(parse_frame(data, CLIENT))
@@ -167,7 +200,12 @@ class NewEpisodes:
         for frame in self.live.frames(chunk):
             self.recorder.feed_frame(frame)
             if frame.kind in ("response", "error"):
-                self.waiting.discard(deepjson.dumps(frame.id))
+                key = deepjson.dumps(frame.id)
+                self.waiting.discard(key)
+                method = self.translated.pop(key, None)
+                if method is not None and isinstance(frame.obj, dict):
+                    out.append(deepjson.dumps(as_complete(frame.obj, method)))
+                    continue
             if frame.kind == "request" and isinstance(frame.obj, dict):
                 live_id = f"{LIVE_PREFIX}{deepjson.dumps(frame.id).decode()}"
                 out.append(deepjson.dumps({**frame.obj, "id": live_id}))
@@ -175,11 +213,10 @@ class NewEpisodes:
                 out.append(frame.raw)
         return out
 
-    def _start_live(self) -> tuple[StdioUpstream | LineUpstream, Recorder]:
+    def _start_live(self, first: Any) -> tuple[StdioUpstream | LineUpstream, Recorder]:
+        """The live server, started (and its session opened) for ``first``, the first miss."""
         if self.live is not None and self.recorder is not None:
             return self.live, self.recorder
-        if self.handshake is None:
-            raise ServerError("new_episodes needs the client's `initialize` before the first miss")
         recorder = Recorder(
             self.scratch,
             self.redactor,
@@ -204,30 +241,65 @@ class NewEpisodes:
                 stderr=self.stderr,
             )
         self.live = live
-        request = deepjson.dumps({**self.handshake, "id": HANDSHAKE_ID})
-        try:
-            for frame in live.exchange(request, {orjson.dumps(HANDSHAKE_ID)}, 30.0):
-                if frame.kind == "error" and frame.id == HANDSHAKE_ID:
-                    raise ServerError("the live server refused `initialize` (new_episodes)")
-        except UpstreamTimeout:
-            raise ServerError("the live server did not answer `initialize` (new_episodes)") from None
-        except ServerError as exc:
-            if "refused" in str(exc):
-                raise
-            raise ServerError("the live server did not answer `initialize` (new_episodes)") from None
-        live.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        self._open_session(live, first if isinstance(first, dict) else {})
         return live, recorder
+
+    def _open_session(self, live: StdioUpstream | LineUpstream, first: dict[str, Any]) -> None:
+        """Open the replay's own session with the live server (see the module's docstring): the
+        client's ``initialize``; else ``server/discover`` with the envelope of ``first`` (a
+        2026-07-28 client's miss); else (refused, or no envelope) an ``initialize`` of our own."""
+        if self.handshake is None and is_modern_request(first):
+            meta = first["params"]["_meta"]
+            discover = {"jsonrpc": "2.0", "id": HANDSHAKE_ID, "method": "server/discover"}
+            answer = self._handshake(live, {**discover, "params": {"_meta": meta}})
+            result = answer.get("result") if answer is not None else None
+            supported = result.get("supportedVersions") if isinstance(result, dict) else None
+            if isinstance(supported, list) and meta[PROTOCOL_VERSION_META] in supported:
+                self.stateless = True
+                if self.on_event is not None:
+                    self.on_event("the live server answered server/discover: no session to open")
+                return
+            if self.on_event is not None:
+                self.on_event("the live server refused server/discover: opening a session with initialize")
+        initialize = self.handshake if self.handshake is not None else _own_initialize(first)
+        answer = self._handshake(live, {**initialize, "id": HANDSHAKE_ID})
+        if answer is None or "result" not in answer:
+            raise ServerError("the live server refused `initialize` (new_episodes)")
+        live.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    @staticmethod
+    def _handshake(live: StdioUpstream | LineUpstream, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The live server's answer to our own handshake ``request`` (None: it sent none)."""
+        answer: dict[str, Any] | None = None
+        method = request["method"]
+        try:
+            for frame in live.exchange(deepjson.dumps(request), {orjson.dumps(HANDSHAKE_ID)}, 30.0):
+                if frame.kind in ("response", "error") and frame.id == HANDSHAKE_ID:
+                    answer = frame.obj if isinstance(frame.obj, dict) else None
+        except (UpstreamTimeout, ServerError):
+            raise ServerError(f"the live server did not answer `{method}` (new_episodes)") from None
+        return answer
 
     # -- the end -------------------------------------------------------------------------------
 
-    def finish(self) -> ReplayReport:
-        """Stop the live server (if started) and append what it recorded to the cassette."""
+    def finish(self, stop_fd: int | None = None) -> ReplayReport:
+        """Stop the live server (if started) and append what it recorded to the cassette.
+
+        ``stop_fd`` (the stdio loop's): the live server is given up to ``grace`` s to exit after
+        its input is closed, but a stop signal cuts that short and it is sent SIGTERM at once.
+        An MCP host stops a stdio server by closing its input and, 2 s later, SIGTERM, then
+        SIGKILL: a live server that ignores its input's end (server-everything) must be stopped
+        while the new episodes can still be appended."""
         report = self.engine.finish()
         if self.live is None or self.recorder is None:
             return report
         live, recorder = self.live, self.recorder
         live.close_input()
-        info = exit_info(live.stop(self.grace), "client-eof")
+        grace = self.grace
+        if stop_fd is not None and isinstance(live, StdioUpstream):
+            self._await_exit(live, stop_fd)
+            grace = 0.0  # it exited, or it is stopped now
+        info = exit_info(live.stop(grace), "client-eof")
         live.close_output()
         live.reap()
         new = recorder.finish(dict(info))
@@ -242,6 +314,21 @@ class NewEpisodes:
         if self.on_event is not None:
             self.on_event(f"appended {len(new.messages)} new messages to {self.path}")
         return report
+
+    def _await_exit(self, live: StdioUpstream, stop_fd: int) -> None:
+        """Until the live server's output ends (it exited), a stop signal or ``grace`` s; what
+        it still says is recorded."""
+        assert self.recorder is not None
+        deadline = time.monotonic() + self.grace
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([live.stdout_fd, stop_fd], [], [], left)
+            if stop_fd in readable or not readable:
+                return
+            chunk = live.read_chunk()
+            if not chunk:
+                return
+            for frame in live.frames(chunk):
+                self.recorder.feed_frame(frame)
 
     def abort(self) -> None:
         """After an error: kill the live server; the journal stays for ``recover``."""
@@ -333,7 +420,7 @@ def _serve(
     except BaseException:
         session.abort()
         raise
-    return session.finish()
+    return session.finish(stop_fd)
 
 
 def _append(path: Path, new: Cassette) -> None:
@@ -347,3 +434,31 @@ def _append(path: Path, new: Cassette) -> None:
             msg.reply_to = [None if r is None else r + offset for r in msg.reply_to]
     merged = Cassette([*old.messages, *new.messages], old.meta, path)
     save_cassette(merged, path)
+
+
+def _own_initialize(first: dict[str, Any]) -> dict[str, Any]:
+    """The ``initialize`` the replay sends for a client that sent none: of
+    :data:`HANDSHAKE_ERA_VERSION`, with the ``clientInfo`` and capabilities of the envelope of
+    ``first`` (a 2026-07-28 client's request), else its own name and no capabilities."""
+    params = first.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    meta = meta if isinstance(meta, dict) else {}
+    info, capabilities = meta.get(CLIENT_INFO_META), meta.get(CLIENT_CAPABILITIES_META)
+    return {
+        "jsonrpc": "2.0",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": HANDSHAKE_ERA_VERSION,
+            "capabilities": capabilities if isinstance(capabilities, dict) else {},
+            "clientInfo": info if isinstance(info, dict) else dict(OWN_CLIENT_INFO),
+        },
+    }
+
+
+def _without_envelope(message: dict[str, Any]) -> dict[str, Any]:
+    """A 2026-07-28 request without its envelope's keys in ``_meta`` (dropped when that empties
+    it), for a live server of the handshake era."""
+    params = message["params"]
+    meta = {k: v for k, v in params["_meta"].items() if k not in ENVELOPE_KEYS}
+    rest = {k: v for k, v in params.items() if k != "_meta"}
+    return {**message, "params": {**rest, "_meta": meta} if meta else rest}

@@ -120,18 +120,30 @@ class McpTapeObserver:
             if pending is not None:
                 pending.fault = {"id": fault["fault"], "kind": fault["kind"]}
 
+    def on_status(self, request_id: Any, status: int, response: dict[str, Any] | None) -> None:
+        """The client's request ``request_id`` (seen) was answered with the HTTP ``status`` alone
+        (a replayed 4xx/5xx): its record carries ``http_status``, and ``response`` when a
+        JSON-RPC body came with it (else no response, and it is not ``unanswered``)."""
+        with self._lock:
+            pending = self._pending.pop((CLIENT_TO_SERVER, _id_key(request_id)), None)
+        self._write_exchange(CLIENT_TO_SERVER, pending, response, None, http_status=status)
+
     def _write_exchange(
         self,
         direction: str,
         pending: _Pending | None,
         response: dict[str, Any] | None,
         latency_ms: float | None,
+        *,
+        http_status: int | None = None,
     ) -> None:
         fields: dict[str, Any] = {
             "server": self.server,
             "method": pending.method if pending else None,
             "direction": direction,
         }
+        if http_status is not None:
+            fields["http_status"] = http_status
         payloads: dict[str, bytes | str] = {}
         if pending is not None:
             if pending.fault is not None:
@@ -152,7 +164,8 @@ class McpTapeObserver:
                 fields["error_code"] = error["code"]
         else:
             fields["response_digest"] = None
-            fields["unanswered"] = True
+            if http_status is None:
+                fields["unanswered"] = True
         fields["latency_ms"] = round(latency_ms, 3) if latency_ms is not None else None
         self.writer.record("mcp_json_rpc", payloads=payloads, **fields)
 
@@ -191,6 +204,18 @@ class TapedEngine:
             if getattr(out, "raw", None) is None:  # a non-JSON line is no MCP message
                 self.observer.on_message("server", out.message)
         return list(outs)
+
+    def answered_by_status(self, message: Any, status: int, reply: Any) -> None:
+        """The HTTP endpoint answered ``message`` with a recorded HTTP ``status`` (and ``reply``,
+        its JSON-RPC body, or None) without asking the engine: it is on the tape all the same,
+        and the engine is told (its report counts the request)."""
+        shown = self.redact(message) if self.redact is not None else message
+        self.observer.on_message("client", shown)
+        if isinstance(message, dict) and isinstance(message.get("method"), str) and "id" in message:
+            self.observer.on_status(message["id"], status, reply if isinstance(reply, dict) else None)
+        inner = getattr(self.engine, "answered_by_status", None)
+        if inner is not None:
+            inner(message, status, reply)
 
     def __getattr__(self, name: str) -> Any:
         """Everything else is the wrapped engine's (its cassette, report, ``finish``), so a

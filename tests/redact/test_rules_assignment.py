@@ -1,0 +1,93 @@
+"""``name = value`` under a name that only reads like a secret's, judged by length and entropy.
+
+Issue 37: a value under such a name (``Key=``, ``mykey:``, ``AESKEY =``) was taken only when it
+held a digit and three kinds of characters, so a one-case, lower-case-and-digits or hex key was
+left in clear. Now a value is also taken when it is long enough for its alphabet and has the
+entropy of random characters of it; plain words, names, templates, placeholders and runs of one
+character are still kept. Values are generated here with a fixed seed.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from harn_mcp_mock.redact import RedactionPolicy
+from harn_mcp_mock.redact.rules import credential_like
+
+RNG = random.Random(4242)
+HEX = "0123456789abcdef"
+LOWER_DIGITS = string.ascii_lowercase + string.digits
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+
+
+def pick(alphabet: str, n: int) -> str:
+    return "".join(RNG.choice(alphabet) for _ in range(n))
+
+
+# (case, value, text: "{s}" marks the value). The names are ones the key rules do not take.
+KEYS: list[tuple[str, str, str]] = [
+    ("hex key after Key=", pick(HEX, 32), "[DEBUG] Using Key={s}"),
+    ("hex key after a vendor and KEY", pick(HEX, 40), "[INFO] using acme KEY={s} now"),
+    ("lower-case and digits after mykey", pick(LOWER_DIGITS, 31), "mykey: {s}"),
+    ("upper-case and digits, spaced name", pick(UPPER_DIGITS, 20), "License key : {s}"),
+    (
+        "lower-case and digits, dash groups",
+        pick(LOWER_DIGITS, 12) + "-" + pick(LOWER_DIGITS, 20),
+        "app key = {s}",
+    ),
+    ("glued name ending in key", pick(HEX, 48), "AESKEY = '{s}'"),
+    ("camelCase name ending in pass", pick(LOWER_DIGITS, 18), 'dbPass = "{s}"'),
+    (
+        "go := after a name ending in Key",
+        pick(string.ascii_letters + string.digits, 40),
+        'vendorKey := "{s}"',
+    ),
+]
+
+# Values under the same kind of names that are no credential.
+KEPT = [
+    "Key=partnerstack_settings",
+    "key: required_field_name",
+    "key = deadbeefdeadbeefdeadbeef",
+    "Key=1234567890123456789012",
+    "key: my-service-name-here",
+    "KEY=${API_KEY}",
+    "mykey: <your-key-goes-here>",
+    "Key=ALLCAPSCONSTANTVALUENAME",
+    "key: 3f2a9b1c",
+    "app key = internationalization",
+    "session: aaaaaaaaaaaaaaaaaaaaaaaa",
+    'cacheKey := fmt.Sprintf("%s:%d", a, b)',
+    "sessionKey := os.Getenv(name)",
+]
+
+
+@pytest.fixture(scope="module")
+def policy() -> RedactionPolicy:
+    return RedactionPolicy.default()
+
+
+@pytest.mark.parametrize(("case", "value", "text"), KEYS, ids=[c for c, _v, _t in KEYS])
+def test_a_one_case_or_hex_key_under_a_secret_like_name_goes_and_plain_values_stay(
+    policy: RedactionPolicy, case: str, value: str, text: str
+) -> None:
+    line = text.replace("{s}", value)
+    red = policy.redactor()
+    assert red.redact_text(line) == text.replace("{s}", "[REDACTED:1]"), case
+    for kept in KEPT:
+        assert red.redact_text(kept) == kept
+
+
+def test_the_judge_weighs_length_per_alphabet() -> None:
+    # 24 hex digits are enough, 20 are not; 16 lower-case letters and digits are.
+    assert credential_like(pick(HEX, 24))
+    assert not credential_like(pick(HEX, 20))
+    assert credential_like(pick(LOWER_DIGITS, 16))
+    assert not credential_like(pick(LOWER_DIGITS, 12))
+    # Placeholders and repeated patterns have too little entropy for their length.
+    assert not credential_like("0123456789abcdef0123456789abcdef"[:24] * 2)
+    assert not credential_like("x" * 32)
+    assert not credential_like("0x" + pick(HEX, 16))  # a number written in hex
