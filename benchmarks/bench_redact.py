@@ -194,8 +194,17 @@ def main() -> None:
         metavar="TEXT",
         help="only the rows whose label holds TEXT (no corpus)",
     )
+    parser.add_argument(
+        "--against",
+        metavar="TREE",
+        type=Path,
+        help="also time the redactor of an older checkout TREE, alternating (new/old ratios; see against_section)",
+    )
     args = parser.parse_args()
     n, repeat = (300, 3) if args.quick else (2000, 7)
+    if args.against is not None:
+        against_section(args.against, quick=args.quick)
+        return
 
     policy = RedactionPolicy.default()
     external = [(d, None) for d in args.external]
@@ -352,6 +361,159 @@ def external_section(policy: RedactionPolicy, corpora: list[Any], *, misses: boo
             print(
                 f"  end to end (harn mcp mock record): {total - found} of {total} labelled values absent from every written byte"
             )
+
+
+# --- --against TREE: this checkout's redactor and an older one's, in one run ---------------------
+
+_AGAINST_PROBE = r"""
+import json, sys, time
+import orjson
+from harn_mcp_mock.redact import RedactionPolicy
+rows = orjson.loads(open(sys.argv[1], "rb").read())
+policy = RedactionPolicy.default()
+out = {}
+for row in rows:
+    argv, env, messages, per_redactor = row["argv"], row["env"], row["messages"], row["per_redactor"]
+    best = float("inf")
+    for _ in range(row["repeat"]):
+        if per_redactor:  # one new redactor per message (a dump that teaches its values)
+            reds = [policy.redactor(argv=argv, env=env) for _ in messages]
+            t = time.process_time()
+            for red, m in zip(reds, messages):
+                red.redact_message(m)
+        else:  # one redactor for the whole stream (as a recording)
+            red = policy.redactor(argv=argv, env=env)
+            t = time.process_time()
+            for m in messages:
+                red.redact_message(m)
+        best = min(best, time.process_time() - t)
+    out[row["label"]] = best / len(messages) * 1e6
+import harn_mcp_mock
+print(json.dumps({"package": harn_mcp_mock.__file__, "rows": out}))
+"""
+
+
+def clean_dump(size: int) -> str:
+    """A config dump with no secret (ports, regions, paths, flags), of ``size`` characters: what a
+    dump of secrets is compared with."""
+    lines, i = [], 0
+    while sum(map(len, lines)) + len(lines) < size:
+        region = f"eu-west-{i % 9} zone {i % 4} tier standard"
+        lines.append(f"SERVICE_{i}_REGION={region}")
+        lines.append(f"The service runs in {region} as its placement.")
+        i += 1
+    return "\n".join(lines)[:size]
+
+
+def against_rows(quick: bool) -> list[dict[str, Any]]:
+    """The rows ``--against`` times: the speed table's messages (a stream through one redactor,
+    first sight and again), the corpus section's, and a 200-secret config dump next to a clean
+    dump of the same size (one new redactor per dump)."""
+    import random
+
+    from tests.redact.credentials import config_dump, config_secret
+
+    n, repeat = (300, 3) if quick else (2000, 7)
+    env = {"SERVICE_TOKEN": ENV_TOKEN, "HOME": "/home/ada", "PATH": "/usr/local/bin:/usr/bin"}
+    argv = ["weather-server", "--port", "8080"]
+    rows = []
+    for label, make in [
+        ("small tools/call, clean", small_call),
+        ("tools/list with 10 tools, clean", tools_list),
+        ("tools/call with 3 secrets", with_secrets),
+        ("tools/call result, base64 image", image_result),
+    ]:
+        for mode, items in (("first sight", [make(i) for i in range(n)]), ("again", [make(0)] * n)):
+            rows.append({"label": f"{label}, {mode}", "messages": items, "per_redactor": False})
+    # The corpus section's messages: harmless values and credentials in every channel.
+    secrets, harmless = corpus.secrets(), corpus.harmless()
+    clean = [m for h in harmless[::4] for m in harness.harmless_messages(h.value)[:5]]
+    dirty = [m for i, s in enumerate(secrets) for _d, m in harness.channel_messages(s, free=True, seq=i + 1)]
+    dirty = [m for m in dirty if len(orjson.dumps(m)) < 4096]
+    known = {**harness.SERVER_ENV, **{s.env: s.value for s in secrets}}
+    for label, items, server_env in (
+        ("corpus: harmless values, every channel", clean, harness.SERVER_ENV),
+        ("corpus: credentials, every channel, env known", dirty, known),
+    ):
+        rows.append(
+            {"label": label, "messages": items, "per_redactor": False, "argv": ["srv"], "env": server_env}
+        )
+    dumps = []
+    for seed in range(3 if quick else 8):
+        rng = random.Random(seed)
+        dumps.append(config_dump([config_secret(rng) for _ in range(200)], rng))
+    size = len(dumps[0])
+
+    def result(text: str, i: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": text}]}}
+
+    rows.append(
+        {
+            "label": "config dump, 200 secrets each repeated bare",
+            "messages": [result(d, i) for i, d in enumerate(dumps)],
+        }
+    )
+    rows.append(
+        {
+            "label": "config dump, clean, same size",
+            "messages": [result(clean_dump(size), i) for i in range(len(dumps))],
+        }
+    )
+    for row in rows:
+        row.setdefault("per_redactor", True)
+        row.setdefault("argv", argv)
+        row.setdefault("env", env)
+        row["repeat"] = repeat if not row["per_redactor"] else repeat * 2
+    return rows
+
+
+def against_section(tree: Path, *, quick: bool) -> None:
+    """Times every row of :func:`against_rows` with this checkout's redactor and with the one of
+    ``tree`` (a checkout of an older harn_mcp_mock, e.g. ``git worktree add /tmp/base 4f362c6``),
+    each in a fresh interpreter that imports its tree's package (``-P``, ``PYTHONPATH``), the two
+    alternating round after round (a shared machine's load drifts; alternating spreads it over
+    both); best per row over the rounds. Prints new, old, new/old and, for the dumps, the 200-secret
+    dump against the clean one of the same size, for each tree."""
+    import json
+    import os
+    import subprocess
+
+    if not (tree / "harn_mcp_mock" / "redact").is_dir():
+        sys.exit(f"bench_redact: --against {tree}: no harn_mcp_mock/redact there")
+    here = Path(__file__).resolve().parent.parent
+    rows = against_rows(quick)
+    rounds = 3 if quick else 5
+    best: dict[Path, dict[str, float]] = {here: {}, tree.resolve(): {}}
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        f.write(orjson.dumps(rows))
+        f.flush()
+        for _ in range(rounds):
+            for root in best:
+                env = {**os.environ, "PYTHONPATH": str(root)}
+                done = subprocess.run(
+                    [sys.executable, "-P", "-c", _AGAINST_PROBE, f.name],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                found = json.loads(done.stdout)
+                if not Path(found["package"]).resolve().is_relative_to(root):
+                    sys.exit(f"bench_redact: --against: {root}'s probe imported {found['package']}")
+                for label, us in found["rows"].items():
+                    best[root][label] = min(best[root].get(label, float("inf")), us)
+    new, old = best[here], best[tree.resolve()]
+    print(f"this checkout vs {tree}: CPU us per message, best of {rounds} alternating rounds")
+    print(f"{'message':50} {'new us':>10} {'old us':>10} {'new/old':>8}")
+    for row in rows:
+        label = row["label"]
+        print(f"{label:50} {new[label]:>10.2f} {old[label]:>10.2f} {new[label] / old[label]:>8.2f}")
+    dump, clean = "config dump, 200 secrets each repeated bare", "config dump, clean, same size"
+    size = len(rows[-1]["messages"][0]["result"]["content"][0]["text"])
+    print(
+        f"200-secret dump / clean dump of {size} characters: new {new[dump] / new[clean]:.1f}x,"
+        f" old {old[dump] / old[clean]:.1f}x (target: at most 5x)"
+    )
 
 
 def order_section(policy: RedactionPolicy, corpora: list[Any], n: int, seed: int | None) -> None:

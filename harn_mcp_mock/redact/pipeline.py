@@ -38,6 +38,7 @@ from harn_mcp_mock.redact.rules import (
     KEPT_AUTH_PARAMS,
     AssignmentRule,
     Base64TextRule,
+    EntropyRule,
     FingerprintRule,
     Hit,
     PgpassRule,
@@ -113,11 +114,17 @@ class Redactor:
         self._chunks: list[tuple[dict[str, str], list[Any]]] = []
         self._generation = 0
         self._memory_only = False  # while a message is scanned again for what it taught
+        # While redact_message runs its first pass: (memory generation, text) for each string and
+        # key looked at (what a rescan would look at again), and the hits pass 1 found in a long
+        # string (so that pass 2 does not look for them again).
+        self._examined: list[tuple[int, str]] | None = None
+        self._found: tuple[int, str, list[Hit]] | None = None
         self._fp_key: bytes | None = None
         self._values: list[str] = []  # every remembered value once, in order (what fingerprints cover)
         self._value_set: set[str] = set()
         self._fps: dict[str, str] = {}  # value -> its fingerprint, once computed
         self._fp_given = 0  # how many of _values new_fingerprints() gave already
+        self._text_min = 1 << 30  # no shorter string can hold a secret (set below; _remember lowers it)
         short = self._literal_secrets(argv or (), env or {}, detectors)
         self._short = short
         self._short_set = frozenset(short)
@@ -169,6 +176,12 @@ class Redactor:
         """How many values the memory learned since the redactor was made (grows only)."""
         return self._generation
 
+    def remembered(self) -> list[str]:
+        """The values the memory holds (the server's argv and env secrets, then every value
+        learned), each once, in the order they were remembered: what a fresh redactor must
+        :meth:`learn` to redact as this one does. In memory only; never written anywhere."""
+        return list(self._values)
+
     def number_after(self, taken: int) -> None:
         """Number new secrets from ``taken + 1`` on: ``[REDACTED:1]`` .. ``[REDACTED:taken]`` are
         already in use in what this redactor redacts again (a recording's journal)."""
@@ -187,7 +200,18 @@ class Redactor:
         """
         generation = self._generation
         out = self._redact_once(obj)
-        if self._generation == generation:  # nothing learned (a clean message): done
+        examined = self._examined
+        if examined is None:  # a clean message (pass 2 did not run): done
+            return out
+        self._examined = self._found = None
+        if self._generation == generation:  # nothing learned: done
+            return out
+        # Only a string examined before the memory last learned may hold a value it does not
+        # know was a secret (each text that taught was scanned again at once): when none does
+        # (a message whose one long text taught them all), no rescan.
+        stale = [text for g, text in examined if g != self._generation]
+        lit = self._memory()
+        if not stale or lit is None or not lit.any(Text("\n".join(stale))):
             return out
         # A value learned in this message may also stand earlier in it: one more pass (the
         # placeholders already there are left alone), until nothing new is learned.
@@ -204,10 +228,17 @@ class Redactor:
             self._memory_only = False
         return out
 
+    def _seen(self, text: str) -> None:
+        """``text`` (a string as written, a key) was looked at with the memory as it is now."""
+        if self._examined is not None:
+            self._examined.append((self._generation, text))
+
     def _redact_once(self, obj: Any) -> Any:
         strings: list[str] = []
         if self._scan_top(obj, strings) and self._strings_clean(strings):
             return obj
+        if not self._memory_only:
+            self._examined = []  # what pass 2 looks at (see redact_message)
         root = self._root
         if obj.__class__ is list:
             out: list[Any] | None = None
@@ -370,7 +401,9 @@ class Redactor:
             if not isinstance(value, str) or not value:
                 continue
             if self._c.env_is_secret(name):
-                add(value, "env", short_ok=False)
+                # ``Bearer <token>`` (a header value kept in a variable): its token, as a header's
+                for secret in _literal_parts(value):
+                    add(secret, "env", short_ok=False)
             else:
                 for secret in _detected(value, detectors, entropy=False):
                     add(secret, "env", short_ok=False)
@@ -390,6 +423,8 @@ class Redactor:
                 self._literals[form] = fresh[form] = origin
                 self._canonical[form] = value
                 added = True
+                if len(form) < self._text_min:
+                    self._text_min = len(form)
         if added and value not in self._value_set:
             self._value_set.add(value)
             self._values.append(value)
@@ -437,9 +472,7 @@ class Redactor:
         for part in parts or [value]:
             self._remember(part, origin)
         # The scanner is rebuilt when next used (see _memory): a message that tells hundreds of
-        # values rebuilds it once, not once per value.
-        if self._fresh:
-            self._text_min = min(self._text_min, min(map(len, self._fresh)))
+        # values rebuilds it once, not once per value (``_remember`` lowered ``_text_min``).
         # Strings and keys found clean before may hold the new value.
         self._clean.clear()
         self._harmless.clear()
@@ -459,8 +492,11 @@ class Redactor:
                 parsed = header_option(option)
                 if parsed is not None:
                     if not harmless_header(parsed[0]) and parsed[2]:
-                        yield parsed[2], True
-                        for part in credential_parts(parsed[2]):
+                        # ``Authorization: Bearer <token>``: the token, as wherever else it comes
+                        # back (``Bearer [REDACTED:1]`` in a text, a header, the command line: one
+                        # number); the whole value too only when a part is too short to chase.
+                        auth = parsed[0].strip().lower() in _AUTH_HEADERS
+                        for part in _scheme_parts(parsed[2]) if auth else [parsed[2]]:
                             yield part, True
                     continue
             if i > 0 and arg in _HEADER_FLAGS:
@@ -469,7 +505,7 @@ class Redactor:
             if pending:
                 pending = False
                 if arg and not arg.startswith("--"):
-                    yield arg, True
+                    yield from ((part, True) for part in _literal_parts(arg))
                     continue
             if i > 0:
                 flag = self._secret_flag(arg)
@@ -477,11 +513,11 @@ class Redactor:
                     if flag[1] is None:
                         pending = True
                     else:
-                        yield flag[1], True
+                        yield from ((part, True) for part in _literal_parts(flag[1]))
                     continue
                 env_style = _ENV_STYLE.fullmatch(arg)
                 if env_style and env_style[2] and self._c.env_is_secret(env_style[1]):
-                    yield env_style[2], True
+                    yield from ((part, True) for part in _literal_parts(env_style[2]))
                     continue
             for secret in _detected(arg, detectors, entropy=True):
                 yield secret, False
@@ -652,10 +688,21 @@ class Redactor:
                 if not fresh:
                     return True
                 longest = max(map(len, fresh))
-        joined = Text("\n".join(fresh))
         lit = self._memory()
         if self._memory_only:
-            return lit is None or not lit.any(joined)
+            return lit is None or not lit.any(Text("\n".join(fresh)))
+        if longest >= _DIRECT_MIN:
+            # A long text (a config dump, a file) that holds a secret would be searched twice, by
+            # this pass's questions and by pass 2's: its hits are found once, here, for pass 2.
+            for s in [f for f in fresh if len(f) >= _DIRECT_MIN]:
+                hits = self._hits(Text(s), True)
+                if hits:
+                    self._found = (self._generation, s, hits)
+                    return False
+                fresh.discard(s)
+            if not fresh:
+                return True
+        joined = Text("\n".join(fresh))
         if (
             scanner.any(joined)
             or (lit is not None and lit.any(joined))
@@ -710,6 +757,7 @@ class Redactor:
         out: dict[Any, Any] | None = None
         dead = state is ptr.DEAD
         pair = None
+        examined = self._examined
         for i, (key, value) in enumerate(d.items()):
             is_str = type(key) is str
             flags = self._key_flags(key) if is_str else 0
@@ -733,9 +781,15 @@ class Redactor:
                 and key.lower() in _AUTH_HEADERS
             ):
                 new_value = self.redact_header_value(key, value)
+                self._seen(new_value)
             else:
                 new_value = self._red(value, child_mode, child)
-            new_key = self._red_text(key, not child_mode & _NO_ENTROPY) if flags & _DIRTY_KEY else key
+            if flags & _DIRTY_KEY:
+                new_key = self._red_text(key, not child_mode & _NO_ENTROPY)
+            else:
+                new_key = key
+                if examined is not None:
+                    examined.append((self._generation, key))
             if out is None:
                 if new_value is value and new_key is key:
                     continue
@@ -767,7 +821,9 @@ class Redactor:
         text = blob_text(blob, mime if isinstance(mime, str) else None)
         if text is None:  # binary: still searched as it is (token formats, base64 forms of literals)
             hits = self._binary_hits(blob)
-            return self._apply(blob, hits) if hits else blob
+            out = self._apply(blob, hits) if hits else blob
+            self._seen(out)
+            return out
         redacted = self._red_text(text, False)
         if redacted is text:
             return blob
@@ -788,14 +844,23 @@ class Redactor:
         """``s`` replaced as a whole (a secret key's value, a flag's value, a pointer's target)."""
         if not s or is_placeholder(s) or self._c.allowed(s):
             return s
+        if _AUTH_SCHEME.match(s):  # ``Bearer <token>``: the token's own number, as in any channel
+            shown = self._scheme_value(s, rule)
+            if shown is not None:
+                return shown
         return self._placeholder(s, rule)
 
     def _red_text(self, s: str, entropy: bool) -> str:
         if self._short_set and s in self._short_set:
             return self._whole(s, self._short[s])
         if len(s) < self._text_min or s in self._clean:
+            self._seen(s)
             return s
-        if len(s) >= _BINARY_MIN and binary_base64(s):
+        found = self._found
+        if found is not None and found[1] is s and found[0] == self._generation and not self._memory_only:
+            self._found = None
+            hits = found[2] if entropy else [h for h in found[2] if h[2] != EntropyRule.name]
+        elif len(s) >= _BINARY_MIN and binary_base64(s):
             hits = self._binary_hits(s)
         elif self._memory_only:
             lit = self._memory()
@@ -805,6 +870,7 @@ class Redactor:
         if not hits:
             if entropy and len(s) <= _CLEAN_STRING_MAX and not self._memory_only:
                 self._remember_clean(s)
+            self._seen(s)
             return s
         hits += pair_hits(s, hits)  # the id half of a credential pair beside a secret found
         generation = self._generation
@@ -817,6 +883,7 @@ class Redactor:
             again = lit.hits(Text(out), entropy=False) if lit is not None else []
             if again:
                 out = self._apply(out, again)
+        self._seen(out)
         return out
 
     def _binary_hits(self, s: str) -> list[Hit]:
@@ -927,6 +994,7 @@ _SNIFF_CONTROL = lazy_regex(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 _BINARY_MIN = 256  # shorter base64 strings are scanned like any text
+_DIRECT_MIN = 4096  # a string this long is searched for its hits at once by pass 1 (see _strings_clean)
 _SNIFF_CHARS = 512  # base64 characters decoded first to tell binary data from text
 
 
@@ -984,6 +1052,10 @@ def blob_text(blob: str, mime: str | None) -> str | None:
     return None
 
 
+_UNRESERVED = lazy_regex(r"[A-Za-z0-9_.~-]*")
+_JSON_PLAIN = lazy_regex(r"[\x20-\x21\x23-\x5b\x5d-\x7e]*")
+
+
 def _encoded_forms(secret: str) -> list[str]:
     """How a literal secret may also travel: URL-encoded (``%XX`` and form ``+`` for spaces),
     JSON-escaped (inside JSON text in a string), and inside base64 (standard and URL-safe).
@@ -996,12 +1068,19 @@ def _encoded_forms(secret: str) -> list[str]:
     import json
 
     raw = secret.encode("utf-8", "surrogatepass")
-    forms = {urllib.parse.quote_from_bytes(raw, safe=""), urllib.parse.quote_plus(secret, safe="")}
-    try:
-        forms.add(json.dumps(secret)[1:-1])
-        forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
-    except UnicodeEncodeError:  # a lone surrogate
-        pass
+    forms: set[str] = set()
+    # A secret of URL-safe characters is its own URL-encoded form; one of printable ASCII
+    # without a quote or a backslash its own JSON-escaped form (most secrets: no work).
+    if _UNRESERVED.fullmatch(secret) is None:
+        forms.add(urllib.parse.quote_from_bytes(raw, safe=""))
+        if " " in secret:  # else the same as the form above
+            forms.add(urllib.parse.quote_plus(secret, safe=""))
+    if _JSON_PLAIN.fullmatch(secret) is None:
+        try:
+            forms.add(json.dumps(secret)[1:-1])
+            forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+        except UnicodeEncodeError:  # a lone surrogate
+            pass
     if _ENCODED_MIN <= len(secret) <= _ENCODED_MAX:
         for shift in range(3):
             encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
@@ -1094,6 +1173,26 @@ def credential_parts(value: str) -> list[str]:
         if ":" in decoded:
             parts.append(decoded.split(":", 1)[1])
     return parts
+
+
+_AUTH_SCHEME = lazy_regex(r"(?:bearer|basic|token|ssws|digest|aws4-hmac-sha256)[ \t]+\S", re.IGNORECASE)
+
+
+def _scheme_parts(value: str) -> list[str]:
+    """The literals to remember for an ``Authorization``-style value: its credential parts (the
+    scheme word is no secret: ``Bearer [REDACTED:1]`` wherever the token comes back, one number
+    for it in every channel), and the whole value too only when a part is too short to be
+    looked for in text (or the value has no such parts)."""
+    parts = credential_parts(value)
+    if not parts or any(len(p) < _LITERAL_MIN for p in parts):
+        return [value, *parts]
+    return parts
+
+
+def _literal_parts(value: str) -> list[str]:
+    """The literals to remember for a secret value given whole (a secret flag's, a secret
+    variable's): ``Bearer <token>`` as a header's (see :func:`_scheme_parts`), else the value."""
+    return _scheme_parts(value) if _AUTH_SCHEME.match(value) else [value]
 
 
 def _inside_placeholder(s: str, start: int, end: int) -> bool:

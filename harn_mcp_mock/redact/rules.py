@@ -184,15 +184,25 @@ class LiteralRule:
             return []
         origins = self._origins
         s = text.s
+        # Every occurrence of every literal, overlapping ones included (``abcXYZ`` and ``XYZdef``
+        # in ``abcXYZdef``; ``abab`` twice in ``ababab``): both ways find the same spans, so what
+        # is redacted does not depend on which way a rule took, which depends on its history.
+        hits: list[Hit] = []
         if self._searches(len(s)):  # C-speed substring searches, no expression to compile
-            hits: list[Hit] = []
             for needle in self._needles:
                 at = s.find(needle)
                 while at >= 0:
                     hits.append((at, at + len(needle), origins[needle]))
-                    at = s.find(needle, at + len(needle))
+                    at = s.find(needle, at + 1)
             return hits
-        return [(m.start(), m.end(), origins[m.group()]) for m in self._regex.finditer(s)]
+        # The longest literal at each place one starts (a match also starting inside the last).
+        search = self._regex.search
+        m = search(s)
+        while m is not None:
+            at = m.start()
+            hits.append((at, m.end(), origins[m.group()]))
+            m = search(s, at + 1)
+        return hits
 
     def any(self, text: Text) -> bool:
         if not self._admits(text):

@@ -346,3 +346,123 @@ def test_a_config_dump_of_200_secrets_each_repeated_bare_leaves_none_on_disk(tmp
     assert any((out / "s.cassette.json.cas").iterdir())  # the dump went to a CAS blob
     files = assert_never_written(out, {f"secret {i}": s for i, s in enumerate(secrets)})
     assert any(p.parent.name == "s.tape.jsonl.cas" for p in files)  # the tape's sidecar was read
+
+
+ARGV_TOKEN = "av-" + _made(23, 24)  # the server's `--auth-token "Bearer <token>"`
+ENV_TOKEN = "ev-" + _made(29, 24)  # the server's `SERVICE_TOKEN="Bearer <token>"`
+_ONE = r"\[REDACTED:(\d+)\]"
+
+
+def test_stdio_one_number_per_secret_across_argv_env_messages_and_tape(tmp_path: Path) -> None:
+    """docs/redaction.md, "same secret, same number": a token given to the server as
+    ``Bearer <token>`` on its command line and in its environment, echoed in a tool result with
+    its scheme word and bare, has one number in the cassette's command, its messages and the
+    tape (it had two: the whole ``Bearer <token>`` was a literal of its own)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    cassette, tape = out / "s.cassette.json", out / "s.tape.jsonl"
+    command = [sys.executable, "-m", "harn_mcp_mock", "record", "--quiet", "--cassette", str(cassette)]
+    command += [
+        "--emit-tape",
+        str(tape),
+        "--",
+        sys.executable,
+        SERVER,
+        "--auth-token",
+        f"Bearer {ARGV_TOKEN}",
+    ]
+    env = {**os.environ, "SERVICE_TOKEN": f"Bearer {ENV_TOKEN}"}
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    try:
+        _call(
+            proc,
+            0,
+            "initialize",
+            protocolVersion="2025-06-18",
+            capabilities={},
+            clientInfo={"name": "t", "version": "1"},
+        )
+        text = (
+            f"Authorization: Bearer {ARGV_TOKEN}; bare {ARGV_TOKEN}; env Bearer {ENV_TOKEN}, bare {ENV_TOKEN}"
+        )
+        answer = _call(proc, 1, "tools/call", name="echo", arguments={"text": text})
+        assert ARGV_TOKEN in str(answer)  # it crossed the wire
+        _, stderr = proc.communicate(timeout=WAIT)  # stdin closed: the recording ends
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr.decode()[-2000:]
+    assert_never_written(out, {"argv": ARGV_TOKEN, "env": ENV_TOKEN})
+    recorded = load_cassette(cassette)
+    [shown] = [a for a in recorded.meta["command"] if "Bearer" in a]
+    argv_number = re.fullmatch(r"Bearer " + _ONE, shown)
+    assert argv_number, shown
+    a = argv_number[1]
+    shape = rf"Authorization: Bearer \[REDACTED:{a}\]; bare \[REDACTED:{a}\]; env Bearer {_ONE}, bare {_ONE}"
+    for written in (cassette.read_text(), tape.read_text()):
+        echoed = re.findall(shape, written.replace('\\"', '"'))
+        assert echoed and all(e == echoed[0][0] and e != a for pair in echoed for e in pair), echoed
+
+
+def test_http_one_number_per_secret_across_headers_command_and_messages(tmp_path: Path) -> None:
+    """A bearer token given with ``record --header`` (the HTTP transport's request header) and
+    echoed by the server, with its scheme word and bare: one number in the cassette's command and
+    its messages (the echo with ``Bearer`` got a number of its own)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    cassette = out / "h.cassette.json"
+    env = {**os.environ, "UPSTREAM_KEY": UPSTREAM_KEY}
+    upstream = subprocess.Popen(
+        [sys.executable, SERVER, "--http"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    try:
+        upstream_url = _first_line(upstream)
+        headers = [
+            "--header",
+            f"X-Upstream-Key:{UPSTREAM_KEY}",
+            "--header",
+            f"Authorization: Bearer {ARGV_TOKEN}",
+        ]
+        recorder = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "harn_mcp_mock",
+                "record",
+                "--cassette",
+                str(cassette),
+                "--url",
+                upstream_url,
+                *headers,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            url = _first_line(recorder)
+
+            async def drive() -> str:
+                text = f"Authorization: Bearer {ARGV_TOKEN}; bare {ARGV_TOKEN}; key {UPSTREAM_KEY}"
+                with anyio.fail_after(WAIT):
+                    async with Client(url, mode="legacy") as client:
+                        return str(scenarios.dump(await client.call_tool("echo", {"text": text})))
+
+            said = anyio.run(drive)
+        finally:
+            recorder.send_signal(signal.SIGINT)
+            _, stderr = recorder.communicate(timeout=WAIT)
+    finally:
+        upstream.terminate()
+        upstream.communicate(timeout=WAIT)
+    assert ARGV_TOKEN in said
+    assert recorder.returncode == 0, stderr.decode()[-2000:]
+    assert_never_written(out, {"header": UPSTREAM_KEY, "bearer": ARGV_TOKEN})
+    command = load_cassette(cassette).meta["command"]
+    key = re.fullmatch(r"X-Upstream-Key:" + _ONE, command[3])
+    bearer = re.fullmatch(r"Authorization: Bearer " + _ONE, command[5])
+    assert key and bearer, command
+    k, b = key[1], bearer[1]
+    text = cassette.read_text()
+    shape = rf"Authorization: Bearer \[REDACTED:{b}\]; bare \[REDACTED:{b}\]; key \[REDACTED:{k}\]"
+    assert re.search(shape, text), re.findall(r"Authorization: [^;]*; bare [^;]*; key \S*", text)

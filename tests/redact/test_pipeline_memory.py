@@ -421,3 +421,17 @@ def test_no_value_of_any_config_dump_survives_in_that_message_or_later_ones(
     assert len(set(NUMBERED.findall(out))) == len(secrets)  # one number per value
     later = red.redact_text(" | ".join(reversed(secrets)))
     assert [s for s in secrets if s in later] == []
+
+
+@pytest.mark.parametrize("long_first", [True, False])
+def test_a_value_taught_by_one_string_is_redacted_in_the_strings_and_keys_before_it(long_first: bool) -> None:
+    # A long text (searched by pass 1 at once) and a short string and a key: whichever teaches
+    # the value (last), the strings and keys looked at before it learned are scanned again.
+    filler = "lorem ipsum dolor sit amet " * 200  # over 4 KiB
+    long_text = f"{filler} FOO_API_KEY={TOLD} {filler}" if long_first else f"{filler} bare {TOLD} {filler}"
+    short = f"bare {TOLD} here" if long_first else f"FOO_API_KEY={TOLD}"
+    teller, other = (long_text, short) if long_first else (short, long_text)
+    message = {"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"a": other, f"k{TOLD}": 1, "b": teller}}
+    out = orjson.dumps(redactor().redact_message(message)).decode()
+    assert TOLD not in out
+    assert set(NUMBERED.findall(out)) == {"1"}, out[:300]
