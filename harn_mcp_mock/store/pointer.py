@@ -151,16 +151,16 @@ def matches(pattern: str, pointer: str) -> bool:
     return pattern_matches(compile_pattern(pattern), segments)
 
 
-_WARNED: set[tuple[str, str]] = set()
+_WARNED: set[str] = set()
 
 
 def warn_old_spelling(where: str, old: str, new: str) -> None:
     """One stderr line saying ``old`` (read at ``where``: a file and field) is an old spelling of
-    a pointer pattern and ``new`` is how to write it now; once per (where, spelling) a process."""
-    key = (where, old)
-    if key in _WARNED:
+    a pointer pattern and ``new`` what to write now; once per spelling a process (the first
+    place it was read names it)."""
+    if old in _WARNED:
         return
-    _WARNED.add(key)
+    _WARNED.add(old)
     sys.stderr.write(
         f"harn-mcp-mock: deprecated: {where}: pointer pattern {old!r} is an old spelling; "
         f"{new} (docs/cli.md#json-pointer-patterns)\n"

@@ -96,17 +96,18 @@ def test_a_redaction_pointer_may_hold_a_star_inside_a_segment() -> None:
 # --- the deprecation line ---------------------------------------------------------------------
 
 
-def test_an_old_spelling_is_announced_once_per_place_and_spelling(
+def test_an_old_spelling_is_announced_once_per_spelling(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(jsonptr, "_WARNED", set())
     jsonptr.warn_old_spelling("f.txt:1", "*/x", "write '/**/x'")
     jsonptr.warn_old_spelling("f.txt:1", "*/x", "write '/**/x'")
     jsonptr.warn_old_spelling("f.txt:2", "*/x", "write '/**/x'")
+    jsonptr.warn_old_spelling("f.txt:3", "*/y", "write '/**/y'")
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
         "harn-mcp-mock: deprecated: f.txt:1: pointer pattern '*/x' is an old spelling; write '/**/x' "
         "(docs/cli.md#json-pointer-patterns)",
-        "harn-mcp-mock: deprecated: f.txt:2: pointer pattern '*/x' is an old spelling; write '/**/x' "
+        "harn-mcp-mock: deprecated: f.txt:3: pointer pattern '*/y' is an old spelling; write '/**/y' "
         "(docs/cli.md#json-pointer-patterns)",
     ]
