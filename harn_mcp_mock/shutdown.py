@@ -12,7 +12,8 @@ the callbacks given to :meth:`~StopSignals.on_signal` run (the HTTP server sets 
 there). Handlers are installed only in the main thread; elsewhere the object is inert. Nothing
 heavy is imported (not even ``threading``: ``signal.signal`` itself refuses outside the main
 thread): ``replay`` and ``world`` install it first thing; ``run``, the HTTP servers and
-``record``'s stdio proxy use it too (no other module installs a stop-signal handler).
+``record``'s stdio proxy use it too: no other module catches a stop signal (the runner's
+supervisor, a process of its own, only sets its dispositions).
 
 :func:`terminate` is the one shape in which we end a process we started: up to a grace for a
 voluntary exit, SIGTERM, a bounded wait, SIGKILL. The stdio upstreams (``record``, ``new_episodes``,

@@ -129,3 +129,15 @@ def test_the_recording_proxy_stops_on_the_one_signal_mechanism(tmp_path: Path) -
     assert isinstance(getattr(seen[0], "__self__", None), StopSignals)
     assert result.reason == "signal:SIGTERM" and result.exit_code == 0
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_no_module_but_shutdown_installs_a_signal_handler() -> None:
+    package = Path(__file__).parents[1] / "harn_mcp_mock"
+    allowed = {"shutdown.py", "runner/_supervisor.py"}  # the supervisor: a process of its own
+    found = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if str(path.relative_to(package)) not in allowed
+        and ("signal.signal(" in (text := path.read_text(encoding="utf-8")) or "add_signal_handler(" in text)
+    )
+    assert found == []
