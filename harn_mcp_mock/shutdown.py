@@ -11,7 +11,14 @@ read end (:attr:`~StopSignals.fd`) a ``select`` loop watches (``serve_stdio(stop
 the callbacks given to :meth:`~StopSignals.on_signal` run (the HTTP server sets its exit flag
 there). Handlers are installed only in the main thread; elsewhere the object is inert. Nothing
 heavy is imported (not even ``threading``: ``signal.signal`` itself refuses outside the main
-thread): ``replay`` and ``world`` install it first thing.
+thread): ``replay`` and ``world`` install it first thing; ``run``, the HTTP servers and
+``record``'s stdio proxy use it too: no other module catches a stop signal (the runner's
+supervisor, a process of its own, only sets its dispositions).
+
+:func:`terminate` is the one shape in which we end a process we started: up to a grace for a
+voluntary exit, SIGTERM, a bounded wait, SIGKILL. The stdio upstreams (``record``, ``new_episodes``,
+``verify``'s live side) and the runner's agents are ended by it; what an error path does at once
+(SIGKILL, no grace) is not a stop but an abort.
 """
 
 from __future__ import annotations
@@ -27,6 +34,23 @@ if TYPE_CHECKING:
     from typing import Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def terminate(
+    send: Callable[[int], None], exited: Callable[[float], bool], *, grace: float, term_grace: float
+) -> bool:
+    """End a process the one way: wait up to ``grace`` s for it to exit by itself (``0``: only
+    look), send SIGTERM, wait up to ``term_grace`` s, send SIGKILL. ``send(sig)`` signals the
+    process (or its group); ``exited(timeout)`` waits at most ``timeout`` s and says whether it
+    has exited (False also when the wait was cut short, a run told to kill now). True when it
+    exited before SIGKILL was needed."""
+    if exited(grace):
+        return True
+    send(signal.SIGTERM)
+    if exited(term_grace):
+        return True
+    send(signal.SIGKILL)
+    return False
 
 
 def exit_code_for(signum: int) -> int:

@@ -46,16 +46,24 @@ METHOD_ONLY = frozenset({"initialize", "server/discover"})
 
 _PLACEHOLDER_BYTES = re.compile(PLACEHOLDER_RE.pattern.encode())
 
-Pointer = tuple[str, ...]
+Pointer = jsonptr.Pattern
+"""A compiled ``--ignore-path``: a pattern in the one pointer-pattern dialect (``*``, ``**``)."""
 
 
 def parse_pointer(text: str) -> Pointer:
-    """A JSON pointer (RFC 6901, ``*`` matching any one segment) as a tuple of segments."""
+    """A JSON pointer pattern (RFC 6901 plus the dialect's ``*`` and ``**``, docs/cli.md "JSON
+    pointer patterns"), compiled; a trailing ``**`` is dropped (``/a/**`` drops ``/a``)."""
     if text == "":
         return ()
     if not text.startswith("/"):
         raise UsageError(f"JSON pointer {text!r} must start with '/'", where="--ignore-path")
-    return tuple(jsonptr.unescape(seg) for seg in text[1:].split("/"))
+    try:
+        parts = jsonptr.compile_pattern(text)
+    except ValueError as exc:
+        raise UsageError(f"JSON pointer {text!r}: {exc}", where="--ignore-path") from None
+    while parts and parts[-1] == jsonptr.ANY_DEPTH:
+        parts = parts[:-1]
+    return parts
 
 
 def drop_path(value: Any, path: Pointer) -> Any:
@@ -63,8 +71,19 @@ def drop_path(value: Any, path: Pointer) -> Any:
     if not path:
         return value
     head, rest = path[0], path[1:]
+    if head == jsonptr.ANY_DEPTH:  # here, and at every depth below
+        value = drop_path(value, rest)
+        if isinstance(value, dict):
+            return {k: drop_path(v, path) for k, v in value.items()}
+        if isinstance(value, list):
+            return [drop_path(v, path) for v in value]
+        return value
+    literal = isinstance(head, str) and head != jsonptr.ANY
     if isinstance(value, dict):
-        keys = list(value) if head == "*" else ([head] if head in value else [])
+        if literal:
+            keys = [head] if head in value else []
+        else:
+            keys = [k for k in value if jsonptr.segment_matches(head, k)]
         if not keys:
             return value
         out = dict(value)
@@ -75,12 +94,15 @@ def drop_path(value: Any, path: Pointer) -> Any:
                 del out[key]
         return out
     if isinstance(value, list):
-        if head == "*":
-            indexes = range(len(value))
-        elif head.isdigit() and int(head) < len(value):
+        if head == jsonptr.ANY:
+            indexes: Iterable[int] = range(len(value))
+        elif literal:
+            assert isinstance(head, str)
+            if not (head.isdigit() and int(head) < len(value)):
+                return value
             indexes = range(int(head), int(head) + 1)
         else:
-            return value
+            indexes = [i for i in range(len(value)) if jsonptr.segment_matches(head, str(i))]
         if not rest:
             drop = set(indexes)
             return [v for i, v in enumerate(value) if i not in drop]

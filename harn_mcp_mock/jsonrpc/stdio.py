@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
 from harn_mcp_mock.errors import ServerStartError
+from harn_mcp_mock.shutdown import terminate
 
 
 def _pdeathsig() -> Callable[[], None] | None:
@@ -88,17 +89,18 @@ def signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
 
 
 def stop_process(proc: subprocess.Popen[bytes], *, grace: float, term_grace: float = 2.0) -> int:
-    """Wait up to ``grace`` s for a voluntary exit, then SIGTERM, then SIGKILL; return the code."""
-    try:
-        return proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        pass
-    signal_group(proc, signal.SIGTERM)
-    try:
-        return proc.wait(timeout=term_grace)
-    except subprocess.TimeoutExpired:
-        signal_group(proc, signal.SIGKILL)
-        return proc.wait()
+    """Wait up to ``grace`` s for a voluntary exit, then SIGTERM, then SIGKILL (the one stop
+    shape, :func:`harn_mcp_mock.shutdown.terminate`, on the process group); return the code."""
+
+    def exited(timeout: float) -> bool:
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    terminate(lambda sig: signal_group(proc, sig), exited, grace=grace, term_grace=term_grace)
+    return proc.wait()
 
 
 def reap_group(proc: subprocess.Popen[bytes]) -> None:

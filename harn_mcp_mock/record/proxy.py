@@ -45,7 +45,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from harn_mcp_mock.cassette.model import Cassette
@@ -55,12 +54,12 @@ from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER
 from harn_mcp_mock.jsonrpc.framing import write_all
 from harn_mcp_mock.jsonrpc.stdio import exit_status
 from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+from harn_mcp_mock.shutdown import StopSignals
 from harn_mcp_mock.upstream.stdio import StdioUpstream, exit_info
 
 CHUNK = 1 << 16
 MAX_GRACES = 12  # grace periods a server still writing after the client's EOF may take
 TELL_AFTER = 2.0  # seconds of a busy server's silence, answers owed, before record says it waits
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @dataclass(slots=True)
@@ -178,7 +177,7 @@ class StdioProxy:
 
     # -- run ---------------------------------------------------------------------------------
 
-    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
+    def _on_signal(self, signum: int) -> None:
         server = self._server
         self._signals += 1
         if self._signals > 1:
@@ -268,17 +267,15 @@ class StdioProxy:
             self.on_event(text)
 
     def run(self) -> RecordResult:
-        previous: dict[int, Any] = {}
+        signals = contextlib.ExitStack()
         if self.handle_signals:  # before the spawn: a signal from now on is a stop, never a traceback
-            for sig in STOP_SIGNALS:
-                previous[sig] = signal.signal(sig, self._on_signal)
+            signals.enter_context(StopSignals()).on_signal(self._on_signal)
         try:
             server = StdioUpstream.spawn(
                 self.command, env=self.env, cwd=self.cwd, display=self.display_command
             )
         except BaseException:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+            signals.close()
             raise
         self._server = server
         try:
@@ -320,8 +317,7 @@ class StdioProxy:
             self.recorder.abandon()
             raise
         finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+            signals.close()
         server.close_output()
         info = exit_info(returncode, reason)
         cassette = self.recorder.finish(dict(info), allow_empty=self.allow_empty)

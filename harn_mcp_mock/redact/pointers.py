@@ -1,8 +1,10 @@
 """JSON pointer patterns over a message envelope, matched while walking it.
 
-A pattern is an RFC 6901 pointer (``/params/arguments/ssn``, ``~1`` for ``/`` and ``~0`` for
-``~`` inside a segment) in which a whole segment ``*`` matches any one key or array index and
-``**`` matches any number of segments (none included). All the patterns of a policy are
+A pattern is written in the one pointer-pattern dialect (:func:`harn_mcp_mock.store.pointer.
+compile_pattern`, docs/cli.md "JSON pointer patterns"): an RFC 6901 pointer
+(``/params/arguments/ssn``) in which a segment ``*`` matches any one key or array index, ``**``
+any number of segments (none included) and a ``*`` inside a segment any run of characters in
+it. All the patterns of a policy are
 compiled into one small automaton whose states are shared and whose transitions are cached,
 so following a key costs one dict lookup, and once no pattern can match below a node the
 walk stops asking (the :data:`DEAD` state).
@@ -24,20 +26,18 @@ SKIP_ENTROPY = 4
 _MAX_EDGES = 512
 
 
-def parse_pointer(text: str) -> tuple[str, ...]:
-    """The segments of a pointer pattern; ``ValueError`` (with a reason) when it is malformed."""
+Pattern = jsonptr.Pattern
+
+
+def parse_pointer(text: str) -> Pattern:
+    """The compiled parts of a pointer pattern; ``ValueError`` (with a reason) when it is malformed."""
     if not isinstance(text, str):
         raise ValueError("must be a string")
     if not text.startswith("/"):
         raise ValueError("a JSON pointer must start with '/'")
-    segments = []
-    for raw in text[1:].split("/"):
-        if "~" in raw.replace("~0", "").replace("~1", ""):
-            raise ValueError("'~' must be followed by 0 or 1 in a JSON pointer")
-        if "*" in raw and raw not in ("*", "**"):
-            raise ValueError("'*' and '**' must be whole segments")
-        segments.append(jsonptr.unescape(raw))
-    return tuple(segments)
+    if "~" in text.replace("~0", "").replace("~1", ""):
+        raise ValueError("'~' must be followed by 0 or 1 in a JSON pointer")
+    return jsonptr.compile_pattern(text)
 
 
 class PointerState:
@@ -72,7 +72,7 @@ DEAD = PointerState(None, frozenset(), 0)
 class PointerAutomaton:
     """The patterns ``(segments, flag)`` of one policy, as a lazily built automaton."""
 
-    def __init__(self, patterns: Sequence[tuple[tuple[str, ...], int]]) -> None:
+    def __init__(self, patterns: Sequence[tuple[Pattern, int]]) -> None:
         self._patterns = tuple(patterns)
         self._states: dict[frozenset[tuple[int, int]], PointerState] = {frozenset(): DEAD}
         self.root = self._state({(i, 0) for i in range(len(self._patterns))})
@@ -83,7 +83,7 @@ class PointerAutomaton:
         while todo:
             i, at = todo.pop()
             segments = self._patterns[i][0]
-            if at < len(segments) and segments[at] == "**" and (i, at + 1) not in closed:
+            if at < len(segments) and segments[at] == jsonptr.ANY_DEPTH and (i, at + 1) not in closed:
                 closed.add((i, at + 1))
                 todo.append((i, at + 1))
         key = frozenset(closed)
@@ -104,8 +104,8 @@ class PointerAutomaton:
             if at >= len(segments):
                 continue
             want = segments[at]
-            if want == "**":
+            if want == jsonptr.ANY_DEPTH:
                 nxt.add((i, at))
-            elif want == "*" or want == segment:
+            elif jsonptr.segment_matches(want, segment):
                 nxt.add((i, at + 1))
         return self._state(nxt)

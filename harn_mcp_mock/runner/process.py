@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harn_mcp_mock.runner._supervisor import descendants
+from harn_mcp_mock.shutdown import terminate
 
 __all__ = [
     "DEFAULT_OUTPUT_CAP",
@@ -273,11 +274,19 @@ class AgentProcess:
         then the supervisor kills every process of the trial left (its descendants), then every
         process left with the trial's marker; the agent's exit code."""
         if not self._exited():
-            _signal_group(self.agent_pid, signal.SIGTERM)
             watched = [self._status_r] + ([control.kill_fd] if control is not None else [])
-            if not (control is not None and control.killing):
-                select.select(watched, [], [], grace)
-        _signal_group(self.agent_pid, signal.SIGKILL)
+
+            def exited(timeout: float) -> bool:  # cut short once the run kills (a second Ctrl-C)
+                return self._status_r in select.select(watched, [], [], timeout)[0]
+
+            killing = control is not None and control.killing
+            terminate(
+                lambda sig: _signal_group(self.agent_pid, sig),
+                exited,
+                grace=0,
+                term_grace=0 if killing else grace,
+            )
+        _signal_group(self.agent_pid, signal.SIGKILL)  # what else of the group is left
         if not self._exited():
             self._take_exit()
         self._finish()

@@ -15,7 +15,6 @@ Entries are sorted by path (array indexes numerically), then kind.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from itertools import compress
 from operator import ne
@@ -25,7 +24,7 @@ import orjson
 
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import sorted_json
-from harn_mcp_mock.world.predicates import json_equal, split_pointer
+from harn_mcp_mock.world.predicates import json_equal
 
 __all__ = ["Differ", "diff_paths", "escape_segment", "glob_match", "path_key"]
 
@@ -225,51 +224,11 @@ def _leaves(value: Any, ptr: str, kind: str, out: list[tuple[str, str, Any]]) ->
 
 
 def glob_match(pointer: str, pattern: str) -> bool:
-    """Whether a JSON pointer matches a ``may_change`` glob.
-
-    Both are split into segments (escapes undone). In the pattern, a segment ``**`` matches any
-    number of segments (zero included: ``/audit/**`` matches ``/audit`` and everything below
-    it), a ``*`` inside a segment matches any run of characters within one segment (``*`` alone
-    is exactly one segment, ``log-*`` matches ``log-7``), and every other character is literal.
+    """Whether a JSON pointer matches a ``may_change`` pattern, in the one pointer-pattern
+    dialect (:func:`harn_mcp_mock.store.pointer.compile_pattern`; docs/cli.md "JSON pointer
+    patterns"): a segment ``**`` matches any number of segments (zero included: ``/audit/**``
+    matches ``/audit`` and everything below it), a ``*`` inside a segment matches any run of
+    characters within one segment (``*`` alone is exactly one segment, ``log-*`` matches
+    ``log-7``), and every other character is literal.
     """
-    try:
-        segments = split_pointer(pointer)
-    except ValueError:
-        return False
-    return _match(_compile(pattern), tuple(segments), 0, 0)
-
-
-_DOUBLE_STAR = "**"
-
-
-@lru_cache(maxsize=1024)
-def _compile(pattern: str) -> tuple[str | re.Pattern[str], ...]:
-    parts: list[str | re.Pattern[str]] = []
-    for seg in split_pointer(pattern):
-        if seg == _DOUBLE_STAR:
-            if not parts or parts[-1] != _DOUBLE_STAR:  # a/**/**/b is a/**/b
-                parts.append(_DOUBLE_STAR)
-        elif "*" in seg:
-            parts.append(re.compile(".*".join(re.escape(p) for p in seg.split("*")), re.S))
-        else:
-            parts.append(seg)
-    return tuple(parts)
-
-
-def _match(parts: tuple[str | re.Pattern[str], ...], segs: tuple[str, ...], i: int, j: int) -> bool:
-    while i < len(parts):
-        part = parts[i]
-        if part == _DOUBLE_STAR:
-            if i == len(parts) - 1:
-                return True
-            return any(_match(parts, segs, i + 1, k) for k in range(j, len(segs) + 1))
-        if j >= len(segs):
-            return False
-        if isinstance(part, str):
-            if part != segs[j]:
-                return False
-        elif part.fullmatch(segs[j]) is None:
-            return False
-        i += 1
-        j += 1
-    return j == len(segs)
+    return jsonptr.matches(pattern, pointer)

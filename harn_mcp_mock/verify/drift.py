@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from harn_mcp_mock.cassette.matching import Matcher, drop_path, parse_pointer
+from harn_mcp_mock.cassette.matching import Matcher, Pointer, drop_path, parse_pointer
 from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.store import pointer as jsonptr
@@ -672,9 +672,7 @@ def _shape(value: Any) -> Any:
     return type(value).__name__
 
 
-def read_only_change(
-    where: str, label: str | None, was: Any, now: Any, ignore: list[tuple[str, ...]]
-) -> Finding:
+def read_only_change(where: str, label: str | None, was: Any, now: Any, ignore: list[Pointer]) -> Finding:
     """B7 for a read-only call whose result differs.
 
     Only values changed (same keys, array lengths and leaf types): INFO, because a read-only
@@ -709,7 +707,7 @@ def read_only_change(
     )
 
 
-def _comparable(result: Any, ignore: list[tuple[str, ...]]) -> bytes:
+def _comparable(result: Any, ignore: list[Pointer]) -> bytes:
     if isinstance(result, dict):
         result = {k: v for k, v in result.items() if k != "_meta"}
         for path in ignore:

@@ -14,10 +14,14 @@ Matching (the first entry that matches a finding wins and gives its reason):
   Ids are checked, so a typo is an error rather than an ignore that never fires.
 - ``tool``: the tool, resource or prompt name, or an :func:`fnmatch` glob over it
   (case-sensitive). A specific pattern never matches server-level findings (no name).
-- ``pointer``: a JSON pointer *prefix* on whole segments (``/structuredContent`` matches
-  ``/structuredContent/datetime`` but not ``/structuredContentX``), or a glob (any of
-  ``*?[``) matched against the pointer and each of its segment prefixes, so
-  ``*/datetime`` matches any pointer that has a ``datetime`` segment.
+- ``pointer``: a pattern in the one pointer-pattern dialect (:func:`harn_mcp_mock.store.pointer.
+  compile_pattern`; docs/cli.md "JSON pointer patterns") that matches the finding's pointer or
+  one of its ancestors, so it covers everything at and below what it names:
+  ``/structuredContent`` matches ``/structuredContent/datetime`` but not
+  ``/structuredContentX``, ``/content/*/text`` any element's text, ``/**/datetime`` any pointer
+  that has a ``datetime`` segment. The old fnmatch globs (a pattern not starting with ``/``,
+  such as ``*/datetime``, or one holding ``?`` or ``[``) still match as they did, with one
+  deprecation line on stderr naming the file and entry.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.findings.model import Finding
+from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.verify.findings import RULE_TITLES
 
 __all__ = ["IgnoreRule", "apply_ignores", "load_ignore_file"]
@@ -39,7 +44,6 @@ _VERSION = 1
 """The ``version`` a JSON ignore file declares."""
 
 _FAMILIES = frozenset(re.sub(r"\d+$", "", rule) for rule in RULE_TITLES)
-_GLOB_CHARS = frozenset("*?[")
 _ENTRY_FIELDS = ("rule", "tool", "pointer", "reason")
 
 
@@ -50,7 +54,8 @@ class IgnoreRule:
     tool: str | None
     """A tool/resource/prompt name or fnmatch glob, or None for any (including server-level)."""
     pointer: str | None
-    """A JSON pointer prefix (whole segments) or a glob, or None for any pointer."""
+    """A pointer pattern matching at or above the finding's pointer (or an old fnmatch glob), or
+    None for any pointer."""
     reason: str
     """Why this drift is accepted; never empty."""
 
@@ -119,11 +124,29 @@ def _pointer_prefixes(pointer: str) -> list[str]:
     return ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
 
 
+def _old_spelling(pattern: str) -> bool:
+    """Whether ``pattern`` is one of the fnmatch globs ignore files took before the one dialect."""
+    return not pattern.startswith("/") or "?" in pattern or "[" in pattern
+
+
+def _new_spelling(pattern: str) -> str:
+    """What to write instead of an old fnmatch glob (the advice of the deprecation line)."""
+    if pattern.startswith("/"):
+        return "write it with '*' within a segment and '**' for any depth: the dialect has no '?' or '[...]'"
+    rest = pattern.lstrip("*")
+    new = "/**" + rest if rest.startswith("/") or not rest else "/**/*" + rest
+    return f"write {new!r}"
+
+
 def _pointer_matches(pattern: str, pointer: str) -> bool:
-    prefixes = _pointer_prefixes(pointer)
-    if _GLOB_CHARS.intersection(pattern):
-        return any(fnmatchcase(prefix, pattern) for prefix in prefixes)
-    return pattern in prefixes
+    if _old_spelling(pattern):
+        return any(fnmatchcase(prefix, pattern) for prefix in _pointer_prefixes(pointer))
+    try:
+        segments = jsonptr.split(pointer)
+    except ValueError:
+        return False
+    parts = jsonptr.compile_pattern(pattern)
+    return any(jsonptr.pattern_matches(parts, segments[:n]) for n in range(len(segments) + 1))
 
 
 # --- parsing ---------------------------------------------------------------------------------
@@ -153,13 +176,20 @@ def _tool_field(value: str, where: str) -> str | None:
     return None if value == "*" else value
 
 
-def _pointer_field(value: str, where: str) -> str | None:
+def _pointer_field(value: str, where: str, path: Path) -> str | None:
     if value in ("", "*"):
         return None
     if not value.startswith(("/", "*")):
         raise _Problem(
             where, f"pointer {value!r} must start with '/' (a JSON pointer) or be a glob starting with '*'"
         )
+    if _old_spelling(value):
+        jsonptr.warn_old_spelling(f"{path}:{where}", value, _new_spelling(value))
+    else:
+        try:
+            jsonptr.compile_pattern(value)
+        except ValueError as exc:
+            raise _Problem(where, f"pointer {value!r}: {exc}") from None
     return value
 
 
@@ -195,7 +225,7 @@ def _load_lines(text: str, path: Path) -> list[IgnoreRule]:
                 IgnoreRule(
                     rule=_rule_field(fields[0], where),
                     tool=_tool_field(fields[1], where),
-                    pointer=_pointer_field(fields[2], where),
+                    pointer=_pointer_field(fields[2], where, path),
                     reason=_reason_field(match["reason"], where),
                 )
             )
@@ -213,7 +243,7 @@ def _optional_string(entry: dict[str, Any], field: str, where: str) -> str | Non
     return value
 
 
-def _json_entry(entry: Any, where: str) -> IgnoreRule:
+def _json_entry(entry: Any, where: str, path: Path) -> IgnoreRule:
     if not isinstance(entry, dict):
         raise _Problem(
             where, 'must be an object like {"rule": "B7", "tool": "...", "pointer": "/...", "reason": "..."}'
@@ -230,7 +260,7 @@ def _json_entry(entry: Any, where: str) -> IgnoreRule:
     return IgnoreRule(
         rule=None if rule is None else _rule_field(rule, f"{where}.rule"),
         tool=None if tool is None else _tool_field(tool, f"{where}.tool"),
-        pointer=None if pointer is None else _pointer_field(pointer, f"{where}.pointer"),
+        pointer=None if pointer is None else _pointer_field(pointer, f"{where}.pointer", path),
         reason=_reason_field(reason, f"{where}.reason"),
     )
 
@@ -252,6 +282,6 @@ def _load_json(text: str, path: Path) -> list[IgnoreRule]:
         entries = doc.get("ignore")
         if not isinstance(entries, list):
             raise _Problem("ignore", "must be a list of entries")
-        return [_json_entry(entry, f"ignore[{i}]") for i, entry in enumerate(entries)]
+        return [_json_entry(entry, f"ignore[{i}]", path) for i, entry in enumerate(entries)]
     except _Problem as problem:
         raise UsageError(problem.message, path=path, where=problem.where or None) from None

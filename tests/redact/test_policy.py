@@ -308,7 +308,7 @@ BAD: list[tuple[Any, str, str]] = [
     ({"redact": {"env": ["re:"]}}, ":redact.env[0]", "'re:' must be followed by a regular expression"),
     ({"redact": {"pointers": ["params/x"]}}, ":redact.pointers[0]", "must start with '/'"),
     ({"redact": {"pointers": ["/a/~2"]}}, ":redact.pointers[0]", "'~' must be followed by 0 or 1"),
-    ({"allow": {"pointers": ["/a/x*"]}}, ":allow.pointers[0]", "must be whole segments"),
+    ({"allow": {"pointers": ["/a/x~"]}}, ":allow.pointers[0]", "'~' must be followed by 0 or 1"),
     ({"redact": {"patterns": ["EMP-1"]}}, ":redact.patterns[0]", "must be a JSON object"),
     ({"redact": {"patterns": [{"regex": "x"}]}}, ":redact.patterns[0].name", "missing"),
     ({"redact": {"patterns": [{"name": "n"}]}}, ":redact.patterns[0].regex", "missing"),
