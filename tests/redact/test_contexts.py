@@ -1,0 +1,247 @@
+"""Secrets read from their context (issue 37): XML elements and attributes, connection strings
+and URLs, and free text where a secret word stands a few words before the value.
+
+Every value here is generated with a fixed seed, in the shapes the public corpora hold
+(trufflehog's detector tests: Jenkins ``credentials.xml`` entries, .NET ``appSettings``,
+JDBC URLs, log lines such as ``Your API key is …``). Each secret must go, whole, with the text
+around it as it was; the look-alikes (UUIDs, hashes, versions, paths, plain words, templates)
+must come back unchanged.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from harn_mcp_mock.redact import PLACEHOLDER_RE, RedactionPolicy
+
+RNG = random.Random(37_0001)
+LOWER_DIGITS = string.ascii_lowercase + string.digits
+ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+
+
+def pick(alphabet: str, n: int) -> str:
+    """``n`` characters of ``alphabet``, with a digit and a letter when it has both."""
+    out = [RNG.choice(alphabet) for _ in range(n)]
+    digits = [c for c in alphabet if c.isdigit()]
+    letters = [c for c in alphabet if c.isalpha()]
+    if digits and not any(c.isdigit() for c in out):
+        out[n // 2] = RNG.choice(digits)
+    if letters and not any(c.isalpha() for c in out):
+        out[n // 3] = RNG.choice(letters)
+    return "".join(out)
+
+
+def password(n: int = 12) -> str:
+    """A password: letters of both cases, digits and a symbol."""
+    body = list(pick(ALNUM, n - 1))
+    body.insert(RNG.randrange(1, n - 1), RNG.choice("!#%*+-"))
+    return "".join(body)
+
+
+def uuid() -> str:
+    return "-".join(pick(HEX, k) for k in (8, 4, 4, 4, 12))
+
+
+def jenkins(value: str, vendor: str = "acme") -> str:
+    """A Jenkins ``credentials.xml`` string credential, as trufflehog's tests write them."""
+    return (
+        "<com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>\n"
+        "  <scope>GLOBAL</scope>\n"
+        f"  <id>{{{vendor}}}</id>\n"
+        f"  <secret>{{{vendor} AQAAABAAA {value}}}</secret>\n"
+        "  <description>configuration for production</description>\n"
+        "  <creationDate>2023-05-18T14:32:10Z</creationDate>\n"
+        "</com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>"
+    )
+
+
+# (case name, the secret, the text it sits in: "{s}" marks it)
+XML: list[tuple[str, str, str]] = [
+    ("jenkins secret, lower-case and digits", pick(LOWER_DIGITS, 32), jenkins("{s}")),
+    (
+        "jenkins secret, no vendor word",
+        pick(ALNUM, 40),
+        jenkins("{s}").replace("{acme AQAAABAAA", "{AQAAABAAA"),
+    ),
+    ("jenkins secret, hex", pick(HEX, 64), jenkins("{s}", "ambee")),
+    (
+        "jenkins secret, dashed groups",
+        "-".join(pick(LOWER_DIGITS, k) for k in (8, 4, 4, 4, 12)),
+        jenkins("{s}"),
+    ),
+    ("jenkins secret, base64", pick(ALNUM + "+/", 86) + "==", jenkins("{s}")),
+    ("element named api-key", pick(LOWER_DIGITS, 24), "<api-key>{s}</api-key>"),
+    ("namespaced element", password(), "<ns1:password>{s}</ns1:password>"),
+    ("cdata", password(), "<password><![CDATA[{s}]]></password>"),
+    ("cdata over lines", pick(ALNUM, 32), "<clientSecret>\n  <![CDATA[{s}]]>\n</clientSecret>"),
+    ("account key element", pick(ALNUM + "+/", 86) + "==", "<account_key>{s}</account_key>"),
+    ("bare key element, a credential-like value", password(16), "<key>{s}</key>"),
+    (".net appSettings", pick(ALNUM, 32), '<add key="ApiKey" value="{s}" />'),
+    (".net appSettings, value first", password(), '<add value="{s}" key="SmtpPassword"/>'),
+    ("entry with a name attribute", pick(ALNUM, 32), '<entry name="token">{s}</entry>'),
+    ("java properties xml", password(), '<entry key="db.password">{s}</entry>'),
+    ("property with name and value", password(), '<property name="password" value="{s}"/>'),
+    ("android string resource", pick(ALNUM, 39), '<string name="google_api_key">{s}</string>'),
+    (
+        ".net settings value element",
+        pick(ALNUM, 32),
+        '<setting name="ApiToken" serializeAs="String">\n  <value>{s}</value>\n</setting>',
+    ),
+    ("param with single quotes", password(), "<param name='secret' value='{s}' />"),
+    ("meta csrf token", pick(ALNUM + "+/", 43) + "=", '<meta name="csrf-token" content="{s}">'),
+    ("html-escaped element", password(), "&lt;password&gt;{s}&lt;/password&gt;"),
+]
+
+XML_KEPT = [
+    "<password>required</password>",
+    "<token></token>",
+    "<password>${DB_PASSWORD}</password>",
+    "<secret>{{ vault_secret }}</secret>",
+    "<apiKey>%API_KEY%</apiKey>",
+    "<secret>{acme}</secret>",
+    "<key>city</key>",
+    "<key>user_settings</key>",
+    "<keyAlias>release-key</keyAlias>",
+    '<string name="password_hint">Enter your password</string>',
+    "<primaryKey>user_id</primaryKey>",
+    "<publicKey>MFkwEwYHKoZIzj0CAQ6Ab8xq</publicKey>",
+    "<sessionTimeout>30</sessionTimeout>",
+    "<tokenUrl>https://example.org/oauth/token</tokenUrl>",
+    '<entry key="cache.key">user_12345</entry>',
+    '<add key="Version" value="1.2.3" />',
+    '<add key="ApiKey" value="" />',
+    '<input type="password" name="password" value="">',
+    '<input type="hidden" name="api_key" value="{{ api_key }}">',
+    "<p>Press any key to continue.</p>",
+    "<id>550e8400-e29b-41d4-a716-446655440000</id>",
+    "<sha256>9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08</sha256>",
+    "<password><value>hunter</value></password>",
+]
+
+# Connection strings and URLs: the password part only.
+CONNECTIONS: list[tuple[str, str, str]] = [
+    ("jdbc oracle thin", password(), "jdbc:oracle:thin:scott/{s}@db.example.org:1521:orcl"),
+    ("jdbc oracle thin, service", password(), 'url = "jdbc:oracle:thin:app/{s}@//db.example.org:1521/svc"'),
+    ("sqlplus connect string", password(), "sqlplus -s scott/{s}@//db.example.org:1521/orcl"),
+    ("jdbc mysql query", password(), "jdbc:mysql://db:3306/app?user=app&password={s}"),
+    ("jdbc sqlserver", password(), "jdbc:sqlserver://db:1433;user=sa;password={s};encrypt=true"),
+    ("ado.net", password(), "Server=tcp:db,1433;Database=app;User Id=sa;Password={s};"),
+    ("odbc pwd", password(), "Driver={ODBC Driver 18};Server=db;UID=sa;PWD={s};"),
+    ("mongodb+srv", password(), "mongodb+srv://app:{s}@cluster0.example.mongodb.net/db"),
+    ("redis without a user", password(), "redis://:{s}@cache.example.org:6379/0"),
+    ("atlassian url", pick(ALNUM, 24), "https://ada@example.org:{s}@company.atlassian.net/wiki"),
+    ("token in a query", pick(ALNUM, 32), "https://api.example.org/v1/x?token={s}&page=2"),
+]
+
+CONNECTIONS_KEPT = [
+    "jdbc:postgresql://localhost:5432/postgres",
+    "jdbc:oracle:thin:@db.example.org:1521:orcl",
+    "jdbc:oracle:thin:@//db.example.org:1521/svc",
+    "jdbc:sqlserver://localhost:1433;databaseName=AdventureWorks",
+    "sqlplus /nolog @scripts/setup.sql",
+    "see docs/guide/setup@v2.md for the steps",
+]
+
+# A secret word within a few words before the value, in prose or a log line.
+PROSE: list[tuple[str, str, str]] = [
+    ("your api key is", pick(ALNUM, 32), "Your API key is {s}, keep it safe."),
+    ("vendor key is, hex", pick(HEX, 32), "Your ACME key is {s}, which you will need."),
+    ("token then verb", pick(ALNUM, 40), "token {s} was rejected by the server"),
+    ("log line, using token", "spu-" + pick(HEX, 32), "[DEBUG] Using token {s}"),
+    ("password for a user", password(10), "password for admin - {s}"),
+    ("authorization key", pick(ALNUM, 28), "Authorization key {s}"),
+    ("vendor name and key", pick(LOWER_DIGITS, 32), "the mailgun key {s} is for the eu region"),
+    ("vendor token with a dash", pick(ALNUM, 36), "acme token - '{s}'"),
+    ("vendor secret with a dash", pick(ALNUM + "_-", 40), "acme secret - '{s}'\nacme client id - 'web'"),
+    ("pass in quotes", password(14), "ldap bind 'cn=admin,dc=example,dc=org' pass '{s}'"),
+    ("access token in parentheses", pick(ALNUM, 40), "Access token (read-only): {s}"),
+    ("api key, uuid", uuid(), "The API key is {s}."),
+    ("secret, two linking words", pick(ALNUM, 24), "the client secret for staging is now {s}"),
+    ("session token in a sentence", pick(ALNUM + "-_", 48), "Session token {s} expires in an hour."),
+]
+
+PROSE_KEPT = [
+    "the key is to keep commits small",
+    "Press any key to continue",
+    "token count 1234567890",
+    "the primary key 7f3a9c2b8e1d4f60 is unique",
+    "public key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtq8vS5Yx2mB0pL4wK7dR9fH3jN6cQ1zE8uT5oA2iV",
+    "key id 3AA5C34371567BD2",
+    "next page token CiAKGjBpNDd2Nmp2Zml3eDAxOWk3ZWhjZDA4Nm11NxIKCgJpZBIEdGVzdBgB",
+    "the token bug was fixed in 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+    "session ended at 2024-05-18T14:32:10Z",
+    "secret sauce recipe v2.3.1",
+    "password reset link sent to ada@example.org",
+    "the api key file /etc/app/api.key",
+    "password policy requires 12 characters",
+    "sort key created_at_2024",
+    "the token tokenizer_v2_final was used",
+    "key features: speed, safety and simplicity",
+    "the secret of getUserName2 is in the docs",
+    "access token endpoint https://example.org/oauth2/token",
+    "cache key user:12345:profile",
+    "max tokens 4096, input tokens 1234",
+    "token type Bearer, scope read write",
+    "the token for request 550e8400-e29b-41d4-a716-446655440000 was issued",
+    "password hash $2b$12$abcdefghijklmnopqrstuuvwxyzABCDEFGHIJKLMNOPQRSTUV012",
+    "signing key fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+    "key 2024-01-15",
+    "key version 3.14.159",
+]
+
+
+@pytest.mark.parametrize(
+    ("secret", "text"),
+    [(s, t) for _n, s, t in XML + CONNECTIONS + PROSE],
+    ids=[n for n, _s, _t in XML + CONNECTIONS + PROSE],
+)
+def test_the_secret_is_replaced_whole_and_nothing_else_changes(secret: str, text: str) -> None:
+    line = text.replace("{s}", secret)
+    out = RedactionPolicy.default().redactor(argv=["srv"], env={}).redact_text(line)
+    assert out == text.replace("{s}", "[REDACTED:1]"), (line, out)
+
+
+@pytest.mark.parametrize("text", XML_KEPT + CONNECTIONS_KEPT + PROSE_KEPT)
+def test_look_alikes_are_kept(text: str) -> None:
+    out = RedactionPolicy.default().redactor(argv=["srv"], env={}).redact_text(text)
+    assert not PLACEHOLDER_RE.search(out), (text, out)
+
+
+def test_the_same_secrets_are_gone_from_a_tool_result_and_remembered() -> None:
+    cases = XML + CONNECTIONS + PROSE
+    texts = "\n".join(t.replace("{s}", s) for _n, s, t in cases)
+    red = RedactionPolicy.default().redactor()
+    message = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": texts}]}}
+    out = red.redact_message(message)["result"]["content"][0]["text"]
+    for name, secret, _t in cases:
+        assert secret not in out, name
+    # Each value learned in context is redacted where it comes back bare.
+    for name, secret, _t in cases:
+        assert secret not in red.redact_text(f"echo {secret} done"), name
+
+
+def test_a_policy_without_key_rules_reads_no_context() -> None:
+    policy = RedactionPolicy.from_dict({"extends": "none"})
+    for _n, secret, text in XML + PROSE:
+        line = text.replace("{s}", secret)
+        assert policy.redactor().redact_text(line) == line
+
+
+@pytest.mark.parametrize("n", [1, 40])
+def test_many_elements_and_sentences_in_one_text(n: int) -> None:
+    """The rules find every instance in a long text, not only the first of each kind."""
+    secrets = [pick(ALNUM, 32) for _ in range(n)]
+    lines = []
+    for i, s in enumerate(secrets):
+        lines.append(
+            f"<entry name='svc{i}_token'>{s}</entry>" if i % 2 else f"the svc{i} token is {s} for now"
+        )
+        lines.append("<p>filler text with a monkey, a turkey and 3 keys</p>")
+    out = RedactionPolicy.default().redactor().redact_text("\n".join(lines))
+    for s in secrets:
+        assert s not in out
+    assert out.count("monkey, a turkey and 3 keys") == n
