@@ -78,8 +78,11 @@ _UUID = lazy_regex(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}
 _HEX = lazy_regex(r"[0-9A-Fa-f]+")
 _DOTTED = lazy_regex(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
 _PIECES = lazy_regex(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_WORDS_AT_MOST = 3.5  # letter and digit pieces longer than this on average: made of words
+_PIECE_RANDOM = 3.0
+_PIECE_WORDS = 6.0
+_VOWELS_WORDS = 0.3
 _PROSE_MIN = 16
+_ADJACENT_MIN = 12
 _PASSWORD_MIN = 8
 _VALUE_MAX = 256
 _ENTROPY_MIN = 3.0
@@ -102,13 +105,29 @@ def credential_word(word: str) -> bool:
     return n >= 12 and any(c.isupper() for c in letters) and any(c.islower() for c in letters)
 
 
+def made_of_words(value: str) -> bool:
+    """Whether ``value`` is made of words (``tokenizer_v2_final``, ``getUserNameFromSession``)
+    rather than random: its letter and digit pieces (split at case changes and separators) run
+    longer than 3 characters on average and its letters hold vowels as words do (30% or more;
+    about 19% in random letters), or the pieces are very long (6)."""
+    pieces = _PIECES.findall(value)
+    if not pieces:
+        return True
+    average = sum(map(len, pieces)) / len(pieces)
+    if average <= _PIECE_RANDOM:
+        return False
+    letters = [c for c in value if c.isalpha()]
+    vowels = sum(1 for c in letters if c in "aeiouAEIOU")
+    return average > _PIECE_WORDS or vowels >= _VOWELS_WORDS * len(letters)
+
+
 def prose_value(value: str, *, adjacent: bool, password: bool) -> bool:
     """Whether a word of free text after a secret word looks like a credential: 16 to 256
-    characters (8 after a password word, then with three kinds of characters), not a template,
-    URL, path, e-mail address, host or file name, number, date or version, not made of words
-    (``tokenizer_v2_final``, ``getUserNameFromSession``), random enough (3 bits a character);
-    hex (a hash) and UUIDs only when ``adjacent`` (right after the secret word, ``is`` or a
-    dash between at most)."""
+    characters (12 when ``adjacent``: right after the secret word, ``is`` or a dash between at
+    most; 8 after a password word, then with three kinds of characters), not a template, URL,
+    path, e-mail address, host or file name, number, date or version, not made of words
+    (:func:`made_of_words`), with letters and a digit or letters of both cases, random enough
+    (3 bits a character); hex (a hash) and UUIDs only when ``adjacent``."""
     n = len(value)
     if n < _PASSWORD_MIN or n > _VALUE_MAX or "://" in value or value[0] in "/~.\\":
         return False
@@ -124,10 +143,9 @@ def prose_value(value: str, *, adjacent: bool, password: bool) -> bool:
         return False  # a path
     if _DOTTED.fullmatch(value) and not any(c.isdigit() for c in value.rpartition(".")[2]):
         return False  # a host or file name, a dotted reference
-    if n < _PROSE_MIN:
+    if n < (_ADJACENT_MIN if adjacent else _PROSE_MIN):
         return password and credential_like(value)
-    pieces = _PIECES.findall(value)
-    if not pieces or sum(map(len, pieces)) > _WORDS_AT_MOST * len(pieces):
+    if made_of_words(value):
         return False
     digit = any(c.isdigit() for c in value)
     upper = any(c.isupper() for c in value)
@@ -318,7 +336,7 @@ _LINKS = frozenset({"is", "was", "are", "were", "be", "now", "equals", "=", ":",
 _PLAIN = lazy_regex(r"[A-Za-z][A-Za-z'-]*")
 _TOKEN = lazy_regex(r"\S+")
 _NAMED = lazy_regex(r"[A-Za-z][A-Za-z_.-]*[:=]")
-_MARKUP = lazy_regex(r"[\"'<>`]|=[^=]")  # quotes, markup or an '=' inside: no value of prose
+_MARKUP = lazy_regex(r"[\"'<>`]")  # quotes or markup inside: no value of prose
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _STOP_WORDS = frozenset(
     {
@@ -453,13 +471,14 @@ class ProseSecretRule:
             return None
         folded_word = word.lower()
         password = "pass" in folded_word or "pwd" in folded_word
-        line_end = s.find("\n", b, b + _WINDOW)
-        limit = min(n, b + _WINDOW) if line_end < 0 else line_end
+        reach = b + _WINDOW + _VALUE_MAX  # a value starts within the window and may run past it
+        line_end = s.find("\n", b, reach)
+        limit = min(n, reach) if line_end < 0 else line_end
         gaps = 0
         pos = b
         for _ in range(_TOKENS_MAX):
             m = _TOKEN.search(s, pos, limit)
-            if m is None:
+            if m is None or m.start() > b + _WINDOW:
                 return None
             ta, tb = m.span()
             pos = tb

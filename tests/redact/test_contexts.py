@@ -14,6 +14,8 @@ import random
 import string
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harn_mcp_mock.redact import PLACEHOLDER_RE, RedactionPolicy
 
@@ -40,6 +42,16 @@ def password(n: int = 12) -> str:
     body = list(pick(ALNUM, n - 1))
     body.insert(RNG.randrange(1, n - 1), RNG.choice("!#%*+-"))
     return "".join(body)
+
+
+def consonant_runs(n: int) -> str:
+    """Lower-case letters in long runs with few vowels and a digit now and then (random keys of
+    ``[a-z0-9]`` look like this: their letter runs are long, their vowels rare)."""
+    out = ""
+    while len(out) < n:
+        out += "".join(RNG.choice("bcdfghjklmnpqrstvwxz") for _ in range(RNG.randint(4, 8)))
+        out += RNG.choice(string.digits) * RNG.randint(1, 2)
+    return out[:n]
 
 
 def uuid() -> str:
@@ -162,6 +174,10 @@ PROSE: list[tuple[str, str, str]] = [
     ("api key, uuid", uuid(), "The API key is {s}."),
     ("secret, two linking words", pick(ALNUM, 24), "the client secret for staging is now {s}"),
     ("session token in a sentence", pick(ALNUM + "-_", 48), "Session token {s} expires in an hour."),
+    ("a value longer than the window", pick(HEX, 128), "acme token - '{s}'"),
+    ("an equals sign inside", pick(ALNUM, 15) + "=" + pick(ALNUM, 28), "acme token - '{s}'"),
+    ("long runs of letters", consonant_runs(32), "acme token - '{s}'"),
+    ("twelve characters right after", pick(LOWER_DIGITS, 12), "acme token - '{s}'"),
 ]
 
 PROSE_KEPT = [
@@ -191,6 +207,8 @@ PROSE_KEPT = [
     "signing key fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
     "key 2024-01-15",
     "key version 3.14.159",
+    "the token is user_settings_v2",
+    "key ab12cd34ef, then the next step",
 ]
 
 
@@ -245,3 +263,73 @@ def test_many_elements_and_sentences_in_one_text(n: int) -> None:
     for s in secrets:
         assert s not in out
     assert out.count("monkey, a turkey and 3 keys") == n
+
+
+# Harmless shapes after a secret word: never altered, whatever the word and the words between.
+_VOCABULARY = [
+    "user",
+    "settings",
+    "cache",
+    "created",
+    "final",
+    "value",
+    "config",
+    "service",
+    "profile",
+    "default",
+]
+_HARMLESS = st.one_of(
+    st.uuids().map(str),
+    st.binary(min_size=20, max_size=32).map(bytes.hex),  # sha1, sha256 digests
+    st.tuples(st.integers(0, 99), st.integers(0, 99), st.integers(0, 999)).map(
+        lambda v: "v{}.{}.{}".format(*v)
+    ),
+    st.lists(st.sampled_from(_VOCABULARY), min_size=3, max_size=5).map(lambda w: "/" + "/".join(w) + ".txt"),
+    st.dates().map(lambda d: d.isoformat() + "T10:20:30Z"),
+    st.integers(10**9, 10**15).map(str),
+    st.tuples(st.lists(st.sampled_from(_VOCABULARY), min_size=2, max_size=4), st.integers(0, 99)).map(
+        lambda t: "_".join(t[0]) + f"_{t[1]}"
+    ),
+    st.lists(st.sampled_from(_VOCABULARY), min_size=2, max_size=3).map(
+        lambda w: ".".join(w) + "@example.org"
+    ),
+    st.lists(st.sampled_from(_VOCABULARY), min_size=1, max_size=3).map(
+        lambda w: "https://example.org/" + "/".join(w) + "?page=2"
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["token", "key", "secret", "password", "API key", "access token", "Client Secret"]),
+    st.sampled_from(["for request", "of the build", "used by the job", "in file"]),
+    st.sampled_from([" ", " is ", " - ", ": "]),
+    _HARMLESS,
+)
+def test_harmless_identifiers_after_a_secret_word_are_kept(
+    word: str, between: str, link: str, value: str
+) -> None:
+    red = RedactionPolicy.default().redactor()
+    for text in (f"the {word} {between}{link}{value} was issued", f"<p>{word} {between} {value}</p>"):
+        out = red.redact_text(text)
+        assert not PLACEHOLDER_RE.search(out), (text, out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["password", "apiKey", "ns:clientSecret", "auth_token", "db.password", "SmtpPassword"]),
+    st.sampled_from(["element", "entry", "add", "cdata"]),
+    st.text(ALNUM + "+/_-", min_size=20, max_size=60).filter(
+        lambda v: any(c.isdigit() for c in v) and sum(c.isalpha() for c in v) >= 2 and v[0].isalnum()
+    ),
+)
+def test_a_credential_under_a_secret_name_in_xml_is_replaced_whole(name: str, shape: str, value: str) -> None:
+    local = name.rpartition(":")[2]
+    text = {
+        "element": f"<{name}>{value}</{name}>",
+        "entry": f'<entry key="{local}">\n  {value}\n</entry>',
+        "add": f'<add key="{local}" value="{value}" />',
+        "cdata": f"<{local}><![CDATA[{value}]]></{local}>",
+    }[shape]
+    out = RedactionPolicy.default().redactor().redact_text(text)
+    assert value not in out and out == text.replace(value, "[REDACTED:1]"), (text, out)
