@@ -335,6 +335,8 @@ _CLOSERS = "\"'`)]}>.,;:!?"
 _LINKS = frozenset({"is", "was", "are", "were", "be", "now", "equals", "=", ":", "-", "--", "|", "=>", "->"})
 _PLAIN = lazy_regex(r"[A-Za-z][A-Za-z'-]*")
 _TOKEN = lazy_regex(r"\S+")
+_VALUE_HINT = lazy_regex(r"[0-9]|[a-z][A-Z]")  # every value prose_value takes holds one
+_HINT_REACH = 32
 _NAMED = lazy_regex(r"[A-Za-z][A-Za-z_.-]*[:=]")
 _MARKUP = lazy_regex(r"[\"'<>`]")  # quotes or markup inside: no value of prose
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -465,15 +467,17 @@ class ProseSecretRule:
         j = b + 1 if s[b] in "\"'" else b
         if j >= n or s[j] in ":=" or s[b] not in _SPACE + "\"')":
             return None  # 'name: value', 'name=value': the assignment rule's; or no space after
+        reach = b + _WINDOW + _VALUE_MAX  # a value starts within the window and may run past it
+        line_end = s.find("\n", b, reach)
+        limit = min(n, reach) if line_end < 0 else line_end
+        if _VALUE_HINT.search(s, b, min(limit, b + _WINDOW + _HINT_REACH)) is None:
+            return None  # no digit and no camelCase ahead: no value (most prose stops here)
         word = s[a:b]
         strength = self._strength(s, a, word)
         if not strength:
             return None
         folded_word = word.lower()
         password = "pass" in folded_word or "pwd" in folded_word
-        reach = b + _WINDOW + _VALUE_MAX  # a value starts within the window and may run past it
-        line_end = s.find("\n", b, reach)
-        limit = min(n, reach) if line_end < 0 else line_end
         gaps = 0
         pos = b
         for _ in range(_TOKENS_MAX):

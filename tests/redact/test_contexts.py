@@ -147,6 +147,8 @@ CONNECTIONS: list[tuple[str, str, str]] = [
     ("redis without a user", password(), "redis://:{s}@cache.example.org:6379/0"),
     ("atlassian url", pick(ALNUM, 24), "https://ada@example.org:{s}@company.atlassian.net/wiki"),
     ("token in a query", pick(ALNUM, 32), "https://api.example.org/v1/x?token={s}&page=2"),
+    ("token as the url's user, hex", pick(HEX, 40), "git clone https://{s}@github.com/acme/app.git"),
+    ("token as the url's user", pick(ALNUM + "_", 36), "remote = https://{s}@git.example.org/acme/app"),
 ]
 
 CONNECTIONS_KEPT = [
@@ -156,6 +158,10 @@ CONNECTIONS_KEPT = [
     "jdbc:sqlserver://localhost:1433;databaseName=AdventureWorks",
     "sqlplus /nolog @scripts/setup.sql",
     "see docs/guide/setup@v2.md for the steps",
+    "ssh://git@github.com/acme/app.git",
+    "https://ada.lovelace@example.org/profile",
+    "https://deploy-bot@git.example.org/acme/app",
+    "https://build_user_2024@ci.example.org/job/7",
 ]
 
 # A secret word within a few words before the value, in prose or a log line.
