@@ -79,6 +79,7 @@ _HEX = lazy_regex(r"[0-9A-Fa-f]+")
 _DOTTED = lazy_regex(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
 _PIECES = lazy_regex(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _PIECE_RANDOM = 3.0
+_CONSONANT_RUN = lazy_regex(r"[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{4}")
 _PIECE_WORDS = 6.0
 _VOWELS_WORDS = 0.3
 _PROSE_MIN = 16
@@ -108,14 +109,17 @@ def credential_word(word: str) -> bool:
 def made_of_words(value: str) -> bool:
     """Whether ``value`` is made of words (``tokenizer_v2_final``, ``getUserNameFromSession``)
     rather than random: its letter and digit pieces (split at case changes and separators) run
-    longer than 3 characters on average and its letters hold vowels as words do (30% or more;
-    about 19% in random letters), or the pieces are very long (6)."""
+    longer than 3 characters on average, no four consonants stand in a row (``y`` aside; random
+    letters have such runs, words seldom), and its letters hold vowels as words do (30% or more;
+    about 19% in random letters) or the pieces are very long (6)."""
     pieces = _PIECES.findall(value)
     if not pieces:
         return True
     average = sum(map(len, pieces)) / len(pieces)
     if average <= _PIECE_RANDOM:
         return False
+    if _CONSONANT_RUN.search(value):
+        return False  # 'ttplsbr': random letters, not words
     letters = [c for c in value if c.isalpha()]
     vowels = sum(1 for c in letters if c in "aeiouAEIOU")
     return average > _PIECE_WORDS or vowels >= _VOWELS_WORDS * len(letters)

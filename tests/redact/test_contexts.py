@@ -184,6 +184,16 @@ PROSE: list[tuple[str, str, str]] = [
     ("an equals sign inside", pick(ALNUM, 15) + "=" + pick(ALNUM, 28), "acme token - '{s}'"),
     ("long runs of letters", consonant_runs(32), "acme token - '{s}'"),
     ("twelve characters right after", pick(LOWER_DIGITS, 12), "acme token - '{s}'"),
+    (
+        "vowels as in words, consonant runs as in random letters",
+        "ua31kstrvboe52iax07qmpdle",
+        "acme token - '{s}'",
+    ),
+    (
+        "after a word and an equals sign",
+        "eu01xx" + pick(HEX, 34) + "-ACME",
+        "acme mobile app token EU = '{s}'",
+    ),
 ]
 
 PROSE_KEPT = [
