@@ -341,6 +341,7 @@ _PLAIN = lazy_regex(r"[A-Za-z][A-Za-z'-]*")
 _TOKEN = lazy_regex(r"\S+")
 _VALUE_HINT = lazy_regex(r"[0-9]|[a-z][A-Z]")  # every value prose_value takes holds one
 _HINT_REACH = 32
+_SETTINGS = lazy_regex(r"[,;&][ \t]*[A-Za-z_][\w.-]*=")  # a list of name=value settings
 _NAMED = lazy_regex(r"[A-Za-z][A-Za-z_.-]*[:=]")
 _MARKUP = lazy_regex(r"[\"'<>`]")  # quotes or markup inside: no value of prose
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -508,6 +509,8 @@ class ProseSecretRule:
                 continue
             if _NAMED.match(core) is not None:
                 return None  # 'KEY:value', 'pass=value': a name and its value, the assignment rule's
+            if _SETTINGS.search(core) is not None:
+                return None  # 'host:6380,password=…,ssl=True': settings, each judged by its name
             if _MARKUP.search(core) is None and prose_value(core, adjacent=gaps == 0, password=password):
                 return (ca, cb, self.name)
             return None

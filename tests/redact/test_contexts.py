@@ -147,6 +147,11 @@ CONNECTIONS: list[tuple[str, str, str]] = [
     ("redis without a user", password(), "redis://:{s}@cache.example.org:6379/0"),
     ("atlassian url", pick(ALNUM, 24), "https://ada@example.org:{s}@company.atlassian.net/wiki"),
     ("token in a query", pick(ALNUM, 32), "https://api.example.org/v1/x?token={s}&page=2"),
+    (
+        "settings after a secret word: only the password",
+        pick(ALNUM, 44),
+        "cache token - '" + pick(ALNUM, 12) + ".redis.cache.windows.net:6380,password={s},ssl=True'",
+    ),
     ("token as the url's user, hex", pick(HEX, 40), "git clone https://{s}@github.com/acme/app.git"),
     ("token as the url's user", pick(ALNUM + "_", 36), "remote = https://{s}@git.example.org/acme/app"),
 ]
