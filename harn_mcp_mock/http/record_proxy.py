@@ -4,7 +4,7 @@ Every request (POST, GET, DELETE) is forwarded with its headers (``Mcp-Session-I
 ``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``...) plus the ``--header``
 values; every answer comes back with its status and headers, JSON bodies whole and SSE streams
 event by event, as they arrive. Each JSON-RPC message seen in either direction goes through
-the :class:`~harn_mcp_mock.record.recorder.Recorder` (redacted there, as over stdio). The
+the :class:`~harn_mcp_mock.session.recorder.Recorder` (redacted there, as over stdio). The
 HTTP-level facts (method, status, content type, redacted headers) of every exchange are kept
 in :attr:`RecordProxy.exchanges`; the cassette's optional ``http`` list keeps, per exchange, the
 seq of the client message it carried, the method, the status, the content type, the
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
     from harn_mcp_mock.cassette.claim import CassetteClaim
     from harn_mcp_mock.cassette.model import Cassette
-    from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+    from harn_mcp_mock.session.recorder import MessageRedactor, Recorder
     from harn_mcp_mock.shutdown import StopSignals
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.cassette.modes import SessionPlan
     from harn_mcp_mock.replay.run import ReplayOutcome
+    from harn_mcp_mock.session.recorder import MessageRedactor
     from harn_mcp_mock.shutdown import StopSignals
 
 
@@ -405,7 +406,8 @@ def _serve_recording(
     ends (``DELETE``) or the serving stops. ``emit_tape``: its exchanges on a tape too."""
     from harn_mcp_mock.cassette.claim import recording_claim
     from harn_mcp_mock.errors import ServerError
-    from harn_mcp_mock.http.live import RecordEngine, record_engine
+    from harn_mcp_mock.session.open import open_record
+    from harn_mcp_mock.session.record import RecordEngine
 
     with recording_claim(cassette, claim), contextlib.ExitStack() as stack:
         tape = _tape(stack, emit_tape, cassette, ["replay", "--http"])  # (the command unredacted: not here)
@@ -420,13 +422,18 @@ def _serve_recording(
                     "restart it (or use --url for a Streamable HTTP server) to record another"
                 )
             try:
-                recording.append(record_engine(command, cassette, options.redact_policy))
+                recording.append(
+                    open_record(command, cassette, policy_path=options.redact_policy, observe=observe)
+                )
             except ServerError as exc:  # the session is told; a later one may try again
                 return _Refusing(f"the live server could not be started: {exc}")
-            if tape is not None:  # the server's name, as `record --emit-tape` gives it
-                recording[0].recorder.observer = tape.observer(Path(recording[0].recorder.command[0]).name)
-                tape.redactors.append(recording[0].recorder.redactor)
             return recording[0]
+
+        def observe(shown: list[str], redactor: MessageRedactor) -> Any:
+            if tape is None:
+                return None
+            tape.redactors.append(redactor)
+            return tape.observer(Path(shown[0]).name)  # the server's name, as `record --emit-tape` gives it
 
         def retire(engine: Engine) -> None:
             if isinstance(engine, RecordEngine) and engine.cassette is None:
