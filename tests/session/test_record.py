@@ -15,7 +15,8 @@ from harn_mcp_mock.upstream.base import ExitInfo, Reply, answered_ids
 
 
 class Plain:
-    findings: dict[str, int] = {}
+    def __init__(self) -> None:
+        self.findings: dict[str, int] = {}
 
     def redact_message(self, obj: Any) -> Any:
         return obj
