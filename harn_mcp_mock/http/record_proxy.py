@@ -363,29 +363,28 @@ def record_http(
                 upstream, recorder, redactor, parsed, opts, host, port, path, allow_remote, verify,
                 on_ready, on_event, on_server, guard, stop,
             )  # fmt: skip
-        from harn_mcp_mock.tape import TapeWriter
-        from harn_mcp_mock.tape.mcp import McpTapeObserver, redact_again
+        from harn_mcp_mock.session.tape import RecordingTape
 
         shown = recorder.command  # ["--url", URL, "--header", "NAME:VALUE"...], redacted
         try:
-            writer = TapeWriter(emit_tape, script_path=shown[1], argv=shown[2:])
+            tape = RecordingTape(emit_tape, script_path=shown[1], argv=shown[2:])
         except BaseException:
             recorder.discard()
             raise
-        observer = McpTapeObserver(
-            writer, urllib.parse.urlsplit(shown[1]).netloc.rpartition("@")[2] or shown[1]
+        tape.redactors.append(redactor)
+        recorder.observer = tape.observer(
+            urllib.parse.urlsplit(shown[1]).netloc.rpartition("@")[2] or shown[1]
         )
-        recorder.observer = observer
+        done = False
         try:
-            done = _record_claimed(
+            result = _record_claimed(
                 upstream, recorder, redactor, parsed, opts, host, port, path, allow_remote, verify,
                 on_ready, on_event, on_server, guard, stop,
             )  # fmt: skip
-            observer.finish()  # requests never answered are on the tape too
-            return done
-        finally:
-            writer.close()
-            redact_again([redactor], tape=writer.path)  # a value identified after it was taped
+            done = True
+            return result
+        finally:  # requests never answered are on the tape too, when the recording finished
+            tape.close(unanswered=done)
 
 
 def _record_claimed(

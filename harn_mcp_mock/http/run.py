@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.cassette.modes import SessionPlan
     from harn_mcp_mock.replay.run import ReplayOutcome
     from harn_mcp_mock.session.recorder import MessageRedactor
+    from harn_mcp_mock.session.tape import RecordingTape
     from harn_mcp_mock.shutdown import StopSignals
 
 
@@ -357,7 +358,7 @@ def _serve_sessions(
     url: str | None,
     headers: dict[str, str],
     options: ReplayOptions,
-    tape: _Tape | None,
+    tape: RecordingTape | None,
     *server_args: Any,
 ) -> ReplayReport:
     from harn_mcp_mock.http.live import EpisodesEngine
@@ -455,43 +456,15 @@ def _serve_recording(
         return recording[0].cassette
 
 
-class _Tape:
-    """The one tape of a session that records over HTTP: its writer, the observer every HTTP
-    session shares (made at the first), and the redactors it is redacted again with at the end."""
-
-    def __init__(self, writer: Any) -> None:
-        self.writer = writer
-        self.redactors: list[Any] = []
-        self._observer: Any = None
-
-    def observer(self, server: str) -> Any:
-        if self._observer is None:
-            from harn_mcp_mock.tape.mcp import McpTapeObserver
-
-            self._observer = McpTapeObserver(self.writer, server)
-        return self._observer
-
-    def close(self) -> None:
-        """Tape the requests never answered, close, redact again (value memory)."""
-        from harn_mcp_mock.tape.mcp import redact_again
-
-        try:
-            if self._observer is not None:
-                self._observer.finish()
-        finally:
-            self.writer.close()
-            redact_again(self.redactors, tape=self.writer.path)
-
-
 def _tape(
     stack: contextlib.ExitStack, emit_tape: str | Path | None, cassette: Path, argv: list[str]
-) -> _Tape | None:
+) -> RecordingTape | None:
     """The tape at ``emit_tape`` (None without one), closed when ``stack`` unwinds."""
     if emit_tape is None:
         return None
-    from harn_mcp_mock.tape import TapeWriter
+    from harn_mcp_mock.session.tape import RecordingTape
 
-    tape = _Tape(TapeWriter(emit_tape, script_path=str(cassette), argv=argv))
+    tape = RecordingTape(emit_tape, script_path=str(cassette), argv=argv)
     stack.callback(tape.close)
     return tape
 

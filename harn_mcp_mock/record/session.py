@@ -74,14 +74,14 @@ def _record_claimed(
     policy = load_policy(options.redact_policy)
     server_env = dict(os.environ if env is None else env)
     redactor = policy.redactor(argv=list(command), env=server_env)
-    writer = observer = None
+    tape = observer = None
     if emit_tape is not None:
-        from harn_mcp_mock.tape import TapeWriter
-        from harn_mcp_mock.tape.mcp import McpTapeObserver
+        from harn_mcp_mock.session.tape import RecordingTape
 
         shown = redactor.redact_argv(list(command))
-        writer = TapeWriter(emit_tape, clock=clock, script_path=shown[0], argv=shown[1:])
-        observer = McpTapeObserver(writer, Path(shown[0]).name)
+        tape = RecordingTape(emit_tape, clock=clock, script_path=shown[0], argv=shown[1:])
+        tape.redactors.append(redactor)
+        observer = tape.observer(Path(shown[0]).name)
     recorder = new_recorder(
         cassette, policy, list(command), redactor=redactor, clock=clock, observer=observer
     )
@@ -97,18 +97,8 @@ def _record_claimed(
             allow_empty=options.allow_empty,
         )
     finally:
-        if writer is not None:
-            try:
-                if observer is not None:  # requests never answered (the server died, the client left)
-                    observer.finish()
-            finally:
-                writer.close()
-            if redactor.learned:
-                # A value identified as a secret after the records that carry it were written
-                # (docs/redaction.md, value memory): the tape is redacted again with all it knows.
-                from harn_mcp_mock.tape.mcp import redact_tape
-
-                redact_tape(writer.path, redactor.redact_message)
+        if tape is not None:  # the requests never answered (the server died, the client left) too
+            tape.close()
 
 
 def command_recorder(

@@ -4,7 +4,8 @@
 :class:`RecordCore` (what a recording is, no I/O; the stdio proxy, the
 HTTP endpoint and the Python API drive it) and :class:`RecordEngine` (the core over any
 :class:`~harn_mcp_mock.upstream.Upstream`); ``recorders.py`` is the one place a recorder is
-built; ``open.py`` puts a recording engine together (recorder, tape, upstream).
+built; ``tape.py`` is the one place a recording's tape is wired; ``open.py`` puts a recording
+engine together (recorder, tape, upstream).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.session.record import RecordCore, RecordEngine
     from harn_mcp_mock.session.recorder import MessageRedactor, Recorder
     from harn_mcp_mock.session.recorders import new_recorder
+    from harn_mcp_mock.session.tape import RecordingTape
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
 _HOME = {
@@ -25,10 +27,19 @@ _HOME = {
     "RecordCore": "record",
     "RecordEngine": "record",
     "Recorder": "recorder",
+    "RecordingTape": "tape",
     "new_recorder": "recorders",
     "open_record": "open",
 }
 
 __getattr__ = lazy_exports(__name__, _HOME)
 
-__all__ = ["MessageRedactor", "RecordCore", "RecordEngine", "Recorder", "new_recorder", "open_record"]
+__all__ = [
+    "MessageRedactor",
+    "RecordCore",
+    "RecordEngine",
+    "Recorder",
+    "RecordingTape",
+    "new_recorder",
+    "open_record",
+]
