@@ -166,12 +166,14 @@ class RecordEngine:
     def receive(self, message: Any) -> list[Out]:
         data = deepjson.dumps(message)
         frame = parse_frame(data, CLIENT)
+        seq = sum(self.core.counts.values())  # the seq the recorder gives it (HTTP notes it)
         self.core.frame(frame)
         expect = request_ids(frame)
         if frame.kind == "request":
             self._asked.add(str(frame.method))
         self.waiting |= expect
-        self._exchanges.append((self.upstream.exchange(data, expect, self.timeout), set(expect)))
+        frames = self.upstream.exchange(data, expect, self.timeout, seq=seq)
+        self._exchanges.append((frames, set(expect)))
         return self._drain() + self._drive()
 
     def push(self, frame: Frame) -> list[Reply]:
@@ -235,8 +237,11 @@ class RecordEngine:
         self._finished = True
         self._close_exchanges()
         info: ExitInfo = self.upstream.close(self.timeout, self.core.frame)
+        http: list[dict[str, Any]] = getattr(self.upstream, "http", None) or []  # HTTP's own facts
         try:
-            self.cassette = self.core.finish(dict(info), allow_empty=allow_empty)
+            self.cassette = self.core.finish(
+                dict(info), {"http": http} if http else None, allow_empty=allow_empty
+            )
         except NothingRecordedError as exc:  # raised here it would end in uvicorn's traceback
             self.nothing = exc
         return self.cassette
