@@ -207,7 +207,7 @@ def replay(
     ignore_paths: Annotated[
         list[str] | None,
         typer.Option(
-            "--ignore-path", metavar="POINTER", help="JSON pointer to leave out of matching (repeatable)."
+            "--ignore-path", metavar="POINTER", help="JSON pointer pattern left out of matching (repeatable)."
         ),
     ] = None,
     repeat: Annotated[
@@ -356,7 +356,7 @@ def verify(
         typer.Option(
             "--ignore-path",
             metavar="POINTER",
-            help="JSON pointer into results left out of comparisons (repeatable).",
+            help="JSON pointer pattern (docs/cli.md) into results left out of comparisons (repeatable).",
         ),
     ] = None,
     latency_ratio: Annotated[float, typer.Option("--latency-ratio", help="B8 ratio threshold.")] = 2.0,

@@ -6,10 +6,10 @@ document and ``"/"`` its key ``""``. Callers that need their own error type catc
 
 **Patterns** (:func:`compile_pattern`) are the one wildcard dialect every reader of pointer
 patterns shares: a redaction policy's ``redact.pointers``, ``allow.pointers`` and
-``entropy.skip_pointers``, a world task's ``may_change`` and a ``verify`` ignore file's
-``pointer``. A segment ``*`` matches any one key or array index, a segment ``**`` any number of
-segments (none included), a ``*`` inside a segment any run of characters within that segment;
-everything else is literal. An old spelling a reader still accepts is announced once by
+``entropy.skip_pointers``, a world task's ``may_change``, a ``verify`` ignore file's ``pointer``
+and a lint allowlist entry's. A segment ``*`` matches any one key or array index, a segment
+``**`` any number of segments (none included), a ``*`` inside a segment any run of characters
+within that segment; everything else is literal. An old spelling a reader still accepts is announced once by
 :func:`warn_old_spelling`. docs/cli.md ("JSON pointer patterns") is the reference.
 """
 
