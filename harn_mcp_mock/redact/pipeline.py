@@ -31,7 +31,6 @@ from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.contexts import context_rules
 from harn_mcp_mock.redact.gates import Text, lazy_regex
-from harn_mcp_mock.redact.pairs import PAIR_RULE, pair_hits, pair_keys
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.rules import (
     AUTH_PARAM,
@@ -762,6 +761,7 @@ class Redactor:
         dead = state is ptr.DEAD
         pair = None
         examined = self._examined
+        replaced = False  # whether a string value (or a key) was replaced: what pair_keys looks beside
         for i, (key, value) in enumerate(d.items()):
             is_str = type(key) is str
             flags = self._key_flags(key) if is_str else 0
@@ -798,10 +798,13 @@ class Redactor:
                 if new_value is value and new_key is key:
                     continue
                 out = dict(islice(d.items(), i))
+            if new_key is not key or (new_value is not value and new_value.__class__ is str):
+                replaced = True
             out[new_key] = new_value
-        if out is not None:  # the id half of a credential pair beside a secret replaced
-            for key in pair_keys(d, out):
-                out[key] = self._whole(out[key], PAIR_RULE)
+        if replaced and out is not None:  # the id half of a credential pair beside a secret replaced
+            pairs = _pairs or _import_pairs()
+            for key in pairs.pair_keys(d, out):
+                out[key] = self._whole(out[key], pairs.PAIR_RULE)
         return d if out is None else out
 
     def _red_list(self, items: Sequence[Any], mode: int, state: ptr.PointerState) -> Any:
@@ -876,7 +879,8 @@ class Redactor:
                 self._remember_clean(s)
             self._seen(s)
             return s
-        hits += pair_hits(s, hits)  # the id half of a credential pair beside a secret found
+        # The id half of a credential pair beside a secret found.
+        hits += (_pairs or _import_pairs()).pair_hits(s, hits)
         generation = self._generation
         out = self._apply(s, hits)
         if self._generation != generation and out is not s:
@@ -936,6 +940,19 @@ class Redactor:
             number = self._numbers[value] = len(self._numbers) + self._first_number
         self._findings[rule] = self._findings.get(rule, 0) + 1
         return placeholder(number)
+
+
+_pairs: Any = None
+"""The :mod:`~harn_mcp_mock.redact.pairs` module, imported when a text or an object first holds a
+secret (see :func:`_import_pairs`): a replay whose first messages hold none never loads it."""
+
+
+def _import_pairs() -> Any:
+    global _pairs
+    from harn_mcp_mock.redact import pairs
+
+    _pairs = pairs
+    return pairs
 
 
 _PAIR_NAMES = ("name", "Name", "key", "Key", "ParameterName")
