@@ -99,6 +99,7 @@ class Redactor:
         self._key_cache: dict[str, int] = {}
         self._harmless: set[str] = set()
         self._clean: set[str] = set()
+        self._scanned: dict[tuple[str, bool], tuple[Hit, ...]] = {}  # see _hits
         assignment = AssignmentRule(compiled.name_is_secret, compiled.name_needles, compiled.min_name)
         # XML elements and free text, judged by the same names (issue 37)
         contexts = context_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
@@ -654,7 +655,20 @@ class Redactor:
         return flags
 
     def _hits(self, text: Text, entropy: bool) -> list[Hit]:
-        hits = self._scanner.hits(text, entropy=entropy)
+        s = text.s
+        if len(s) <= _CLEAN_STRING_MAX:
+            # The detectors' hits in a short string, remembered (they depend on the string alone):
+            # a string that comes back (the same argument in every call) is not scanned again.
+            # The memory's are looked for each time (it grows).
+            key = (s, entropy)
+            known = self._scanned.get(key)
+            if known is None:
+                if len(self._scanned) >= _CACHE_MAX:
+                    self._scanned.clear()
+                known = self._scanned[key] = tuple(self._scanner.hits(text, entropy=entropy))
+            hits = list(known)
+        else:
+            hits = self._scanner.hits(text, entropy=entropy)
         lit = self._memory()
         if lit is not None:
             hits += lit.hits(text, entropy=False)
@@ -851,7 +865,7 @@ class Redactor:
         """``s`` replaced as a whole (a secret key's value, a flag's value, a pointer's target)."""
         if not s or is_placeholder(s) or self._c.allowed(s):
             return s
-        if _AUTH_SCHEME.match(s):  # ``Bearer <token>``: the token's own number, as in any channel
+        if (" " in s or "\t" in s) and _AUTH_SCHEME.match(s):  # ``Bearer <token>``: the token's own number
             shown = self._scheme_value(s, rule)
             if shown is not None:
                 return shown
@@ -860,8 +874,10 @@ class Redactor:
     def _red_text(self, s: str, entropy: bool) -> str:
         if self._short_set and s in self._short_set:
             return self._whole(s, self._short[s])
+        examined = self._examined  # (what _seen appends to, inlined here: the hot path)
         if len(s) < self._text_min or s in self._clean:
-            self._seen(s)
+            if examined is not None:
+                examined.append((self._generation, s))
             return s
         found = self._found
         if found is not None and found[1] is s and found[0] == self._generation and not self._memory_only:
@@ -877,7 +893,8 @@ class Redactor:
         if not hits:
             if entropy and len(s) <= _CLEAN_STRING_MAX and not self._memory_only:
                 self._remember_clean(s)
-            self._seen(s)
+            if examined is not None:
+                examined.append((self._generation, s))
             return s
         # The id half of a credential pair beside a secret found.
         hits += (_pairs or _import_pairs()).pair_hits(s, hits)
