@@ -332,7 +332,23 @@ class XmlSecretRule:
 # --- free text ------------------------------------------------------------------------------------
 
 _PROSE_NEEDLES = ("key", "token", "secret", "pass", "pwd", "credential")
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+_WORD_STR = "abcdefghijklmnopqrstuvwxyz0123456789_-"
+_WORD_CHARS = frozenset(_WORD_STR)
+_WORD_TAIL = lazy_regex(r"[a-z0-9_-]*")  # (the case-folded text's word characters, as _WORD_CHARS)
+_WORD_REACH = 64
+
+
+def _word_start(folded: str, at: int) -> int:
+    """Where the run of word characters (:data:`_WORD_CHARS`) that ends at ``at`` starts."""
+    while at > 0:
+        floor = max(0, at - _WORD_REACH)
+        kept = folded[floor:at].rstrip(_WORD_STR)
+        if kept:
+            return floor + len(kept)
+        at = floor
+    return 0
+
+
 _BEFORE_WORD = frozenset(" \t\r\n\"'`([{,;|*>")
 _OPENERS = "\"'`([{<"
 _CLOSERS = "\"'`)]}>.,;:!?"
@@ -423,14 +439,15 @@ class ProseSecretRule:
         if len(folded) != len(s) or needle not in folded:
             return []
         hits: list[Hit] = []
-        n = len(s)
         at = folded.find(needle)
+        tail = _WORD_TAIL.match
         while at >= 0:
-            a, b = at, at + len(needle)
-            while a > 0 and folded[a - 1] in _WORD_CHARS:
-                a -= 1
-            while b < n and folded[b] in _WORD_CHARS:
-                b += 1
+            # The word around the needle (C-speed: a match forward, a strip backward).
+            b = at + len(needle)
+            rest = tail(folded, b)  # (always a match, perhaps empty)
+            if rest is not None:
+                b = rest.end()
+            a = _word_start(folded, at)
             hit = self._after(s, a, b)
             if hit is not None:
                 hits.append(hit)
@@ -472,6 +489,8 @@ class ProseSecretRule:
         j = b + 1 if s[b] in "\"'" else b
         if j >= n or s[j] in ":=" or s[b] not in _SPACE + "\"')":
             return None  # 'name: value', 'name=value': the assignment rule's; or no space after
+        if not self._judge(s[a:b]):
+            return None  # no secret's name (asked first: cached per word, cheaper than what follows)
         reach = b + _WINDOW + _VALUE_MAX  # a value starts within the window and may run past it
         line_end = s.find("\n", b, reach)
         limit = min(n, reach) if line_end < 0 else line_end

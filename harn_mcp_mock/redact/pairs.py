@@ -73,6 +73,7 @@ _SEPARATOR = lazy_regex(r"[=:>]|[ \t]-[ \t]")
 _ID_END = lazy_regex(
     r"(?i)(?:id|user|username|user_name|login|account|org|organization|ikey|uid)[\"']?[ \t]*\Z"
 )
+_ID_HINTS = ("id", "user", "login", "account", "org", "ikey")  # one is in every name of _ID_WORDS
 _ID_TAILS = frozenset({"id", "er", "me", "in", "nt", "rg", "on", "ey"})  # how the id words end
 _NEWLINE = lazy_regex(r"\n")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -203,6 +204,11 @@ def pair_hits(s: str, hits: list[Hit]) -> list[Hit]:
     one of ``hits`` (the secrets found in ``s``): see the module's docstring."""
     if not hits or ("=" not in s and ":" not in s and ">" not in s and " - " not in s):
         return []
+    # Every id name (or tag) ends with one of the id words, in ASCII letters: a text none of
+    # them is in has no pair (most texts with a secret: a few C-speed searches, not a scan).
+    low = s.lower()
+    if not any(word in low for word in _ID_HINTS):
+        return []
     import bisect  # lazily: only a text with a secret and a separator needs it (start-up speed)
 
     found: list[Hit] = []
@@ -326,6 +332,21 @@ def pair_keys(before: dict[Any, Any], after: dict[Any, Any]) -> list[Any]:
     """The keys of a JSON object whose values are the id half of a pair: a random-looking string
     under an id-like key (see :func:`id_name`, :func:`random_id`) left as it was, while a sibling
     value was replaced (``after`` is the object redacted, ``before`` as it came)."""
+    # The candidates first (a cached look at each key name: most objects have none), then
+    # whether a sibling was replaced.
+    candidates: list[tuple[str, str, list[str]]] = []
+    for key, value in after.items():
+        if not isinstance(key, str):
+            continue
+        stem = _id_name_cached(key)
+        if stem is None or not isinstance(value, str) or before.get(key) is not value:
+            continue
+        value = str(value)  # (for mypy: the identity test above narrowed it to the dict's value type)
+        if _own_id(key) or not random_id(value, paired=True):
+            continue  # no id name, or a bare "id" / "_id" (the object's own, a resource id)
+        candidates.append((key, value, stem))
+    if not candidates:
+        return []
     replaced = [
         k
         for k, v in after.items()
@@ -334,13 +355,7 @@ def pair_keys(before: dict[Any, Any], after: dict[Any, Any]) -> list[Any]:
     if not replaced:
         return []
     out = []
-    for key, value in after.items():
-        if not isinstance(value, str) or not isinstance(key, str) or before.get(key) is not value:
-            continue
-        value = str(value)  # (for mypy: the identity test above narrowed it to the dict's value type)
-        stem = _id_name_cached(key)
-        if stem is None or _own_id(key) or not random_id(value, paired=True):
-            continue  # no id name, or a bare "id" / "_id" (the object's own, a resource id)
+    for key, value, stem in candidates:
         if not random_id(value, paired=False):
             if (
                 stem

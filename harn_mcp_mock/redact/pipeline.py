@@ -31,7 +31,6 @@ from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.contexts import context_rules
 from harn_mcp_mock.redact.gates import Text, lazy_regex
-from harn_mcp_mock.redact.pairs import PAIR_RULE, pair_hits, pair_keys
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.rules import (
     AUTH_PARAM,
@@ -100,6 +99,7 @@ class Redactor:
         self._key_cache: dict[str, int] = {}
         self._harmless: set[str] = set()
         self._clean: set[str] = set()
+        self._scanned: dict[tuple[str, bool], tuple[Hit, ...]] = {}  # see _hits
         assignment = AssignmentRule(compiled.name_is_secret, compiled.name_needles, compiled.min_name)
         # XML elements and free text, judged by the same names (issue 37)
         contexts = context_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
@@ -655,7 +655,20 @@ class Redactor:
         return flags
 
     def _hits(self, text: Text, entropy: bool) -> list[Hit]:
-        hits = self._scanner.hits(text, entropy=entropy)
+        s = text.s
+        if len(s) <= _CLEAN_STRING_MAX:
+            # The detectors' hits in a short string, remembered (they depend on the string alone):
+            # a string that comes back (the same argument in every call) is not scanned again.
+            # The memory's are looked for each time (it grows).
+            key = (s, entropy)
+            known = self._scanned.get(key)
+            if known is None:
+                if len(self._scanned) >= _CACHE_MAX:
+                    self._scanned.clear()
+                known = self._scanned[key] = tuple(self._scanner.hits(text, entropy=entropy))
+            hits = list(known)
+        else:
+            hits = self._scanner.hits(text, entropy=entropy)
         lit = self._memory()
         if lit is not None:
             hits += lit.hits(text, entropy=False)
@@ -762,6 +775,7 @@ class Redactor:
         dead = state is ptr.DEAD
         pair = None
         examined = self._examined
+        replaced = False  # whether a string value (or a key) was replaced: what pair_keys looks beside
         for i, (key, value) in enumerate(d.items()):
             is_str = type(key) is str
             flags = self._key_flags(key) if is_str else 0
@@ -798,10 +812,13 @@ class Redactor:
                 if new_value is value and new_key is key:
                     continue
                 out = dict(islice(d.items(), i))
+            if new_key is not key or (new_value is not value and new_value.__class__ is str):
+                replaced = True
             out[new_key] = new_value
-        if out is not None:  # the id half of a credential pair beside a secret replaced
-            for key in pair_keys(d, out):
-                out[key] = self._whole(out[key], PAIR_RULE)
+        if replaced and out is not None:  # the id half of a credential pair beside a secret replaced
+            pairs = _pairs or _import_pairs()
+            for key in pairs.pair_keys(d, out):
+                out[key] = self._whole(out[key], pairs.PAIR_RULE)
         return d if out is None else out
 
     def _red_list(self, items: Sequence[Any], mode: int, state: ptr.PointerState) -> Any:
@@ -848,7 +865,7 @@ class Redactor:
         """``s`` replaced as a whole (a secret key's value, a flag's value, a pointer's target)."""
         if not s or is_placeholder(s) or self._c.allowed(s):
             return s
-        if _AUTH_SCHEME.match(s):  # ``Bearer <token>``: the token's own number, as in any channel
+        if (" " in s or "\t" in s) and _AUTH_SCHEME.match(s):  # ``Bearer <token>``: the token's own number
             shown = self._scheme_value(s, rule)
             if shown is not None:
                 return shown
@@ -857,8 +874,10 @@ class Redactor:
     def _red_text(self, s: str, entropy: bool) -> str:
         if self._short_set and s in self._short_set:
             return self._whole(s, self._short[s])
+        examined = self._examined  # (what _seen appends to, inlined here: the hot path)
         if len(s) < self._text_min or s in self._clean:
-            self._seen(s)
+            if examined is not None:
+                examined.append((self._generation, s))
             return s
         found = self._found
         if found is not None and found[1] is s and found[0] == self._generation and not self._memory_only:
@@ -874,9 +893,11 @@ class Redactor:
         if not hits:
             if entropy and len(s) <= _CLEAN_STRING_MAX and not self._memory_only:
                 self._remember_clean(s)
-            self._seen(s)
+            if examined is not None:
+                examined.append((self._generation, s))
             return s
-        hits += pair_hits(s, hits)  # the id half of a credential pair beside a secret found
+        # The id half of a credential pair beside a secret found.
+        hits += (_pairs or _import_pairs()).pair_hits(s, hits)
         generation = self._generation
         out = self._apply(s, hits)
         if self._generation != generation and out is not s:
@@ -936,6 +957,19 @@ class Redactor:
             number = self._numbers[value] = len(self._numbers) + self._first_number
         self._findings[rule] = self._findings.get(rule, 0) + 1
         return placeholder(number)
+
+
+_pairs: Any = None
+"""The :mod:`~harn_mcp_mock.redact.pairs` module, imported when a text or an object first holds a
+secret (see :func:`_import_pairs`): a replay whose first messages hold none never loads it."""
+
+
+def _import_pairs() -> Any:
+    global _pairs
+    from harn_mcp_mock.redact import pairs
+
+    _pairs = pairs
+    return pairs
 
 
 _PAIR_NAMES = ("name", "Name", "key", "Key", "ParameterName")

@@ -1402,6 +1402,16 @@ def random_enough(s: str) -> bool:
 _ENTROPY_SLACK = 0.75
 
 
+PREFIXED_REGEX = (
+    r"(?<![A-Za-z0-9_.+/-])(?:[a-z]{2,11}|[A-Z]{2,11})[0-9]?(?:[_.-]++[A-Za-z0-9]++)++[_-]*+={0,2}+"
+    r"(?![A-Za-z0-9+/=]|[_.-][A-Za-z0-9])"
+)
+"""The default policy's ``prefixed-token`` expression (:meth:`PrefixedTokenRule.__call__` knows
+where its candidates can start)."""
+_JUDGED: dict[str, bool] = {}
+_JUDGED_MAX = 4096
+
+
 class PrefixedTokenRule:
     """Vendor-prefixed tokens of any vendor: the candidates ``regex`` finds (runs of the
     ``prefix_body`` shape, 20 characters or more), each weighed by :func:`prefixed_secret`
@@ -1432,15 +1442,43 @@ class PrefixedTokenRule:
 
     @staticmethod
     def judge(candidate: str) -> bool:
-        """Whether a candidate the expression found is a secret."""
-        return len(candidate) >= _PREFIXED_MIN and prefixed_secret(candidate)
+        """Whether a candidate the expression found is a secret (remembered per candidate: the
+        same token comes back in many messages and channels)."""
+        if len(candidate) < _PREFIXED_MIN:
+            return False
+        verdict = _JUDGED.get(candidate)
+        if verdict is None:
+            verdict = prefixed_secret(candidate)
+            if len(_JUDGED) >= _JUDGED_MAX:
+                _JUDGED.clear()
+            _JUDGED[candidate] = verdict
+        return verdict
 
     def __call__(self, text: Text) -> list[Hit]:
         s = text.s
         if len(s) < _PREFIXED_MIN or not text.has_run(_PREFIXED_MIN):
             return []
         name, judge = self.name, self.judge
-        return [(m.start(), m.end(), name) for m in self._regex.finditer(s) if judge(m[0])]
+        if self.pattern != PREFIXED_REGEX:  # a policy's own expression: searched as it is
+            return [(m.start(), m.end(), name) for m in self._regex.finditer(s) if judge(m[0])]
+        # The default expression's candidates are made of token characters only, and start where
+        # its look-behind lets them: at the start of a run of token characters or right after a
+        # ``=`` in one (the one token character the look-behind does not refuse). So only those
+        # places are tried, in the runs long enough for a secret (a shorter candidate is no secret
+        # and cannot hide another: no such place lies inside a candidate but at its end or on its
+        # ``=`` padding). The same hits as a search of the whole text, in a fraction of the time.
+        match = self._regex.match
+        hits: list[Hit] = []
+        for start, end in text.runs(_PREFIXED_MIN):
+            at = start
+            while end - at >= _PREFIXED_MIN:
+                m = match(s, at, end)
+                if m is not None and judge(m[0]):
+                    hits.append((at, m.end(), name))
+                at = s.find("=", at, end) + 1
+                if at == 0:
+                    break
+        return hits
 
     def any(self, text: Text) -> bool:
         return bool(self(text))

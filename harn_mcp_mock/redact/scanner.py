@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     Group = tuple[str | None, bool, str | None, tuple[tuple[Any, str | None, str | None], ...]]
-    """(needle, searched case-folded, a symbol of the needle searched first, (rule, its longest
-    needle, a symbol of that) for each rule)"""
+    """(needle, searched case-folded, a character of the needle searched first, (rule, its longest
+    needle, a character of that) for each rule); see :func:`_first_char`"""
 
 _CACHE_MAX = 4096
 _CACHED_RUN_MAX = 256  # longer runs are data (base64 payloads): scanned, never kept
@@ -36,10 +36,11 @@ _RUNS_ONE_BY_ONE = 12  # with more runs than this, run each contained rule on th
 
 
 _ENTRIES: dict[int, tuple[Any, tuple[str | None, bool], str | None, str | None]] = {}
-"""id(a rule's facts) -> (the facts, its group key, its longest needle, that needle's symbol):
+"""id(a rule's facts) -> (the facts, its group key, its longest needle, that needle's character):
 what :func:`_groups` reads off a rule, once per process for the policy's rules."""
 _ENTRIES_MAX = 4096
 _SYMBOLS: dict[tuple[str, str], str | None] = {}
+_FIRST: dict[tuple[str, str], str | None] = {}
 
 
 class Scanner:
@@ -90,11 +91,17 @@ class Scanner:
             if symbols is not None and symbols.search(s) is None
             else self._joined_groups
         )
+        fold = None  # the text case-folded, asked for once
         for needle, folded, pre, rules in groups:
-            if needle is not None and (
-                (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
-            ):
-                continue
+            if needle is not None:
+                if folded:
+                    if fold is None:
+                        fold = text.ascii_fold
+                    hay = fold
+                else:
+                    hay = s
+                if (pre is not None and pre not in hay) or needle not in hay:
+                    continue
             for rule, long, lpre in rules:
                 if (long is None or ((lpre is None or lpre in s) and long in s)) and rule.any(text):
                     return True
@@ -113,11 +120,17 @@ class Scanner:
             return False
         s = text.s
         if text.count_runs(least) > _RUNS_ONE_BY_ONE:
+            fold = None  # the text case-folded, asked for once
             for needle, folded, pre, rules in self._run_groups:
-                if needle is not None and (
-                    (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
-                ):
-                    continue
+                if needle is not None:
+                    if folded:
+                        if fold is None:
+                            fold = text.ascii_fold
+                        hay = fold
+                    else:
+                        hay = s
+                    if (pre is not None and pre not in hay) or needle not in hay:
+                        continue
                 for rule, long, lpre in rules:
                     if (long is None or ((lpre is None or lpre in s) and long in s)) and rule.any(text):
                         return True
@@ -143,11 +156,17 @@ class Scanner:
             pass
         elif text.count_runs(self._run_min) > _RUNS_ONE_BY_ONE:
             s = text.s
+            fold = None  # the text case-folded, asked for once
             for needle, folded, pre, rules in self._run_groups:
-                if needle is not None and (
-                    (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
-                ):
-                    continue
+                if needle is not None:
+                    if folded:
+                        if fold is None:
+                            fold = text.ascii_fold
+                        hay = fold
+                    else:
+                        hay = s
+                    if (pre is not None and pre not in hay) or needle not in hay:
+                        continue
                 for rule, long, lpre in rules:
                     if (long is None or ((lpre is None or lpre in s) and long in s)) and (
                         entropy or rule is not self._entropy
@@ -168,11 +187,17 @@ class Scanner:
             if symbols is not None and symbols.search(s) is None
             else self._text_groups
         )
+        fold = None  # the text case-folded, asked for once
         for needle, folded, pre, rules in groups:
-            if needle is not None and (
-                (pre is not None and pre not in s) or needle not in (text.ascii_fold if folded else s)
-            ):
-                continue
+            if needle is not None:
+                if folded:
+                    if fold is None:
+                        fold = text.ascii_fold
+                    hay = fold
+                else:
+                    hay = s
+                if (pre is not None and pre not in hay) or needle not in hay:
+                    continue
             for rule, long, lpre in rules:
                 if long is None or ((lpre is None or lpre in s) and long in s):
                     found = rule(text)
@@ -186,11 +211,17 @@ class Scanner:
         if found is None:
             text = Text(run)
             collected: list[Hit] = []
+            fold = None  # the text case-folded, asked for once
             for needle, folded, pre, rules in self._run_groups:
-                if needle is not None and (
-                    (pre is not None and pre not in run) or needle not in (text.ascii_fold if folded else run)
-                ):
-                    continue
+                if needle is not None:
+                    if folded:
+                        if fold is None:
+                            fold = text.ascii_fold
+                        hay = fold
+                    else:
+                        hay = run
+                    if (pre is not None and pre not in hay) or needle not in hay:
+                        continue
                 for rule, long, lpre in rules:
                     if long is None or ((lpre is None or lpre in run) and long in run):
                         hits = rule(text)
@@ -213,26 +244,22 @@ def _groups(rules: Sequence[Any]) -> tuple[Group, ...]:
     None), searched before the rule is called. Rules with neither form groups of their own
     (``None``). Order is kept.
 
-    Each substring of several characters comes with one symbol it holds (``=`` for ``sig=``),
+    Each substring of several characters comes with one character it holds (``=`` for ``sig=``,
+    ``k`` for ``token``; :func:`_first_char`),
     searched first: a one-character search is a ``memchr``, several times cheaper than the
-    substring's own search in a long text that lacks the symbol."""
+    substring's own search in a long text that lacks the character."""
     by_needle: dict[tuple[str | None, bool], list[tuple[Any, str | None, str | None]]] = {}
     for rule in rules:
         _facts, key, long, pre = _entry(rule)
         by_needle.setdefault(key, []).append((rule, long, pre))
     return tuple(
-        (
-            needle,
-            folded,
-            None if folded or needle is None or len(needle) == 1 else _symbol(needle),
-            tuple(group),
-        )
+        (needle, folded, None if needle is None or len(needle) == 1 else _first_char(needle), tuple(group))
         for (needle, folded), group in by_needle.items()
     )
 
 
 def _entry(rule: Any) -> tuple[Any, tuple[str | None, bool], str | None, str | None]:
-    """(the rule's facts, its group key, its longest needle if not the first, a symbol of that)."""
+    """(the rule's facts, its group key, its longest needle if not the first, a character of that)."""
     facts = getattr(rule, "_facts", None)
     cached = _ENTRIES.get(id(facts))
     if cached is not None and cached[0] is facts:
@@ -243,7 +270,11 @@ def _entry(rule: Any) -> tuple[Any, tuple[str | None, bool], str | None, str | N
     longest = max(needles, key=len) if needles else None
     long = longest if longest != first else None
     key = (first, False) if first is not None or not folds else (folds[0], True)
-    pre = None if long is None else _symbol(long, skip=first if first is not None and len(first) == 1 else "")
+    pre = (
+        None
+        if long is None
+        else _first_char(long, skip=first if first is not None and len(first) == 1 else "")
+    )
     entry = (facts, key, long, pre)
     if facts is not None:
         if len(_ENTRIES) >= _ENTRIES_MAX:
@@ -257,6 +288,38 @@ def _symbol_gate(groups: tuple[Group, ...]) -> tuple[re.Pattern[str] | None, tup
     symbols = sorted({s for g in groups if not g[1] for s in [_symbol(g[0])] if s is not None})
     regex = re.compile("[" + "".join(map(re.escape, symbols)) + "]") if symbols else None
     return regex, tuple(g for g in groups if g[1] or g[0] is None or _symbol(g[0]) is None)
+
+
+_RARE_FIRST = "zqjxkvbpygfwmucldrhsnioate"
+"""Lower-case letters from the rarest in text to the commonest (English letter frequencies)."""
+_UNRANKED = chr(99)
+_RANKS: dict[int, str] = {
+    **{i: chr(0) for i in range(128) if not chr(i).isalnum()},  # a symbol: searched first
+    **dict.fromkeys(map(ord, " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"), _UNRANKED),  # white space: never
+    **{ord(c): chr(1 + i) for i, c in enumerate(_RARE_FIRST.upper())},  # capitals: rarer than small letters
+    **{ord(c): chr(27 + i) for i, c in enumerate(_RARE_FIRST)},
+    **dict.fromkeys(map(ord, "0123456789"), chr(31)),  # digits: about as common as a small 'k'
+}
+"""``str.translate`` table: an ASCII character -> its rank (as a character), the rarest first."""
+
+
+def _first_char(needle: str, skip: str = "") -> str | None:
+    """The character of ``needle`` searched before the needle itself (a ``memchr``: a few
+    nanoseconds, where the needle's own search costs about a nanosecond per character of the
+    text): its first ASCII symbol, else its rarest letter or digit (``k`` in ``token``, ``q`` in
+    ``sqlplus``); not ``skip`` (a character already searched for). Every text that holds the
+    needle holds it (a case-folded needle's is looked for in the case-folded text), so this
+    search never changes what matches."""
+    known = _FIRST.get((needle, skip), "")
+    if known != "":
+        return known
+    ranks = (needle.replace(skip, " ") if skip else needle).translate(_RANKS)  # C-speed
+    least = min(ranks, default=_UNRANKED)
+    found = needle[ranks.index(least)] if least < _UNRANKED else None
+    if len(_FIRST) >= _ENTRIES_MAX:
+        _FIRST.clear()
+    _FIRST[needle, skip] = found
+    return found
 
 
 def _symbol(needle: str | None, skip: str = "") -> str | None:

@@ -435,3 +435,20 @@ def test_a_value_taught_by_one_string_is_redacted_in_the_strings_and_keys_before
     out = orjson.dumps(redactor().redact_message(message)).decode()
     assert TOLD not in out
     assert set(NUMBERED.findall(out)) == {"1"}, out[:300]
+
+
+def test_a_string_seen_again_is_redacted_as_the_first_time() -> None:
+    """The detectors' hits in a short string are remembered for the next time it comes (the same
+    argument in every call): the same output each time, whatever was appended to the hits of the
+    first (a credential pair's id half), and what the memory learned meanwhile still counts."""
+    secret, client = varied(24, 7), varied(16, 11)
+    text = f"client_id={client} client_secret={secret}"
+    red = RedactionPolicy.default().redactor()
+    first = red.redact_text(text)
+    assert secret not in first and client not in first
+    assert [red.redact_text(text) for _ in range(3)] == [first] * 3
+    later = "blue7horse7staple"  # nothing a detector takes alone
+    again = f"{text} and {later}"
+    assert later in red.redact_text(again)  # unknown yet
+    red.learn(later, "test")
+    assert later not in red.redact_text(again)  # the memory is looked in each time

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.redact.gates import Text
-from harn_mcp_mock.redact.rules import PrefixedTokenRule, checksum_valid, prefixed_secret
+from harn_mcp_mock.redact.rules import PREFIXED_REGEX, PrefixedTokenRule, checksum_valid, prefixed_secret
 
 RNG = random.Random(3737)
 ALNUM = string.ascii_letters + string.digits
@@ -193,3 +193,40 @@ def test_the_rule_finds_the_same_run_by_run_as_in_the_whole_text(before: str, to
         for a, b, _n in rule(Text(text[start:end]))
     ]
     assert by_run == whole
+
+
+def whole_text_search(rule: PrefixedTokenRule, text: str) -> list[tuple[int, int, str]]:
+    """What the rule finds searching the whole text with its expression (the path a policy's own
+    expression takes): what the default one's faster path must find too."""
+    return [(m.start(), m.end(), rule.name) for m in rule.regex.finditer(text) if rule.judge(m[0])]
+
+
+PIECES = st.sampled_from(
+    [*"aZ09_-.+/= \n:\"'@()é", "==", "sk-", "key_", "PMAK-", "api_", "ab", "Ab", "AB"]
+    + ["sk_" + pick(ALNUM, 17)]  # 20 characters: the shortest secret
+    + [t for _c, t in TOKENS]
+    + harmless()
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PIECES, max_size=12).map("".join))
+def test_the_default_expression_finds_what_a_search_of_the_whole_text_finds(text: str) -> None:
+    """The default expression is tried only where a candidate can start (a run's start, after a
+    ``=`` in one) in runs long enough: the same hits as its search over the whole text, in any
+    mix of tokens, padding, separators, quotes and non-ASCII characters."""
+    rule = next(r for r in RedactionPolicy.default().compiled().patterns if isinstance(r, PrefixedTokenRule))
+    assert rule.pattern == PREFIXED_REGEX  # (else the default policy's rule takes the slow path)
+    assert rule(Text(text)) == whole_text_search(rule, text)
+
+
+def test_a_policy_expression_of_another_shape_is_searched_as_it_is() -> None:
+    token = f"{word(5)}_{pick(ALNUM, 36)}"
+    rule = PrefixedTokenRule("prefixed-token", r"(?<=<)[a-z]+_[A-Za-z0-9]+(?=>)")
+    assert rule(Text(f"<{token}>")) == [(1, 1 + len(token), "prefixed-token")]
+
+
+def test_the_verdict_is_the_same_when_remembered() -> None:
+    tokens = [t for _c, t in TOKENS] + harmless()
+    first = [PrefixedTokenRule.judge(t) for t in tokens]
+    assert [PrefixedTokenRule.judge(t) for t in tokens] == first == [prefixed_secret(t) for t in tokens]
