@@ -701,27 +701,31 @@ def run_main(
             return 2
         from harn_mcp_mock.runner.backend import BackendOptions
         from harn_mcp_mock.runner.run import RunOptions
+        from harn_mcp_mock.runner.trial import TrialSettings
 
+        trial = TrialSettings(
+            timeout=parse_timeout(timeout) if isinstance(timeout, str) else timeout,
+            grace=grace,
+            max_retries=max_retries,
+            output_cap=output_cap,
+            preload=tuple(preload or ()),
+            budget=budget,
+            strict_exit=strict_exit,
+            llm=llm,
+            sandbox=sandbox,
+        )
         options = RunOptions(
             tasks=tuple(tasks),
             k=k,
             seed=seed,
             faults=tuple(faults),
-            timeout=parse_timeout(timeout) if isinstance(timeout, str) else timeout,
-            max_retries=max_retries,
+            trial=trial,
             gates=tuple(gates),
             force=force,
             backend=backend,
             backend_options=BackendOptions(workers=workers, address=ray_address),
             baseline=baseline,
-            grace=grace,
-            output_cap=output_cap,
             alpha=alpha,
-            budget=budget,
-            preload=tuple(preload or ()),
-            sandbox=sandbox,
-            llm=llm,
-            strict_exit=strict_exit,
         )
         with trial_progress(sys.stdout, lines=verbose) as progress:
             outcome = run_episodes(

@@ -30,9 +30,9 @@ from harn_mcp_mock.runner.backend import BACKENDS, BackendOptions, backend_info,
 from harn_mcp_mock.runner.baseline import matrix_detectable
 from harn_mcp_mock.runner.folder import RUN_FORMAT, RunInfo, SpecRef, StaleTrial, TrialRecord, read_trial
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
-from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, Control
+from harn_mcp_mock.runner.process import Control
 from harn_mcp_mock.runner.sandbox import SANDBOX_MODES, Isolation, resolve_isolation
-from harn_mcp_mock.runner.trial import DEFAULT_GRACE_S, DEFAULT_TIMEOUT_S, EX_TEMPFAIL, TrialSettings
+from harn_mcp_mock.runner.trial import EX_TEMPFAIL, TrialSettings
 
 if TYPE_CHECKING:
     from harn_mcp_mock.options import ClientCallbacks
@@ -113,30 +113,23 @@ def parse_gates(
 class RunOptions:
     """How a run runs, one value, built once where the input arrives (``harn mcp mock run``'s
     flags, :func:`~harn_mcp_mock.runner.api.run_eval`'s keywords) and passed whole to
-    :func:`run_episodes`. The matrix (``tasks``, ``k``, ``seed``, ``faults``), each trial's limits,
-    the backend (by name) with its options (:class:`~harn_mcp_mock.runner.backend.BackendOptions`:
-    ``workers``, Ray's ``address``), the gates and the comparison."""
+    :func:`run_episodes`: the matrix (``tasks``, ``k``, ``seed``, ``faults``), how each trial runs
+    (``trial``, a :class:`~harn_mcp_mock.runner.trial.TrialSettings`: its timeout, retries,
+    sandbox, budget...), the backend (by name) with its options
+    (:class:`~harn_mcp_mock.runner.backend.BackendOptions`: ``workers``, Ray's ``address``), the
+    gates and the comparison."""
 
     tasks: tuple[str, ...] = ()
     k: int = 1
     seed: int = 0
     faults: tuple[str, ...] = ()
-    timeout: float | None = DEFAULT_TIMEOUT_S
-    """Each trial's limit in seconds (None: none)."""
-    max_retries: int = 1
+    trial: TrialSettings = field(default_factory=TrialSettings)
     gates: tuple[Gate, ...] = ()
     force: bool = False
     backend: str = "local"
     backend_options: BackendOptions = field(default_factory=BackendOptions)
     baseline: str | Path | Baseline | None = None
-    grace: float = DEFAULT_GRACE_S
-    output_cap: int = DEFAULT_OUTPUT_CAP
     alpha: float = 0.05
-    budget: Budget | None = None
-    preload: tuple[str, ...] = ()
-    sandbox: str = "auto"
-    llm: str | None = None
-    strict_exit: bool = False
 
     @property
     def workers(self) -> int | None:
@@ -144,25 +137,30 @@ class RunOptions:
 
     @classmethod
     def build(cls, options: RunOptions | None = None, /, **keywords: Any) -> RunOptions:
-        """From the keyword forms (``tasks=``, ``workers=``, ``ray_address=`` ... as
-        :func:`run_episodes` took them), laid over ``options`` (default: the defaults); lists
-        become tuples. An unknown keyword is a TypeError, as for any function."""
+        """From the keyword forms (``tasks=``, ``timeout=``, ``workers=``, ``ray_address=`` ... as
+        :func:`run_episodes` took them: a field of this, of its ``trial`` or of its backend
+        options), laid over ``options`` (default: the defaults); lists become tuples. An unknown
+        keyword is a TypeError, as for any function."""
         base = options if options is not None else cls()
         if not keywords:
             return base
-        backend = base.backend_options
-        if "workers" in keywords or "ray_address" in keywords:
-            backend = BackendOptions(
-                workers=keywords.pop("workers", backend.workers),
-                address=keywords.pop("ray_address", backend.address),
-            )
-        unknown = sorted(set(keywords) - {f for f in cls.__dataclass_fields__ if f != "backend_options"})
-        if unknown:
-            raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
         for name in ("tasks", "faults", "gates", "preload"):
             if name in keywords:
                 keywords[name] = tuple(keywords[name])
-        return replace(base, backend_options=backend, **keywords)
+        trial = {name: keywords.pop(name) for name in TrialSettings.__dataclass_fields__ if name in keywords}
+        renamed = (("workers", "workers"), ("address", "ray_address"))
+        backend = {name: keywords.pop(key) for name, key in renamed if key in keywords}
+        unknown = sorted(
+            set(keywords) - set(cls.__dataclass_fields__) | {"trial", "backend_options"} & set(keywords)
+        )
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+        return replace(
+            base,
+            trial=replace(base.trial, **trial),
+            backend_options=replace(base.backend_options, **backend),
+            **keywords,
+        )
 
 
 @dataclass(slots=True)
@@ -602,19 +600,19 @@ def run_episodes(
     o = RunOptions.build(options, **keywords)
     backend = backend_info(o.backend)
     check_settings(
-        timeout=o.timeout,
-        grace=o.grace,
-        max_retries=o.max_retries,
+        timeout=o.trial.timeout,
+        grace=o.trial.grace,
+        max_retries=o.trial.max_retries,
         workers=o.workers,
-        output_cap=o.output_cap,
+        output_cap=o.trial.output_cap,
     )
-    if o.preload and not backend.preload:
+    if o.trial.preload and not backend.preload:
         raise UsageError(f"runs on {backends_with('preload')} only", where="--preload")
     if callable(agent):
-        if o.preload or o.llm:
+        if o.trial.preload or o.trial.llm:
             raise UsageError(
                 "is for an agent command, not an in-process agent",
-                where="--preload" if o.preload else "--llm",
+                where="--preload" if o.trial.preload else "--llm",
             )
         if not backend.in_process:
             raise UsageError(
@@ -645,15 +643,15 @@ def run_episodes(
     if callbacks is not None:
         raise UsageError("callbacks are for an in-process agent; a command agent makes its own session")
     _check_agent(agent)
-    if o.llm is not None:
-        _check_llm(o.llm)
-    isolation = _check_sandbox(o.sandbox, o.preload, backend.isolation_here)
+    if o.trial.llm is not None:
+        _check_llm(o.trial.llm)
+    isolation = _check_sandbox(o.trial.sandbox, o.trial.preload, backend.isolation_here)
     chosen = get_backend(o.backend, o.backend_options)
     baseline_doc = _early_baseline(o.baseline)
     check_gates(o.gates, o.k)
     plan = load_plan(specs, out=out, tasks=o.tasks, k=o.k, seed=o.seed, faults=o.faults)
-    if o.preload:
-        _check_preload(agent, o.preload)
+    if o.trial.preload:
+        _check_preload(agent, o.trial.preload)
     from harn_mcp_mock.runner.lock import hold_run_folder
 
     # Everything above refuses without a file written; the lock (which makes the folder) is
@@ -671,35 +669,24 @@ def run_episodes(
                 )
         if on_note is not None and isolation is not None and isolation.note() is not None:
             on_note(str(isolation.note()))
-        control = stop if isinstance(stop, Control) else Control(o.grace)
-        control.grace = o.grace
+        control = stop if isinstance(stop, Control) else Control(o.trial.grace)
+        control.grace = o.trial.grace
         watcher = _watch(stop, control) if isinstance(stop, threading.Event) else None
-        if o.budget is not None and o.budget.run_max_cost is not None:
-            _cap_spending(plan, o.budget.run_max_cost, control, on_note)
+        if o.trial.budget is not None and o.trial.budget.run_max_cost is not None:
+            _cap_spending(plan, o.trial.budget.run_max_cost, control, on_note)
         from harn_mcp_mock.runner.process import become_subreaper
 
         become_subreaper()
         _clear_the_way(plan, on_note)
-        settings = TrialSettings(
-            timeout=o.timeout,
-            grace=o.grace,
-            max_retries=o.max_retries,
-            output_cap=o.output_cap,
-            preload=o.preload,
-            sandbox=o.sandbox,
-            budget=o.budget,
-            llm=o.llm,
-            strict_exit=o.strict_exit,
-        )
         try:
-            chosen.run(plan, list(agent), settings, control)
+            chosen.run(plan, list(agent), o.trial, control)
         finally:
             if watcher is not None:
                 watcher.set()
         stopped = control.stopping and len(plan.records) < len(plan.matrix)
         return conclude(
-            plan, stopped=stopped, gates=o.gates, baseline=baseline_doc, alpha=o.alpha, budget=o.budget,
-            strict_exit=o.strict_exit,
+            plan, stopped=stopped, gates=o.gates, baseline=baseline_doc, alpha=o.alpha, budget=o.trial.budget,
+            strict_exit=o.trial.strict_exit,
         )  # fmt: skip
 
 
@@ -811,7 +798,12 @@ async def run_episodes_async(
                     stopped = True
                     return
                 record = await run_trial_inprocess(
-                    trial, agent, plan.out, timeout=o.timeout, callbacks=callbacks, budget=o.budget
+                    trial,
+                    agent,
+                    plan.out,
+                    timeout=o.trial.timeout,
+                    callbacks=callbacks,
+                    budget=o.trial.budget,
                 )
                 plan.finished(trial, record)
 
@@ -819,8 +811,8 @@ async def run_episodes_async(
             for trial in plan.todo:
                 tg.start_soon(one, trial)
         return conclude(
-            plan, stopped=stopped, gates=o.gates, baseline=baseline_doc, alpha=o.alpha, budget=o.budget,
-            strict_exit=o.strict_exit,
+            plan, stopped=stopped, gates=o.gates, baseline=baseline_doc, alpha=o.alpha, budget=o.trial.budget,
+            strict_exit=o.trial.strict_exit,
         )  # fmt: skip
 
 

@@ -10,12 +10,19 @@ import pytest
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.runner.backend import BackendOptions
 from harn_mcp_mock.runner.run import RunOptions, run_episodes
+from harn_mcp_mock.runner.trial import TrialSettings
 
 
 def test_build_takes_the_keyword_forms() -> None:
-    built = RunOptions.build(tasks=["b", "a"], k=3, workers=2, ray_address="ray://x", faults=["slow"])
+    built = RunOptions.build(
+        tasks=["b", "a"], k=3, workers=2, ray_address="ray://x", faults=["slow"], timeout=9, preload=["json"]
+    )
     assert built == RunOptions(
-        tasks=("b", "a"), k=3, faults=("slow",), backend_options=BackendOptions(workers=2, address="ray://x")
+        tasks=("b", "a"),
+        k=3,
+        faults=("slow",),
+        trial=TrialSettings(timeout=9, preload=("json",)),
+        backend_options=BackendOptions(workers=2, address="ray://x"),
     )
     assert built.workers == 2
     assert RunOptions.build() == RunOptions()
@@ -35,6 +42,8 @@ def test_an_unknown_keyword_is_a_type_error() -> None:
         RunOptions.build(kk=2)
     with pytest.raises(TypeError, match="'backend_options'"):
         RunOptions.build(backend_options=BackendOptions())
+    with pytest.raises(TypeError, match="'trial'"):
+        RunOptions.build(trial=TrialSettings())
 
 
 def test_options_value_and_keywords_refuse_alike(tmp_path: Path) -> None:
@@ -45,7 +54,7 @@ def test_options_value_and_keywords_refuse_alike(tmp_path: Path) -> None:
         with pytest.raises(UsageError, match="unknown backend 'slurm'"):
             call()
     with pytest.raises(UsageError, match="runs on the local backend only"):
-        run_episodes(["notes"], ["true"], out=tmp_path, options=RunOptions(backend="ray", preload=("json",)))
+        run_episodes(["notes"], ["true"], out=tmp_path, options=RunOptions(backend="ray"), preload=["json"])
     with pytest.raises(UsageError, match="--ray-address is for --backend ray"):
         run_episodes(["notes"], ["true"], out=tmp_path, ray_address="ray://x")
     assert not any(tmp_path.iterdir())
