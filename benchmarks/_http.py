@@ -20,9 +20,9 @@ HARN = (
 """How the benchmarks start `harn mcp mock`: the venv's console script, else `python -m`."""
 
 
-def start(argv: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``argv``; its first stdout line must be its URL."""
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def start(argv: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``argv`` (in ``env``, ours when None); its first stdout line must be its URL."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     assert proc.stdout is not None
     url = proc.stdout.readline().decode().strip()
     if not url.startswith("http://"):

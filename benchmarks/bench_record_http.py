@@ -9,12 +9,18 @@
 Both are measured in the same run (best of `--rounds`); the ratio proxy / direct is printed.
 Target: <= 2.0.
 
-Run: `.venv/bin/python benchmarks/bench_record_http.py [--mb N] [--rounds R] [--quick]`.
+Give several source trees (a checkout's root, or a folder with an older ``harn_mcp_mock``) to
+compare their `record --url` in the same run: each round measures the direct call and then each
+tree in turn, so load on a shared machine hits them alike; the ratios to the first are printed.
+
+Run: `.venv/bin/python benchmarks/bench_record_http.py [--mb N] [--rounds R] [--quick] [TREE ...]`
+(default: this checkout).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import tempfile
@@ -22,9 +28,10 @@ import time
 from pathlib import Path
 
 import anyio
-from _http import HARN, start, stop  # benchmarks/ is on sys.path when run as scripts
+from _http import start, stop  # benchmarks/ is on sys.path when run as scripts
 
 TARGET = 2.0
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def serve() -> None:
@@ -64,6 +71,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="2 MB, one round")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("trees", nargs="*", type=Path, default=[ROOT])
     args = parser.parse_args()
     if args.serve:
         serve()
@@ -73,28 +81,37 @@ def main() -> None:
     size = int(args.mb * 1_000_000)
     upstream, url = start([sys.executable, __file__, "--serve"])
     direct: list[float] = []
-    proxied: list[float] = []
+    proxied: dict[Path, list[float]] = {t: [] for t in args.trees}
+    harn = [sys.executable, "-P", "-m", "harn_mcp_mock"]  # -P: harn_mcp_mock from the tree
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for n in range(args.rounds):
                 direct.append(anyio.run(call, url, size))
-                cassette = Path(tmp) / f"big{n}.cassette.json"
-                proxy, proxy_url = start([*HARN, "record", "--cassette", str(cassette), "--url", url])
-                try:
-                    proxied.append(anyio.run(call, proxy_url, size))
-                finally:
-                    proxy.send_signal(signal.SIGTERM)  # writes the cassette
-                    proxy.wait(120)
-                assert cassette.exists(), "record --url wrote no cassette"
+                for k, tree in enumerate(args.trees):
+                    env = {**os.environ, "PYTHONPATH": str(tree)}
+                    cassette = Path(tmp) / f"big{n}-{k}.cassette.json"
+                    argv = [*harn, "record", "--cassette", str(cassette), "--url", url]
+                    proxy, proxy_url = start(argv, env)
+                    try:
+                        proxied[tree].append(anyio.run(call, proxy_url, size))
+                    finally:
+                        proxy.send_signal(signal.SIGTERM)  # writes the cassette
+                        proxy.wait(120)
+                    assert cassette.exists(), "record --url wrote no cassette"
     finally:
         stop(upstream)
-    best_direct, best_proxied = min(direct), min(proxied)
-    ratio = best_proxied / best_direct
+    best_direct = min(direct)
+    first = min(proxied[args.trees[0]])
     print(f"SSE answer of {args.mb:g} MB, best of {args.rounds}:")
     print(f"  direct (SDK client -> SDK server):   {best_direct:7.2f} s")
-    print(f"  through record --url (recording):    {best_proxied:7.2f} s")
-    verdict = "ok" if ratio <= TARGET else "over"
-    print(f"  ratio: {ratio:.2f}x (target <= {TARGET:g}x: {verdict})")
+    for tree in args.trees:
+        best_proxied = min(proxied[tree])
+        ratio = best_proxied / best_direct
+        verdict = "ok" if ratio <= TARGET else "over"
+        print(f"  through record --url ({tree}):")
+        print(f"    {best_proxied:7.2f} s   ratio: {ratio:.2f}x (target <= {TARGET:g}x: {verdict})")
+        if tree != args.trees[0]:
+            print(f"    vs {args.trees[0]}: {best_proxied / first:.2f}x")
 
 
 if __name__ == "__main__":

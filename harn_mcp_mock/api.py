@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.cassette.claim import CassetteClaim
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.options import ReplayKeywords, SessionKeywords
-    from harn_mcp_mock.record.recorder import Recorder
+    from harn_mcp_mock.session.record import RecordCore
 
 __all__ = [
     "EngineTransport",
@@ -369,18 +369,18 @@ def _session_message(obj: Any) -> SessionMessage | Exception:
 class _RecordingReadStream:
     """Delegates to the server's read stream, recording every message it delivers."""
 
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], recorder: Recorder) -> None:
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], core: RecordCore) -> None:
         self._inner = inner
-        self._recorder = recorder
+        self._core = core
 
     async def receive(self) -> SessionMessage | Exception:
         item = await self._inner.receive()
         if isinstance(item, Exception):
             # The SDK could not parse a server line; keep its (redacted) complaint in the cassette.
             problem = f"the SDK could not parse a server message ({type(item).__name__})"
-            self._recorder.feed_frame(Frame(SERVER, "invalid", str(item).encode(), problem=problem))
+            self._core.frame(Frame(SERVER, "invalid", str(item).encode(), problem=problem))
         else:
-            self._recorder.feed_frame(_frame(item.message, SERVER))
+            self._core.frame(_frame(item.message, SERVER))
         return item
 
     async def aclose(self) -> None:
@@ -410,14 +410,14 @@ class _RecordingReadStream:
 class _RecordingWriteStream:
     """Delegates to the server's write stream, recording each message once it was sent."""
 
-    def __init__(self, inner: WriteStream[SessionMessage], recorder: Recorder) -> None:
+    def __init__(self, inner: WriteStream[SessionMessage], core: RecordCore) -> None:
         self._inner = inner
-        self._recorder = recorder
+        self._core = core
 
     async def send(self, item: SessionMessage, /) -> None:
         # Record only after the inner send returns: a failed or cancelled send never reached the server.
         await self._inner.send(item)
-        self._recorder.feed_frame(_frame(item.message, CLIENT))
+        self._core.frame(_frame(item.message, CLIENT))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -493,20 +493,15 @@ class RecordTransport(_SingleUse):
     async def _record(self) -> AsyncIterator[TransportStreams]:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        from harn_mcp_mock.record.recorder import Recorder
         from harn_mcp_mock.record.session import load_policy
+        from harn_mcp_mock.session.record import RecordCore
+        from harn_mcp_mock.session.recorders import new_recorder
 
         __tracebackhide__ = True
         policy = load_policy(Path(self.redact_policy) if self.redact_policy is not None else None)
         server_env = {**os.environ, **self.env}
-        redactor = policy.redactor(argv=list(self.command), env=server_env)
-        recorder = Recorder(
-            self.path,
-            redactor,
-            command=redactor.redact_argv(list(self.command)),
-            policy_name=policy.name,
-            policy_digest=policy.digest,
-        )
+        recorder = new_recorder(self.path, policy, self.command, env=server_env)
+        core = RecordCore(recorder)
         params = StdioServerParameters(
             command=self.command[0],
             args=self.command[1:],
@@ -519,20 +514,20 @@ class RecordTransport(_SingleUse):
             async with stdio_client(params, errlog=self.errlog or _default_errlog()) as (read, write):
                 started = True
                 try:
-                    yield _RecordingReadStream(read, recorder), _RecordingWriteStream(write, recorder)
+                    yield _RecordingReadStream(read, core), _RecordingWriteStream(write, core)
                 except BaseException:
                     reason = "client-error"
                     raise
         except BaseException as exc:
             if not started:
-                recorder.discard()
+                core.discard()
                 if isinstance(exc, OSError):
                     raise ServerStartError(
                         f"cannot start the server {self.command[0]!r}: {exc.strerror or exc}", path=self.path
                     ) from exc
                 raise
-            if not recorder.server_lines:  # it died before a word (a typo in its path): keep the cassette
-                recorder.discard()
+            if not core.server_lines:  # it died before a word (a typo in its path): keep the cassette
+                core.discard()
                 if isinstance(exc, Exception):
                     raise ServerStartError(
                         f"the server {' '.join(self.command)!r} ended the session before writing a "
@@ -541,9 +536,9 @@ class RecordTransport(_SingleUse):
                         path=self.path,
                     ) from exc
                 raise
-            self.cassette = recorder.finish({"code": None, "signal": None, "reason": reason})
+            self.cassette = core.finish({"code": None, "signal": None, "reason": reason})
             raise
-        self.cassette = recorder.finish({"code": None, "signal": None, "reason": reason})
+        self.cassette = core.finish({"code": None, "signal": None, "reason": reason})
 
 
 # --- new episodes -----------------------------------------------------------------------------

@@ -4,7 +4,7 @@ Every request (POST, GET, DELETE) is forwarded with its headers (``Mcp-Session-I
 ``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``...) plus the ``--header``
 values; every answer comes back with its status and headers, JSON bodies whole and SSE streams
 event by event, as they arrive. Each JSON-RPC message seen in either direction goes through
-the :class:`~harn_mcp_mock.record.recorder.Recorder` (redacted there, as over stdio). The
+the :class:`~harn_mcp_mock.session.recorder.Recorder` (redacted there, as over stdio). The
 HTTP-level facts (method, status, content type, redacted headers) of every exchange are kept
 in :attr:`RecordProxy.exchanges`; the cassette's optional ``http`` list keeps, per exchange, the
 seq of the client message it carried, the method, the status, the content type, the
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
     from harn_mcp_mock.cassette.claim import CassetteClaim
     from harn_mcp_mock.cassette.model import Cassette
-    from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+    from harn_mcp_mock.session.recorder import MessageRedactor, Recorder
     from harn_mcp_mock.shutdown import StopSignals
 
 
@@ -363,29 +363,28 @@ def record_http(
                 upstream, recorder, redactor, parsed, opts, host, port, path, allow_remote, verify,
                 on_ready, on_event, on_server, guard, stop,
             )  # fmt: skip
-        from harn_mcp_mock.tape import TapeWriter
-        from harn_mcp_mock.tape.mcp import McpTapeObserver, redact_again
+        from harn_mcp_mock.session.tape import RecordingTape
 
         shown = recorder.command  # ["--url", URL, "--header", "NAME:VALUE"...], redacted
         try:
-            writer = TapeWriter(emit_tape, script_path=shown[1], argv=shown[2:])
+            tape = RecordingTape(emit_tape, script_path=shown[1], argv=shown[2:])
         except BaseException:
             recorder.discard()
             raise
-        observer = McpTapeObserver(
-            writer, urllib.parse.urlsplit(shown[1]).netloc.rpartition("@")[2] or shown[1]
+        tape.redactors.append(redactor)
+        recorder.observer = tape.observer(
+            urllib.parse.urlsplit(shown[1]).netloc.rpartition("@")[2] or shown[1]
         )
-        recorder.observer = observer
+        done = False
         try:
-            done = _record_claimed(
+            result = _record_claimed(
                 upstream, recorder, redactor, parsed, opts, host, port, path, allow_remote, verify,
                 on_ready, on_event, on_server, guard, stop,
             )  # fmt: skip
-            observer.finish()  # requests never answered are on the tape too
-            return done
-        finally:
-            writer.close()
-            redact_again([redactor], tape=writer.path)  # a value identified after it was taped
+            done = True
+            return result
+        finally:  # requests never answered are on the tape too, when the recording finished
+            tape.close(unanswered=done)
 
 
 def _record_claimed(

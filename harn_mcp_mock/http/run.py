@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.cassette.modes import SessionPlan
     from harn_mcp_mock.replay.run import ReplayOutcome
+    from harn_mcp_mock.session.recorder import MessageRedactor
+    from harn_mcp_mock.session.tape import RecordingTape
     from harn_mcp_mock.shutdown import StopSignals
 
 
@@ -356,7 +358,7 @@ def _serve_sessions(
     url: str | None,
     headers: dict[str, str],
     options: ReplayOptions,
-    tape: _Tape | None,
+    tape: RecordingTape | None,
     *server_args: Any,
 ) -> ReplayReport:
     from harn_mcp_mock.http.live import EpisodesEngine
@@ -405,7 +407,8 @@ def _serve_recording(
     ends (``DELETE``) or the serving stops. ``emit_tape``: its exchanges on a tape too."""
     from harn_mcp_mock.cassette.claim import recording_claim
     from harn_mcp_mock.errors import ServerError
-    from harn_mcp_mock.http.live import RecordEngine, record_engine
+    from harn_mcp_mock.session.open import open_record
+    from harn_mcp_mock.session.record import RecordEngine
 
     with recording_claim(cassette, claim), contextlib.ExitStack() as stack:
         tape = _tape(stack, emit_tape, cassette, ["replay", "--http"])  # (the command unredacted: not here)
@@ -420,13 +423,18 @@ def _serve_recording(
                     "restart it (or use --url for a Streamable HTTP server) to record another"
                 )
             try:
-                recording.append(record_engine(command, cassette, options.redact_policy))
+                recording.append(
+                    open_record(command, cassette, policy_path=options.redact_policy, observe=observe)
+                )
             except ServerError as exc:  # the session is told; a later one may try again
                 return _Refusing(f"the live server could not be started: {exc}")
-            if tape is not None:  # the server's name, as `record --emit-tape` gives it
-                recording[0].recorder.observer = tape.observer(Path(recording[0].recorder.command[0]).name)
-                tape.redactors.append(recording[0].recorder.redactor)
             return recording[0]
+
+        def observe(shown: list[str], redactor: MessageRedactor) -> Any:
+            if tape is None:
+                return None
+            tape.redactors.append(redactor)
+            return tape.observer(Path(shown[0]).name)  # the server's name, as `record --emit-tape` gives it
 
         def retire(engine: Engine) -> None:
             if isinstance(engine, RecordEngine) and engine.cassette is None:
@@ -448,43 +456,15 @@ def _serve_recording(
         return recording[0].cassette
 
 
-class _Tape:
-    """The one tape of a session that records over HTTP: its writer, the observer every HTTP
-    session shares (made at the first), and the redactors it is redacted again with at the end."""
-
-    def __init__(self, writer: Any) -> None:
-        self.writer = writer
-        self.redactors: list[Any] = []
-        self._observer: Any = None
-
-    def observer(self, server: str) -> Any:
-        if self._observer is None:
-            from harn_mcp_mock.tape.mcp import McpTapeObserver
-
-            self._observer = McpTapeObserver(self.writer, server)
-        return self._observer
-
-    def close(self) -> None:
-        """Tape the requests never answered, close, redact again (value memory)."""
-        from harn_mcp_mock.tape.mcp import redact_again
-
-        try:
-            if self._observer is not None:
-                self._observer.finish()
-        finally:
-            self.writer.close()
-            redact_again(self.redactors, tape=self.writer.path)
-
-
 def _tape(
     stack: contextlib.ExitStack, emit_tape: str | Path | None, cassette: Path, argv: list[str]
-) -> _Tape | None:
+) -> RecordingTape | None:
     """The tape at ``emit_tape`` (None without one), closed when ``stack`` unwinds."""
     if emit_tape is None:
         return None
-    from harn_mcp_mock.tape import TapeWriter
+    from harn_mcp_mock.session.tape import RecordingTape
 
-    tape = _Tape(TapeWriter(emit_tape, script_path=str(cassette), argv=argv))
+    tape = RecordingTape(emit_tape, script_path=str(cassette), argv=argv)
     stack.callback(tape.close)
     return tape
 

@@ -1,8 +1,8 @@
 """The recording stdio proxy: client <-> proxy <-> real server, bytes forwarded unchanged.
 
 Two pump threads copy bytes with blocking ``os.read``/``os.write``: each chunk is first handed
-to the :class:`Recorder` (redacted and appended to the journal, so whatever the other side has
-received is already on disk if we are killed) and then forwarded unchanged, partial lines
+to the recording core (:class:`~harn_mcp_mock.session.record.RecordCore`: redacted and appended
+to the journal, so whatever the other side has received is already on disk if we are killed) and then forwarded unchanged, partial lines
 included, so the client sees exactly the bytes the server wrote and the other way round. The
 server's stderr is inherited, so it passes straight through. The main thread waits for the
 session to end, turns SIGINT/SIGTERM/SIGHUP into an orderly stop, bounds every shutdown wait,
@@ -44,16 +44,14 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from harn_mcp_mock.cassette.model import Cassette
-from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import NothingRecordedError, ServerStartError
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER
 from harn_mcp_mock.jsonrpc.framing import write_all
 from harn_mcp_mock.jsonrpc.stdio import exit_status
-from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
+from harn_mcp_mock.session.record import RecordCore
+from harn_mcp_mock.session.recorder import Recorder
 from harn_mcp_mock.shutdown import StopSignals
 from harn_mcp_mock.upstream.stdio import StdioUpstream, exit_info
 
@@ -93,6 +91,7 @@ class StdioProxy:
     ) -> None:
         self.command = list(command)
         self.recorder = recorder
+        self.core = RecordCore(recorder)
         self.env = env
         self.cwd = cwd
         self.display_command = display_command
@@ -138,14 +137,14 @@ class StdioProxy:
                     chunk = b""
                 if not chunk:
                     break
-                self.recorder.feed(CLIENT, chunk)  # journaled first: what the server got is on disk
+                self.core.from_client(chunk)  # journaled first: what the server got is on disk
                 if server_alive:
                     try:
                         server.write(chunk)
                     except (BrokenPipeError, OSError):
                         server_alive = False  # the server is gone; its pump ends the session
         finally:
-            self.recorder.end_of_stream(CLIENT)
+            self.core.end(CLIENT)
             self._end("client-eof")  # first: once the server sees EOF, the session is ending
             if self._reason != "client-eof":
                 server.close_input()
@@ -158,7 +157,7 @@ class StdioProxy:
                 chunk = server.read_chunk()
                 if not chunk:
                     break
-                self.recorder.feed(SERVER, chunk)  # journaled first: what the client got is on disk
+                self.core.from_server(chunk)  # journaled first: what the client got is on disk
                 with self._progress:
                     self._server_chunks += 1
                     self._progress.notify_all()
@@ -169,7 +168,7 @@ class StdioProxy:
                         client_alive = False
                         self._end("client-closed-output")
         finally:
-            self.recorder.end_of_stream(SERVER)
+            self.core.end(SERVER)
             with self._progress:
                 self._server_done = True
                 self._progress.notify_all()
@@ -220,7 +219,7 @@ class StdioProxy:
             self._holding = True
             try:
                 heard = start  # the server's last write (or the client's EOF)
-                while owed := self.recorder.awaiting(CLIENT):
+                while owed := self.core.owed(CLIENT):
                     if self._server_done or self._release:
                         return
                     now = time.monotonic()
@@ -314,56 +313,42 @@ class StdioProxy:
                     os.close(fd)
         except BaseException:
             server.kill()
-            self.recorder.abandon()
+            self.core.abandon()
             raise
         finally:
             signals.close()
         server.close_output()
         info = exit_info(returncode, reason)
-        cassette = self.recorder.finish(dict(info), allow_empty=self.allow_empty)
+        cassette = self.core.finish(dict(info), allow_empty=self.allow_empty)
         code, _ = exit_status(returncode)
-        return RecordResult(code, cassette, reason, dict(self.recorder.counts))
+        return RecordResult(code, cassette, reason, dict(self.core.counts))
 
 
 def record_stdio(
     command: Sequence[str],
-    cassette: str | Path,
-    redactor: MessageRedactor,
+    recorder: Recorder,
     *,
-    redacted_command: list[str],
-    policy_name: str,
-    policy_digest: str,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
-    clock: Clock = SYSTEM_CLOCK,
     stdin_fd: int = 0,
     stdout_fd: int = 1,
     grace: float = 5.0,
-    observer: Any = None,
     on_event: Callable[[str], None] | None = None,
     allow_empty: bool = False,
 ) -> RecordResult:
-    """Proxy a stdio server between ``stdin_fd``/``stdout_fd`` and record it into ``cassette``.
+    """Proxy a stdio server between ``stdin_fd``/``stdout_fd`` and record it with ``recorder``
+    (see :func:`~harn_mcp_mock.session.recorders.new_recorder`).
 
     A session in which the client sent no message raises
-    :class:`~harn_mcp_mock.errors.NothingRecordedError` and leaves ``cassette`` as it was,
+    :class:`~harn_mcp_mock.errors.NothingRecordedError` and leaves the cassette as it was,
     unless ``allow_empty``. ``on_event`` gets the lines for the human (what a stop signal does).
     """
-    recorder = Recorder(
-        cassette,
-        redactor,
-        command=redacted_command,
-        policy_name=policy_name,
-        policy_digest=policy_digest,
-        clock=clock,
-        observer=observer,
-    )
     proxy = StdioProxy(
         command,
         recorder,
         env=env,
         cwd=cwd,
-        display_command=" ".join(redacted_command),
+        display_command=" ".join(recorder.command),
         stdin_fd=stdin_fd,
         stdout_fd=stdout_fd,
         grace=grace,

@@ -11,8 +11,9 @@ from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.options import RecordOptions
 from harn_mcp_mock.record.proxy import RecordResult, record_stdio
-from harn_mcp_mock.record.recorder import MessageRedactor, Recorder
 from harn_mcp_mock.redact import RedactionPolicy
+from harn_mcp_mock.session.recorder import MessageRedactor, Recorder
+from harn_mcp_mock.session.recorders import new_recorder
 
 
 def load_policy(policy_path: str | Path | None) -> RedactionPolicy:
@@ -73,56 +74,39 @@ def _record_claimed(
     policy = load_policy(options.redact_policy)
     server_env = dict(os.environ if env is None else env)
     redactor = policy.redactor(argv=list(command), env=server_env)
-    writer = observer = None
+    tape = observer = None
     if emit_tape is not None:
-        from harn_mcp_mock.tape import TapeWriter
-        from harn_mcp_mock.tape.mcp import McpTapeObserver
+        from harn_mcp_mock.session.tape import RecordingTape
 
         shown = redactor.redact_argv(list(command))
-        writer = TapeWriter(emit_tape, clock=clock, script_path=shown[0], argv=shown[1:])
-        observer = McpTapeObserver(writer, Path(shown[0]).name)
+        tape = RecordingTape(emit_tape, clock=clock, script_path=shown[0], argv=shown[1:])
+        tape.redactors.append(redactor)
+        observer = tape.observer(Path(shown[0]).name)
+    recorder = new_recorder(
+        cassette, policy, list(command), redactor=redactor, clock=clock, observer=observer
+    )
     try:
         return record_stdio(
             command,
-            cassette,
-            redactor,
-            redacted_command=redactor.redact_argv(list(command)),
-            policy_name=policy.name,
-            policy_digest=policy.digest,
+            recorder,
             env=server_env,
-            clock=clock,
             stdin_fd=stdin_fd,
             stdout_fd=stdout_fd,
             grace=options.grace,
-            observer=observer,
             on_event=on_event,
             allow_empty=options.allow_empty,
         )
     finally:
-        if writer is not None:
-            try:
-                if observer is not None:  # requests never answered (the server died, the client left)
-                    observer.finish()
-            finally:
-                writer.close()
-            if redactor.learned:
-                # A value identified as a secret after the records that carry it were written
-                # (docs/redaction.md, value memory): the tape is redacted again with all it knows.
-                from harn_mcp_mock.tape.mcp import redact_tape
-
-                redact_tape(writer.path, redactor.redact_message)
+        if tape is not None:  # the requests never answered (the server died, the client left) too
+            tape.close()
 
 
 def command_recorder(
     command: Sequence[str], cassette: str | Path, policy: RedactionPolicy
 ) -> tuple[Recorder, list[str]]:
     """(recorder, the redacted command) for recording the stdio server ``command``."""
-    redactor = policy.redactor(argv=list(command), env=dict(os.environ))
-    shown = redactor.redact_argv(list(command))
-    recorder = Recorder(
-        cassette, redactor, command=shown, policy_name=policy.name, policy_digest=policy.digest
-    )
-    return recorder, shown
+    recorder = new_recorder(cassette, policy, list(command))
+    return recorder, recorder.command
 
 
 def http_recorder(
@@ -144,15 +128,5 @@ def http_recorder(
     # Every `--header` value is a secret to the redactor (but for harmless headers such as
     # Accept): replaced in the recorded command line and wherever it comes back.
     argv = ["--url", upstream, *(x for h in headers for x in ("--header", h))]
-    policy = load_policy(policy_path)
-    redactor = policy.redactor(argv=argv, env=dict(os.environ if env is None else env))
-    command = redactor.redact_argv(argv)
-    recorder = Recorder(
-        cassette,
-        redactor,
-        command=command,
-        policy_name=policy.name,
-        policy_digest=policy.digest,
-        transport="http",
-    )
-    return recorder, redactor, parsed
+    recorder = new_recorder(cassette, load_policy(policy_path), argv, env=env, transport="http")
+    return recorder, recorder.redactor, parsed

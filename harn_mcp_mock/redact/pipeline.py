@@ -29,6 +29,7 @@ from itertools import islice
 
 from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
+from harn_mcp_mock.redact.contexts import context_rules
 from harn_mcp_mock.redact.gates import Text, lazy_regex
 from harn_mcp_mock.redact.pairs import PAIR_RULE, pair_hits, pair_keys
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
@@ -100,7 +101,9 @@ class Redactor:
         self._harmless: set[str] = set()
         self._clean: set[str] = set()
         assignment = AssignmentRule(compiled.name_is_secret, compiled.name_needles, compiled.min_name)
-        detectors = Scanner([*compiled.patterns, assignment], compiled.entropy)
+        # XML elements and free text, judged by the same names (issue 37)
+        contexts = context_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
+        detectors = Scanner([*compiled.patterns, assignment, *contexts], compiled.entropy)
         # The value memory: every secret this redactor has identified, by whatever rule (and the
         # server's argv and env secrets from the start), with its encoded forms; each form maps to
         # the value it encodes (one placeholder number per value).
@@ -138,11 +141,12 @@ class Redactor:
         wrapped = Base64TextRule(detectors)  # a .env or a Kubernetes Secret value in base64
         # Escaped text: the rules that look past a run of token characters, on it unescaped.
         text_rules: list[Any] = [r for r in compiled.patterns if not r.contained]
-        escaped_inner = Scanner([*text_rules, assignment], None)
+        escaped_inner = Scanner([*text_rules, assignment, *contexts], None)
         self._scanner = Scanner(
             [
                 *compiled.patterns,
                 assignment,
+                *contexts,
                 PgpassRule(),
                 wrapped,
                 *extra_text_rules(escaped_inner, names=compiled.name_needles != ()),

@@ -521,6 +521,10 @@ class CompiledPolicy:
             self._secret_names[name] = secret
         return secret
 
+    def name_is_allowed(self, name: str) -> bool:
+        """Whether an ``allow`` key rule lets a name through (``next_page_token``)."""
+        return bool(self.key_flags(name) & K_ALLOW)
+
     def env_is_secret(self, name: str) -> bool:
         """Whether the environment variable ``name`` holds a secret."""
         return self._secret_env(name) and not self._allowed_env(name)

@@ -297,7 +297,7 @@ _KEBAB = lazy_regex(r"[a-z]+(?:[-_][a-z]+)+")
 _KEBAB_MAX = 16
 
 
-def _plausible_value(value: str) -> bool:
+def plausible_value(value: str) -> bool:
     """A value worth redacting: not a short plain word (``password: required``), not code
     (``token = tokens[name]``, ``secret = load_secret()``, ``password = var.db_password``), not a
     template or placeholder (``$API_KEY``, ``${{ secrets.X }}``, ``<your token>``, ``{key}``,
@@ -418,7 +418,7 @@ class AssignmentRule:
         if walrus and group != "quoted":
             return []  # 'bitmexKey := os.Getenv(…)': only a quoted literal is a value
         secret = value.group(group)
-        if not (_plausible_value(secret) if strong else credential_like(secret)):
+        if not (plausible_value(secret) if strong else credential_like(secret)):
             return []
         return [(value.start(group), value.end(group), self.name)]
 

@@ -19,7 +19,7 @@ opens the replay's own session with it (:meth:`NewEpisodes._open_session`):
 Then every miss is forwarded to it byte for byte (but for that envelope), and everything the
 live server sends is relayed to the client (its server-to-client request ids are mapped to
 ``live:<id>`` so they never collide with the replay's own) and recorded, redacted, through the usual
-:class:`~harn_mcp_mock.record.recorder.Recorder`. At the end the new messages are appended to
+:class:`~harn_mcp_mock.session.recorder.Recorder`. At the end the new messages are appended to
 the cassette in one atomic write. A cassette with no handshake yet is simply recorded.
 
 :class:`NewEpisodes` is the session, without I/O of its own: the CLI's stdio loop
@@ -46,11 +46,12 @@ from harn_mcp_mock.errors import ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
 from harn_mcp_mock.options import ReplayOptions
-from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.replay.handshake import PROTOCOL_VERSION_META, as_complete, is_modern_request
 from harn_mcp_mock.replay.session import open_engine
+from harn_mcp_mock.session.recorder import Recorder
+from harn_mcp_mock.session.recorders import new_recorder
 from harn_mcp_mock.upstream import open_upstream
 from harn_mcp_mock.upstream.lines import LineUpstream
 from harn_mcp_mock.upstream.stdio import CHUNK, StdioUpstream, exit_info
@@ -217,13 +218,8 @@ class NewEpisodes:
         """The live server, started (and its session opened) for ``first``, the first miss."""
         if self.live is not None and self.recorder is not None:
             return self.live, self.recorder
-        recorder = Recorder(
-            self.scratch,
-            self.redactor,
-            command=self.redactor.redact_argv(self.command),
-            policy_name=self.policy.name,
-            policy_digest=self.policy.digest,
-            observer=self.observer,
+        recorder = new_recorder(
+            self.scratch, self.policy, self.command, redactor=self.redactor, observer=self.observer
         )
         if self.on_event is not None:
             self.on_event(f"starting the live server to record a miss: {' '.join(recorder.command)}")

@@ -31,8 +31,8 @@ from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.errors import UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import CLIENT, Frame, batch_items, parse_frame
-from harn_mcp_mock.record.recorder import Recorder
 from harn_mcp_mock.redact import RedactionPolicy
+from harn_mcp_mock.session.recorder import Recorder
 from harn_mcp_mock.upstream import Reply, Upstream, request_ids
 from harn_mcp_mock.verify.answers import BaselineAnswers, RoundTrips
 

@@ -8,7 +8,7 @@ from harn_mcp_mock.cassette.model import journal_path, load_cassette
 from harn_mcp_mock.clock import PausedClock
 from harn_mcp_mock.errors import NothingRecordedError
 from harn_mcp_mock.jsonrpc import CLIENT, SERVER
-from harn_mcp_mock.record.recorder import Recorder
+from harn_mcp_mock.session.recorder import Recorder
 
 
 class ReplaceSecret:

@@ -1,0 +1,533 @@
+"""Rules that know a secret by its context rather than its looks (issue 37).
+
+* :class:`XmlSecretRule`: the text of an XML element, or the ``value``/``content`` attribute of a
+  start tag, whose name reads like a secret's: the element's own name (``<password>``,
+  ``<ns:apiKey>``, ``<secret>``) or its ``name``/``key`` attribute (``<add key="ApiKey"
+  value="…"/>``, ``<entry name="token">…</entry>``, ``<setting name="ApiToken"><value>…``), with
+  CDATA, quotes and values over several lines.
+* :class:`ProseSecretRule`: a value a few words after a secret word in free text or a log line
+  (``Your API key is …``, ``token … was rejected``, ``password for admin - …``).
+
+Both judge a name the way the ``secret-assignment`` rule does (see :class:`NameJudge`): a name the
+policy's key rules take is *strong* (any plausible value), one that only reads like a secret's
+(:func:`~.rules.weak_secret_name`: a bare ``key``, ``mailgun key``) is *weak* (the value must look
+like a credential, :func:`~.rules.credential_like`); an ``allow``-ed name is neither. In prose the
+value must look like a credential either way (:func:`prose_value`): long enough, random-looking,
+not a word, a path, a URL, a date, a version or an identifier; a hash or a UUID only right after
+the secret word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from harn_mcp_mock.redact.gates import Facts, Text, lazy_regex
+from harn_mcp_mock.redact.rules import (
+    Hit,
+    credential_like,
+    plausible_value,
+    shannon_entropy,
+    weak_secret_name,
+)
+
+NONE, WEAK, STRONG = 0, 1, 2
+"""How secret a name reads (see :class:`NameJudge`)."""
+
+_JUDGED_MAX = 4096
+
+
+class NameJudge:
+    """How secret a name reads: :data:`STRONG` when the policy's key rules take it
+    (``secret_name``), :data:`WEAK` when it only reads like a secret's name
+    (:func:`~.rules.weak_secret_name`; only when ``weak``), :data:`NONE` otherwise and for a name
+    an ``allow`` key rule lets through (``next_page_token``). Cached per name."""
+
+    __slots__ = ("_allowed", "_judged", "_secret", "_weak", "allowed")
+
+    def __init__(
+        self, secret_name: Callable[[str], bool], allowed_name: Callable[[str], bool], *, weak: bool
+    ) -> None:
+        self._secret = secret_name
+        self._allowed = self.allowed = allowed_name
+        self._weak = weak
+        self._judged: dict[str, int] = {}
+
+    def __call__(self, name: str) -> int:
+        judged = self._judged.get(name)
+        if judged is None:
+            if self._allowed(name):
+                judged = NONE
+            elif self._secret(name):
+                judged = STRONG
+            elif self._weak and weak_secret_name(name):
+                judged = WEAK
+            else:
+                judged = NONE
+            if len(self._judged) >= _JUDGED_MAX:
+                self._judged.clear()
+            self._judged[name] = judged
+        return judged
+
+
+# --- values -------------------------------------------------------------------------------------
+
+_NUMERIC = "0123456789-.:_/+TZ"  # numbers, dates, times, versions
+_DATE = lazy_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_UUID = lazy_regex(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+_HEX = lazy_regex(r"[0-9A-Fa-f]+")
+_DOTTED = lazy_regex(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
+_PIECES = lazy_regex(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_PIECE_RANDOM = 3.0
+_CONSONANT_RUN = lazy_regex(r"[bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ]{4}")
+_PIECE_WORDS = 6.0
+_VOWELS_WORDS = 0.3
+_PROSE_MIN = 16
+_ADJACENT_MIN = 12
+_PASSWORD_MIN = 8
+_VALUE_MAX = 256
+_ENTROPY_MIN = 3.0
+
+
+def credential_word(word: str) -> bool:
+    """Whether one word under a strong secret name looks like a credential rather than a word of
+    text: 8+ characters, plausible (:func:`~.rules.plausible_value`), not a URL, path or date,
+    with letters and a digit, or 12+ letters of both cases."""
+    n = len(word)
+    if n < _PASSWORD_MIN or n > 4 * _VALUE_MAX or "://" in word or word[0] in "/~.":
+        return False
+    if not plausible_value(word) or _DATE.match(word):
+        return False
+    letters = [c for c in word if c.isalpha()]
+    if len(letters) < 2:
+        return False
+    if any(c.isdigit() for c in word):
+        return True
+    return n >= 12 and any(c.isupper() for c in letters) and any(c.islower() for c in letters)
+
+
+def made_of_words(value: str) -> bool:
+    """Whether ``value`` is made of words (``tokenizer_v2_final``, ``getUserNameFromSession``)
+    rather than random: its letter and digit pieces (split at case changes and separators) run
+    longer than 3 characters on average, no four consonants stand in a row (``y`` aside; random
+    letters have such runs, words seldom), and its letters hold vowels as words do (30% or more;
+    about 19% in random letters) or the pieces are very long (6)."""
+    pieces = _PIECES.findall(value)
+    if not pieces:
+        return True
+    average = sum(map(len, pieces)) / len(pieces)
+    if average <= _PIECE_RANDOM:
+        return False
+    if _CONSONANT_RUN.search(value):
+        return False  # 'ttplsbr': random letters, not words
+    letters = [c for c in value if c.isalpha()]
+    vowels = sum(1 for c in letters if c in "aeiouAEIOU")
+    return average > _PIECE_WORDS or vowels >= _VOWELS_WORDS * len(letters)
+
+
+def prose_value(value: str, *, adjacent: bool, password: bool) -> bool:
+    """Whether a word of free text after a secret word looks like a credential: 16 to 256
+    characters (12 when ``adjacent``: right after the secret word, ``is`` or a dash between at
+    most; 8 after a password word, then with three kinds of characters), not a template, URL,
+    path, e-mail address, host or file name, number, date or version, not made of words
+    (:func:`made_of_words`), with letters and a digit or letters of both cases, random enough
+    (3 bits a character); hex (a hash) and UUIDs only when ``adjacent``."""
+    n = len(value)
+    if n < _PASSWORD_MIN or n > _VALUE_MAX or "://" in value or value[0] in "/~.\\":
+        return False
+    if not plausible_value(value) or not value.strip(_NUMERIC):
+        return False
+    if _UUID.fullmatch(value) or _HEX.fullmatch(value):
+        return adjacent and n >= _PROSE_MIN
+    if "@" in value:
+        local, _, domain = value.rpartition("@")
+        if "." in domain and ":" not in local:
+            return False  # an e-mail address
+    if value.count("/") >= 2 and sum(1 for seg in value.split("/") if seg.isalpha()) >= 2:
+        return False  # a path
+    if _DOTTED.fullmatch(value) and not any(c.isdigit() for c in value.rpartition(".")[2]):
+        return False  # a host or file name, a dotted reference
+    if n < (_ADJACENT_MIN if adjacent else _PROSE_MIN):
+        return password and credential_like(value)
+    if made_of_words(value):
+        return False
+    digit = any(c.isdigit() for c in value)
+    upper = any(c.isupper() for c in value)
+    lower = any(c.islower() for c in value)
+    if not (digit and (upper or lower)) and not (upper and lower):
+        return False
+    return shannon_entropy(value) >= _ENTROPY_MIN
+
+
+# --- XML ------------------------------------------------------------------------------------------
+
+_ATTR = lazy_regex(r"""([A-Za-z_][\w.:-]*)[ \t\r\n]*=[ \t\r\n]*(?:"([^"]*)"|'([^']*)')""")
+_CDATA = lazy_regex(r"[ \t\r\n]*<!\[CDATA\[(.*?)\]\]>[ \t\r\n]*\Z", re.DOTALL)
+_START_TAG = lazy_regex(r"<([A-Za-z_][\w.:-]*)[ \t\r\n]*>")
+_VALUE_ATTRS = frozenset({"value", "content"})
+_NAME_ATTRS = ("name=", "key=")
+_TEMPLATES = ("${", "{{", "#{", "%{", "<%", "@@")
+_BODY_MAX = 4096
+_TAG_MAX = 2048
+_NAME_MAX = 120
+_SPACE = " \t\r\n"
+
+
+class XmlSecretRule:
+    """The text of an XML element, or the value of a start tag, whose name reads like a secret's.
+
+    Two passes, each behind a cheap gate (``</`` or ``name=``/``key=`` in the text, then one of the
+    secret names' ``needles``): the closing tags whose name holds a needle (one regular
+    expression with ``</`` as its literal prefix), each judged by :class:`NameJudge` (the local
+    name of ``ns:name``) and matched with its start tag; then each ``name="…"``/``key="…"``
+    attribute, judged the same way, whose tag's ``value``/``content`` attribute, text, or single
+    child element's text (.NET ``<setting name="…"><value>…</value>``) is the value.
+
+    The value is the element's text trimmed of white space, quotes and a CDATA section. One word:
+    replaced whole when plausible (a strong name) or credential-like (a weak one). Several words
+    (Jenkins' ``{vendor AQAAABAAA …}``, a base64 value over lines): each word that looks like a
+    credential (:func:`credential_word`), or the whole text when every word does. Templates
+    (``${X}``, ``{{ x }}``, ``%X%``) and plain words are kept."""
+
+    __slots__ = ("_close", "_judge", "_needles")
+
+    name = "xml-secret-element"
+    contained = False
+    run = 0
+    min_len = 12
+    _facts = Facts(min_len=12, needles=("<",))  # the scanner asks for a '<' before calling the rule
+
+    def __init__(self, judge: NameJudge, needles: Sequence[str]) -> None:
+        self._judge = judge
+        self._needles = tuple(needles)
+        ordered = sorted(set(needles), key=lambda n: (-len(n), n))
+        alternatives = "|".join(map(re.escape, ordered)) or "(?!)"
+        self._close = lazy_regex(r"</([\w.:-]*?(?i:" + alternatives + r")[\w.:-]*)[ \t\r\n]*>")
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < self.min_len or "<" not in s:
+            return []
+        closing = "</" in s
+        named = "=" in s
+        if not (closing or named):
+            return []
+        folded = text.ascii_fold
+        if not any(n in folded for n in self._needles):
+            return []
+        spans: list[tuple[int, int]] = []
+        if closing:
+            for m in self._close.finditer(s):
+                strength = self._judge(m.group(1).rpartition(":")[2])
+                if strength:
+                    spans += self._element(s, m.group(1), m.start(), strength)
+        if named and len(folded) == len(s):
+            for attr in _NAME_ATTRS:
+                at = folded.find(attr)
+                while at >= 0:
+                    spans += self._named(s, at, len(attr))
+                    at = folded.find(attr, at + len(attr))
+        return [(a, b, self.name) for a, b in spans]
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
+
+    def _element(self, s: str, tag: str, close_at: int, strength: int) -> list[tuple[int, int]]:
+        """The value of the element ``tag`` whose closing tag starts at ``close_at``."""
+        at = close_at
+        floor = max(0, close_at - _BODY_MAX - _TAG_MAX)
+        while True:
+            open_at = s.rfind("<" + tag, floor, at)
+            if open_at < 0:
+                return []
+            after = open_at + 1 + len(tag)
+            if s[after] in _SPACE or s[after] in ">/":
+                break
+            at = open_at  # '<passwordHint' when looking for '<password'
+        gt = s.find(">", after, close_at)
+        if gt < 0 or s[gt - 1] == "/":
+            return []
+        return self._body(s, gt + 1, close_at, strength)
+
+    def _named(self, s: str, at: int, length: int) -> list[tuple[int, int]]:
+        """The value named by the ``name=``/``key=`` attribute at ``at``, if it names a secret."""
+        if at == 0 or s[at - 1] not in _SPACE:
+            return []
+        quote_at = at + length
+        if quote_at >= len(s) or s[quote_at] not in "\"'":
+            return []
+        end = s.find(s[quote_at], quote_at + 1, quote_at + 1 + _NAME_MAX)
+        name = s[quote_at + 1 : end] if end > quote_at else ""
+        if not name or "<" in name or ">" in name:
+            return []
+        strength = self._judge(name) or self._judge(re.split(r"[:/]", name)[-1])
+        if not strength:
+            return []
+        lt = s.rfind("<", max(0, at - _TAG_MAX), at)
+        if lt < 0 or s.find(">", lt, at) >= 0:
+            return []  # not inside a start tag
+        gt = s.find(">", end + 1, end + 1 + _TAG_MAX)
+        if gt < 0:
+            return []
+        for m in _ATTR.finditer(s, lt, gt):
+            if m.group(1).lower() in _VALUE_ATTRS:
+                group = 2 if m.group(2) is not None else 3
+                return self._value(s, m.start(group), m.end(group), strength)
+        if s[gt - 1] == "/":
+            return []
+        nxt = s.find("<", gt + 1, gt + 1 + _BODY_MAX)
+        if nxt < 0:
+            return []
+        if s.startswith("</", nxt) or s.startswith("<![CDATA[", nxt):
+            close = s.find("</", nxt, nxt + _BODY_MAX) if s.startswith("<![", nxt) else nxt
+            return self._body(s, gt + 1, close, strength) if close >= 0 else []
+        child = _START_TAG.match(s, nxt)  # <setting name="ApiToken"><value>…</value></setting>
+        if child is None or s[gt + 1 : nxt].strip(_SPACE):
+            return []
+        close = s.find("</" + child.group(1), child.end(), child.end() + _BODY_MAX)
+        return self._body(s, child.end(), close, strength) if close >= 0 else []
+
+    def _body(self, s: str, start: int, end: int, strength: int) -> list[tuple[int, int]]:
+        """The value in an element's text ``s[start:end]`` (a leaf: no element inside)."""
+        if end - start > _BODY_MAX:
+            return []
+        if "<" in s[start:end]:
+            cdata = _CDATA.match(s, start, end)
+            if cdata is None:
+                return []
+            start, end = cdata.span(1)
+        while start < end and s[start] in _SPACE:
+            start += 1
+        while end > start and s[end - 1] in _SPACE:
+            end -= 1
+        if end - start >= 2 and s[start] in "\"'" and s[end - 1] == s[start]:
+            start, end = start + 1, end - 1
+        return self._value(s, start, end, strength)
+
+    def _value(self, s: str, start: int, end: int, strength: int) -> list[tuple[int, int]]:
+        value = s[start:end]
+        if not value or value.startswith(_TEMPLATES):
+            return []
+        words = [m.span() for m in re.finditer(r"\S+", value)]
+        if len(words) == 1:
+            inner = value
+            if len(value) > 2 and value[0] == "{" and value[-1] == "}" and "{" not in value[1:-1]:
+                inner = value[1:-1]  # Jenkins' {AQAAABAAAAAQ…}
+            ok = plausible_value(inner) if strength == STRONG else credential_like(inner)
+            return [(start, end)] if ok else []
+        found: list[tuple[int, int]] = []
+        for a, b in words:
+            while a < b and value[a] in "{(\"'.,;:":
+                a += 1
+            while b > a and value[b - 1] in "})\"'.,;:":
+                b -= 1
+            word = value[a:b]
+            if word and (credential_word(word) if strength == STRONG else credential_like(word)):
+                found.append((start + a, start + b))
+        if found and len(found) == len(words):
+            return [(found[0][0], found[-1][1])]  # one value over several lines
+        return found
+
+
+# --- free text ------------------------------------------------------------------------------------
+
+_PROSE_NEEDLES = ("key", "token", "secret", "pass", "pwd", "credential")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+_BEFORE_WORD = frozenset(" \t\r\n\"'`([{,;|*>")
+_OPENERS = "\"'`([{<"
+_CLOSERS = "\"'`)]}>.,;:!?"
+_LINKS = frozenset({"is", "was", "are", "were", "be", "now", "equals", "=", ":", "-", "--", "|", "=>", "->"})
+_PLAIN = lazy_regex(r"[A-Za-z][A-Za-z'-]*")
+_TOKEN = lazy_regex(r"\S+")
+_VALUE_HINT = lazy_regex(r"[0-9]|[a-z][A-Z]")  # every value prose_value takes holds one
+_HINT_REACH = 32
+_SETTINGS = lazy_regex(r"[,;&][ \t]*[A-Za-z_][\w.-]*=")  # a list of name=value settings
+_NAMED = lazy_regex(r"[A-Za-z][A-Za-z_.-]*[:=]")
+_MARKUP = lazy_regex(r"[\"'<>`]")  # quotes or markup inside: no value of prose
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_STOP_WORDS = frozenset(
+    {
+        "algorithm",
+        "alias",
+        "checksum",
+        "count",
+        "digest",
+        "endpoint",
+        "expired",
+        "expires",
+        "expiry",
+        "field",
+        "file",
+        "fingerprint",
+        "format",
+        "hash",
+        "header",
+        "id",
+        "ids",
+        "index",
+        "length",
+        "name",
+        "path",
+        "policy",
+        "prefix",
+        "reset",
+        "scope",
+        "size",
+        "type",
+        "uri",
+        "url",
+        "version",
+    }
+)
+"""A word right after the secret word that says the value is about the secret, not the secret
+(``key id …``, ``token type …``, ``password hash …``)."""
+_GAPS_MAX = 3
+_TOKENS_MAX = 7
+_WINDOW = 96
+
+
+class ProseSecretRule:
+    """A value a few words after a secret word in free text (``Your API key is …``, ``token …
+    was rejected``, ``password for admin - …``, ``the mailgun key …``).
+
+    The secret words are the words holding the rule's needle (one of ``key``, ``token``,
+    ``secret``, ``pass``, ``pwd``, ``credential``: one rule each; found by C-speed substring
+    searches) that :class:`NameJudge` takes, alone or
+    with the word before them (``API key``, ``client secret``); not when that word makes them
+    harmless (``public key``, ``primary key``, ``next page token``), nor when a ``:`` or ``=``
+    follows (``name: value`` is the ``secret-assignment`` rule's). Then, on the same line and
+    within a few words (three at most that are neither a link such as ``is``, ``-``, ``:`` nor
+    the value), the first word that is not a plain word must pass :func:`prose_value`; a word
+    such as ``id``, ``type`` or ``hash`` right after the secret word ends the search."""
+
+    __slots__ = ("_facts", "_judge", "_needle")
+
+    name = "secret-in-prose"
+    contained = False
+    run = 0
+    min_len = 12
+
+    def __init__(self, judge: NameJudge, needle: str) -> None:
+        self._judge = judge
+        self._needle = needle
+        # The scanner looks for the needle (case-folded) before calling the rule: one instance
+        # per secret word, so that a text with none of them costs a few C-speed searches.
+        self._facts = Facts(min_len=self.min_len, fold_needles=(needle,))
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < self.min_len:
+            return []
+        folded = text.ascii_fold
+        needle = self._needle
+        if len(folded) != len(s) or needle not in folded:
+            return []
+        hits: list[Hit] = []
+        n = len(s)
+        at = folded.find(needle)
+        while at >= 0:
+            a, b = at, at + len(needle)
+            while a > 0 and folded[a - 1] in _WORD_CHARS:
+                a -= 1
+            while b < n and folded[b] in _WORD_CHARS:
+                b += 1
+            hit = self._after(s, a, b)
+            if hit is not None:
+                hits.append(hit)
+            at = folded.find(needle, b)
+        return hits
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
+
+    def _strength(self, s: str, a: int, word: str) -> int:
+        """How secret the word ``s[a:…]`` reads, with the word before it (``API key``,
+        ``public key``, ``next page token``)."""
+        strength = self._judge(word)
+        if not strength:
+            return NONE
+        i = a
+        while i > 0 and s[i - 1] in " \t":
+            i -= 1
+        j = i
+        while j > 0 and s[j - 1] in _NAME_CHARS:
+            j -= 1
+        if i == a or j == i or not s[j].isalpha():
+            return strength
+        joined, spaced = s[j:i] + "_" + word, s[j:i] + " " + word
+        if self._judge.allowed(joined):
+            return NONE  # 'next page token'
+        spaced_strength = self._judge(spaced)
+        if strength == WEAK and spaced_strength == NONE:
+            return NONE  # 'public key', 'primary key', 'sort key'
+        return max(strength, self._judge(joined), spaced_strength)
+
+    def _after(self, s: str, a: int, b: int) -> Hit | None:
+        """The value after the secret word ``s[a:b]``, if one looks like a credential."""
+        if a > 0 and s[a - 1] not in _BEFORE_WORD:
+            return None  # inside a path, a URL, a dotted name
+        n = len(s)
+        if b >= n or (s[b] in "\"'" and a > 0 and s[a - 1] == s[b]):
+            return None  # a quoted name: an attribute's or a string's value, not prose
+        j = b + 1 if s[b] in "\"'" else b
+        if j >= n or s[j] in ":=" or s[b] not in _SPACE + "\"')":
+            return None  # 'name: value', 'name=value': the assignment rule's; or no space after
+        reach = b + _WINDOW + _VALUE_MAX  # a value starts within the window and may run past it
+        line_end = s.find("\n", b, reach)
+        limit = min(n, reach) if line_end < 0 else line_end
+        if _VALUE_HINT.search(s, b, min(limit, b + _WINDOW + _HINT_REACH)) is None:
+            return None  # no digit and no camelCase ahead: no value (most prose stops here)
+        word = s[a:b]
+        strength = self._strength(s, a, word)
+        if not strength:
+            return None
+        folded_word = word.lower()
+        password = "pass" in folded_word or "pwd" in folded_word
+        gaps = 0
+        pos = b
+        for _ in range(_TOKENS_MAX):
+            m = _TOKEN.search(s, pos, limit)
+            if m is None or m.start() > b + _WINDOW:
+                return None
+            ta, tb = m.span()
+            pos = tb
+            ca, cb = ta, tb
+            while ca < cb and s[ca] in _OPENERS:
+                ca += 1
+            while cb > ca and s[cb - 1] in _CLOSERS:
+                cb -= 1
+            core = s[ca:cb]
+            low = core.lower()
+            if not core or low in _LINKS or not core.strip("-=:|>\u2013\u2014"):
+                continue
+            if _PLAIN.fullmatch(core):
+                if gaps == 0 and low in _STOP_WORDS:
+                    return None
+                gaps += 1
+                if gaps > _GAPS_MAX or s[tb - 1] in ".;!?":
+                    return None
+                continue
+            if _NAMED.match(core) is not None:
+                return None  # 'KEY:value', 'pass=value': a name and its value, the assignment rule's
+            if _SETTINGS.search(core) is not None:
+                return None  # 'host:6380,password=…,ssl=True': settings, each judged by its name
+            if _MARKUP.search(core) is None and prose_value(core, adjacent=gaps == 0, password=password):
+                return (ca, cb, self.name)
+            return None
+        return None
+
+
+def context_rules(
+    secret_name: Callable[[str], bool],
+    allowed_name: Callable[[str], bool],
+    needles: Sequence[str] | None,
+) -> list[object]:
+    """The context rules for a policy whose key rules are ``secret_name`` (with ``allowed_name``
+    the ``allow`` key rules), and ``needles`` the substrings one of which every secret name holds
+    (``None``: the key rules do not tell; ``()``: there are no key rules, and no rule)."""
+    if needles is not None and not needles:
+        return []
+    judge = NameJudge(secret_name, allowed_name, weak=True)
+    xml_needles = tuple(needles) if needles is not None else ("",)
+    prose = [ProseSecretRule(judge, needle) for needle in _PROSE_NEEDLES]
+    return [XmlSecretRule(judge, (*xml_needles, "access", "api")), *prose]
