@@ -499,6 +499,12 @@ def _check_sandbox(sandbox: str, preload: Sequence[str], here: bool) -> Isolatio
     return resolve_isolation(sandbox)
 
 
+def _check_in_process(options: RunOptions) -> None:
+    """An in-process agent runs only on a backend that can run one (this machine's)."""
+    if not backend_info(options.backend).in_process:
+        raise UsageError(f"an in-process agent runs on {backends_with('in_process')} only", where="--backend")
+
+
 def _check_llm(url: str) -> None:
     """``--llm``: an http(s) URL whose endpoint answers ``GET .../v1/models`` now, before any
     trial (an endpoint that is down would make every trial's usage invalid after its work)."""
@@ -614,10 +620,7 @@ def run_episodes(
                 "is for an agent command, not an in-process agent",
                 where="--preload" if o.trial.preload else "--llm",
             )
-        if not backend.in_process:
-            raise UsageError(
-                f"an in-process agent runs on {backends_with('in_process')} only", where="--backend"
-            )
+        _check_in_process(o)
         import asyncio
 
         import anyio
@@ -778,6 +781,7 @@ async def run_episodes_async(
         )
     from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
 
+    _check_in_process(o)
     baseline_doc = _early_baseline(o.baseline)
     check_gates(o.gates, o.k)
     plan = load_plan(specs, out=out, tasks=o.tasks, k=o.k, seed=o.seed, faults=o.faults)

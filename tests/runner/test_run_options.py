@@ -58,3 +58,20 @@ def test_options_value_and_keywords_refuse_alike(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="--ray-address is for --backend ray"):
         run_episodes(["notes"], ["true"], out=tmp_path, ray_address="ray://x")
     assert not any(tmp_path.iterdir())
+
+
+def test_an_in_process_agent_is_refused_another_backend_from_a_loop_too(tmp_path: Path) -> None:
+    import anyio
+
+    from harn_mcp_mock.runner.run import run_episodes_async
+
+    async def agent(session: object, trial: object) -> None: ...
+
+    async def main() -> None:
+        await run_episodes_async(["notes"], agent, out=tmp_path, backend="ray")
+
+    with pytest.raises(UsageError, match="an in-process agent runs on the local backend only"):
+        anyio.run(main)
+    with pytest.raises(UsageError, match="an in-process agent runs on the local backend only"):
+        run_episodes(["notes"], agent, out=tmp_path, options=RunOptions(backend="ray"))
+    assert not any(tmp_path.iterdir())
