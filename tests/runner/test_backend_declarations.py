@@ -35,6 +35,8 @@ def test_the_cli_shows_the_declared_help_and_ray_address_flag() -> None:
     run = get_command(app).commands["run"]  # type: ignore[attr-defined]
     helps = {opt: param.help for param in run.params for opt in getattr(param, "opts", [])}
     assert helps["--backend"] == backend_help()
+    (backend,) = [param for param in run.params if "--backend" in getattr(param, "opts", [])]
+    assert backend.metavar == "[local|ray]"  # the choices, from the declarations
     assert helps["--ray-address"] == BACKENDS["ray"].options[0].help
 
 
