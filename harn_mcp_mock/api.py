@@ -26,7 +26,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TextIO
+from typing import TYPE_CHECKING, Any, ParamSpec, Self, TextIO
 
 import orjson
 
@@ -36,10 +36,12 @@ from harn_mcp_mock.errors import ServerStartError, UsageError, sole_exception
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
 from harn_mcp_mock.jsonrpc.server import Out
-from harn_mcp_mock.options import ClientCallbacks, ReplayOptions
-from harn_mcp_mock.replay.engine import Repeat, ReplayEngine, ReplayReport
+from harn_mcp_mock.options import ClientCallbacks, ReplayOptions, split_session_keywords
+from harn_mcp_mock.replay.engine import ReplayEngine, ReplayReport
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from anyio.abc import TaskGroup
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
     from mcp import ClientSession
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
 
     from harn_mcp_mock.cassette.claim import CassetteClaim
     from harn_mcp_mock.cassette.model import Cassette
+    from harn_mcp_mock.options import ReplayKeywords, SessionKeywords
     from harn_mcp_mock.session.record import RecordCore
 
 __all__ = [
@@ -255,7 +258,8 @@ class ReplayTransport(EngineTransport):
     """An ``mcp`` client transport answered in memory by a replay engine (no subprocess).
 
     ``cassette`` is a cassette path (the engine is built as ``harn mcp mock replay`` builds
-    it) or a ready :class:`ReplayEngine`. Use it as ``mcp.Client(ReplayTransport(path))`` or
+    it, with ``options``, a :class:`~harn_mcp_mock.options.ReplayOptions`, or its fields as
+    keywords: ``repeat="cycle"``...) or a ready :class:`ReplayEngine`. Use it as ``mcp.Client(ReplayTransport(path))`` or
     enter it yourself for ``(read_stream, write_stream)``. After exit, :attr:`report` holds the
     :class:`ReplayReport` (misses, unused interactions, client answers that differ). A
     transport can be entered once.
@@ -268,32 +272,17 @@ class ReplayTransport(EngineTransport):
         self,
         cassette: PathLike | ReplayEngine,
         *,
-        ignore_paths: Iterable[str] = (),
-        repeat: Repeat = "last",
-        strict_order: bool = False,
-        latency: str = "none",
-        redact_policy: PathLike | None = None,
-        faults: PathLike | Iterable[Mapping[str, Any]] | None = None,
-        seed: int = 0,
-        run_id: str = "run",
+        options: ReplayOptions | None = None,
         env: Mapping[str, str] | None = None,
         on_event: Callable[[str], None] | None = None,
+        **keywords: Unpack[ReplayKeywords],
     ) -> None:
         if isinstance(cassette, ReplayEngine):
             self.engine = cassette
         else:
             from harn_mcp_mock.replay.session import open_engine
 
-            self.options = ReplayOptions.build(
-                ignore_paths=ignore_paths,
-                repeat=repeat,
-                strict_order=strict_order,
-                latency=latency,
-                redact_policy=redact_policy,
-                faults=faults,
-                seed=seed,
-                run_id=run_id,
-            )
+            self.options = ReplayOptions.build(options, **keywords)
             self.engine = open_engine(
                 Path(cassette), self.options, env={**os.environ, **(env or {})}, on_event=on_event
             )
@@ -575,6 +564,7 @@ class EpisodesTransport(_SingleUse):
         cassette: PathLike,
         command: Sequence[str],
         *,
+        options: ReplayOptions | None = None,
         ignore_paths: Iterable[str] = (),
         redact_policy: PathLike | None = None,
         env: Mapping[str, str] | None = None,
@@ -590,8 +580,11 @@ class EpisodesTransport(_SingleUse):
             )
         self.path = Path(cassette)
         self.command = [str(arg) for arg in command]
-        self.ignore_paths = list(ignore_paths)
-        self.redact_policy = redact_policy
+        given: ReplayKeywords = {"ignore_paths": ignore_paths} if ignore_paths else {}
+        if redact_policy is not None:
+            given["redact_policy"] = redact_policy
+        self.options = ReplayOptions.build(options, **given)
+        """How the recorded part is matched (``ignore_paths``) and the new part redacted."""
         self.env = dict(env or {})
         self.cwd = cwd
         self.errlog = errlog
@@ -613,7 +606,7 @@ class EpisodesTransport(_SingleUse):
             session = NewEpisodes(
                 self.path,
                 self.command,
-                options=ReplayOptions.build(ignore_paths=self.ignore_paths, redact_policy=self.redact_policy),
+                options=self.options,
                 grace=self.shutdown_timeout,
                 env={**os.environ, **self.env},
                 cwd=os.fspath(self.cwd) if self.cwd is not None else None,
@@ -689,19 +682,13 @@ def cassette_transport(
     *,
     mode: str | RecordMode = "none",
     command: Sequence[str] | None = None,
-    ignore_paths: Iterable[str] = (),
-    repeat: Repeat = "last",
-    strict_order: bool = False,
-    latency: str = "none",
-    redact_policy: PathLike | None = None,
-    faults: PathLike | Iterable[Mapping[str, Any]] | None = None,
-    seed: int = 0,
-    run_id: str = "run",
+    options: ReplayOptions | None = None,
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
     claim_timeout: float | None = None,
     plan: SessionPlan | None = None,
+    **keywords: Unpack[ReplayKeywords],
 ) -> ReplayTransport | RecordTransport | EpisodesTransport:
     """The transport the record ``mode`` asks for: replay ``path``, or record it through ``command``.
 
@@ -717,9 +704,12 @@ def cassette_transport(
     ``CassetteBusyError`` naming that process.
 
     :func:`~harn_mcp_mock.cassette.modes.plan_session` decides which; ``plan``: one made already
-    (then ``mode`` is not read again; a recording transport takes over its claim).
+    (then ``mode`` is not read again; a recording transport takes over its claim). ``options``:
+    a :class:`~harn_mcp_mock.options.ReplayOptions`, or its fields as keywords (laid over it);
+    a recording takes its ``redact_policy``, ``new_episodes`` its ``ignore_paths`` too.
     """
     path = Path(path)
+    replay = ReplayOptions.build(options, **keywords)
     if plan is None:
         plan = plan_session(
             mode,
@@ -735,32 +725,20 @@ def cassette_transport(
             return EpisodesTransport(
                 path,
                 command or (),
-                ignore_paths=ignore_paths,
-                redact_policy=redact_policy,
+                ignore_paths=replay.ignore_paths,
+                redact_policy=replay.redact_policy,
                 env=env,
                 cwd=cwd,
                 claim=plan.claim,
             )
         if plan.kind is SessionKind.RECORD:
             return RecordTransport(
-                path, command or (), redact_policy=redact_policy, env=env, cwd=cwd, claim=plan.claim
+                path, command or (), redact_policy=replay.redact_policy, env=env, cwd=cwd, claim=plan.claim
             )
     except BaseException:
         plan.release()
         raise
-    return ReplayTransport(
-        path,
-        ignore_paths=ignore_paths,
-        repeat=repeat,
-        strict_order=strict_order,
-        latency=latency,
-        redact_policy=redact_policy,
-        faults=faults,
-        seed=seed,
-        run_id=run_id,
-        env=env,
-        on_event=on_event,
-    )
+    return ReplayTransport(path, options=replay, env=env, on_event=on_event)
 
 
 # --- sessions --------------------------------------------------------------------------------
@@ -850,116 +828,63 @@ async def open_replay(
     path: PathLike,
     *,
     mode: str | RecordMode = "none",
-    ignore_paths: Iterable[str] = (),
-    repeat: Repeat = "last",
-    strict_order: bool = False,
-    latency: str = "none",
-    redact_policy: PathLike | None = None,
-    faults: PathLike | Iterable[Mapping[str, Any]] | None = None,
-    seed: int = 0,
-    run_id: str = "run",
+    options: ReplayOptions | None = None,
     command: Sequence[str] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
     claim_timeout: float | None = None,
-    sampling_callback: SamplingFnT | None = None,
-    elicitation_callback: ElicitationFnT | None = None,
-    list_roots_callback: ListRootsFnT | None = None,
-    logging_callback: LoggingFnT | None = None,
-    message_handler: MessageHandlerFnT | None = None,
-    client_info: Implementation | None = None,
+    callbacks: ClientCallbacks | None = None,
     initialize: bool = True,
+    **keywords: Unpack[SessionKeywords],
 ) -> AsyncIterator[ReplaySession]:
     """:func:`replay_session`, yielding a :class:`ReplaySession` whose ``report`` is set on exit."""
+    replay, given = split_session_keywords(keywords, callbacks)
     transport = cassette_transport(
         path,
         mode=mode,
         command=command,
-        ignore_paths=ignore_paths,
-        repeat=repeat,
-        strict_order=strict_order,
-        latency=latency,
-        redact_policy=redact_policy,
-        faults=faults,
-        seed=seed,
-        run_id=run_id,
+        options=ReplayOptions.build(options, **replay),
         env=env,
         cwd=cwd,
         on_event=on_event,
         claim_timeout=claim_timeout,
     )
-    callbacks = ClientCallbacks(
-        sampling_callback,
-        elicitation_callback,
-        list_roots_callback,
-        logging_callback,
-        message_handler,
-        client_info,
-    )
-    async with session_over(transport, callbacks, initialize=initialize) as replay:
-        yield replay
+    async with session_over(transport, given, initialize=initialize) as session:
+        yield session
 
 
-@asynccontextmanager
-async def replay_session(
-    path: PathLike,
-    *,
-    mode: str | RecordMode = "none",
-    ignore_paths: Iterable[str] = (),
-    repeat: Repeat = "last",
-    strict_order: bool = False,
-    latency: str = "none",
-    redact_policy: PathLike | None = None,
-    faults: PathLike | Iterable[Mapping[str, Any]] | None = None,
-    seed: int = 0,
-    run_id: str = "run",
-    command: Sequence[str] | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: PathLike | None = None,
-    on_event: Callable[[str], None] | None = None,
-    claim_timeout: float | None = None,
-    sampling_callback: SamplingFnT | None = None,
-    elicitation_callback: ElicitationFnT | None = None,
-    list_roots_callback: ListRootsFnT | None = None,
-    logging_callback: LoggingFnT | None = None,
-    message_handler: MessageHandlerFnT | None = None,
-    client_info: Implementation | None = None,
-    initialize: bool = True,
-) -> AsyncIterator[ClientSession]:
-    """An ``mcp.ClientSession`` connected in memory to a replay of the cassette at ``path``.
+P = ParamSpec("P")
 
-    The session has done its handshake (``initialize``, or ``server/discover`` when the cassette
-    recorded that) unless ``initialize=False``. A request with no recorded match fails with an
-    ``MCPError`` (code -32050) naming the method and the nearest recorded candidates. With
-    ``mode="once"`` and no cassette yet, or ``mode="all"``, the session instead records through
-    the real server ``command``. Use :func:`open_replay` to read the replay report.
-    """
-    async with open_replay(
-        path,
-        mode=mode,
-        ignore_paths=ignore_paths,
-        repeat=repeat,
-        strict_order=strict_order,
-        latency=latency,
-        redact_policy=redact_policy,
-        faults=faults,
-        seed=seed,
-        run_id=run_id,
-        command=command,
-        env=env,
-        cwd=cwd,
-        on_event=on_event,
-        claim_timeout=claim_timeout,
-        sampling_callback=sampling_callback,
-        elicitation_callback=elicitation_callback,
-        list_roots_callback=list_roots_callback,
-        logging_callback=logging_callback,
-        message_handler=message_handler,
-        client_info=client_info,
-        initialize=initialize,
-    ) as replay:
-        yield replay.session
+
+def _client_session_of(
+    opener: Callable[P, AbstractAsyncContextManager[ReplaySession]],
+) -> Callable[P, AbstractAsyncContextManager[ClientSession]]:
+    """``opener``'s session, with ``opener``'s parameters (spelled once, on ``opener``)."""
+
+    @asynccontextmanager
+    async def replay_session(*args: P.args, **kwargs: P.kwargs) -> AsyncIterator[ClientSession]:
+        """An ``mcp.ClientSession`` connected in memory to a replay of the cassette at ``path``.
+
+        The session has done its handshake (``initialize``, or ``server/discover`` when the
+        cassette recorded that) unless ``initialize=False``. A request with no recorded match
+        fails with an ``MCPError`` (code -32050) naming the method and the nearest recorded
+        candidates. With ``mode="once"`` and no cassette yet, or ``mode="all"``, the session
+        instead records through the real server ``command``. ``options``: a
+        :class:`~harn_mcp_mock.options.ReplayOptions`, or its fields as keywords
+        (``repeat="cycle"``...); ``callbacks``: a :class:`~harn_mcp_mock.options.ClientCallbacks`,
+        or its fields as keywords (``sampling_callback=``...). Use :func:`open_replay` to read the
+        replay report.
+        """
+        async with opener(*args, **kwargs) as replay:
+            yield replay.session
+
+    replay_session.__wrapped__ = opener  # type: ignore[attr-defined]  # inspect.signature: opener's
+    replay_session.__qualname__ = "replay_session"
+    return replay_session
+
+
+replay_session = _client_session_of(open_replay)
 
 
 @asynccontextmanager

@@ -15,7 +15,8 @@ from harn_mcp_mock.errors import UsageError
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Mapping
+    from typing import Any, TypedDict, Unpack
 
     from mcp.client.session import (
         ElicitationFnT,
@@ -29,7 +30,35 @@ if TYPE_CHECKING:
     from harn_mcp_mock.faults.rules import FaultRule
     from harn_mcp_mock.replay.engine import Repeat
 
+    class ReplayKeywords(TypedDict, total=False):
+        """:class:`ReplayOptions`' fields as keywords, loosely typed: the keyword forms of the
+        API (``replay_session(path, repeat="cycle")``), the pytest marker and parsed flags."""
+
+        ignore_paths: Iterable[str] | str
+        repeat: str
+        strict_order: bool
+        latency: str
+        redact_policy: str | os.PathLike[str] | None
+        faults: str | os.PathLike[str] | Iterable[Mapping[str, Any]] | None
+        seed: int
+        run_id: str
+
+    class CallbackKeywords(TypedDict, total=False):
+        """:class:`ClientCallbacks`' fields as keywords (``replay_session(path, sampling_callback=f)``)."""
+
+        sampling_callback: SamplingFnT | None
+        elicitation_callback: ElicitationFnT | None
+        list_roots_callback: ListRootsFnT | None
+        logging_callback: LoggingFnT | None
+        message_handler: MessageHandlerFnT | None
+        client_info: Implementation | None
+
+    class SessionKeywords(ReplayKeywords, CallbackKeywords, total=False):
+        """The keyword forms of a replay session: its replay options and its client callbacks."""
+
+
 __all__ = [
+    "CALLBACK_NAMES",
     "FAULT_FLAGS",
     "REPEATS",
     "REPLAY_FLAGS",
@@ -37,6 +66,7 @@ __all__ = [
     "RecordOptions",
     "ReplayOptions",
     "parse_latency",
+    "split_session_keywords",
 ]
 
 REPEATS = ("last", "cycle", "error")
@@ -150,29 +180,42 @@ class ReplayOptions:
 
     @classmethod
     def build(
-        cls,
-        *,
-        ignore_paths: Iterable[str] | str = (),
-        repeat: str = "last",
-        strict_order: bool = False,
-        latency: str = "none",
-        redact_policy: str | os.PathLike[str] | None = None,
-        faults: str | os.PathLike[str] | Iterable[Any] | None = None,
-        seed: int = 0,
-        run_id: str = "run",
+        cls, options: ReplayOptions | None = None, /, **keywords: Unpack[ReplayKeywords]
     ) -> ReplayOptions:
-        """From loosely typed input (keywords of the API, a marker, parsed flags). ``faults``: a
-        rules file's path, or a list of rules (JSON objects)."""
+        """From loosely typed input (keywords of the API, a marker, parsed flags), laid over
+        ``options`` (default: the defaults). ``faults``: a rules file's path, or a list of rules
+        (JSON objects). An unknown keyword is a TypeError, as for any function."""
+        unknown = sorted(set(keywords) - set(cls.names()))
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+        if options is not None and not keywords:
+            return options
+        given: dict[str, Any] = (
+            {} if options is None else {name: getattr(options, name) for name in cls.names()}
+        )
+        given.update(keywords)
+        ignore_paths = given.get("ignore_paths", ())
         ignore = (ignore_paths,) if isinstance(ignore_paths, str) else tuple(ignore_paths)
+        redact_policy = given.get("redact_policy")
         policy = Path(redact_policy) if redact_policy is not None else None
-        given: str | tuple[Any, ...] | None
+        faults = given.get("faults")
+        rules: str | tuple[Any, ...] | None
         if faults is None or isinstance(faults, str):
-            given = faults
+            rules = faults
         elif isinstance(faults, os.PathLike):
-            given = os.fspath(faults)
+            rules = os.fspath(faults)
         else:
-            given = _frozen(list(faults))
-        return cls(ignore, repeat, bool(strict_order), str(latency), policy, given, seed, str(run_id))  # type: ignore[arg-type]
+            rules = _frozen(list(faults))
+        return cls(
+            ignore,
+            given.get("repeat", "last"),
+            bool(given.get("strict_order", False)),
+            str(given.get("latency", "none")),
+            policy,
+            rules,
+            given.get("seed", 0),
+            str(given.get("run_id", "run")),
+        )
 
     @staticmethod
     def names() -> tuple[str, ...]:
@@ -305,3 +348,19 @@ class ClientCallbacks:
         self.logging_callback = logging_callback
         self.message_handler = message_handler
         self.client_info = client_info
+
+
+CALLBACK_NAMES = ClientCallbacks.__slots__
+"""The keywords of :class:`ClientCallbacks` (the API's and the pytest fixture's keyword forms)."""
+
+
+def split_session_keywords(
+    keywords: Mapping[str, Any], callbacks: ClientCallbacks | None = None
+) -> tuple[ReplayKeywords, ClientCallbacks]:
+    """A replay session's keyword forms (:class:`SessionKeywords`), split: the replay options'
+    keywords, and the client callbacks (laid over ``callbacks``)."""
+    given = {name: keywords[name] for name in CALLBACK_NAMES if name in keywords}
+    rest: Any = {name: value for name, value in keywords.items() if name not in given}
+    if callbacks is not None:
+        given = {name: getattr(callbacks, name) for name in CALLBACK_NAMES} | given
+    return rest, ClientCallbacks(**given)

@@ -37,17 +37,12 @@ from harn_mcp_mock.errors import CassetteError, PathEscapeError, UsageError
 from harn_mcp_mock.options import REPLAY_FLAGS, ReplayOptions
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from mcp import ClientSession
-    from mcp.client.session import (
-        ElicitationFnT,
-        ListRootsFnT,
-        LoggingFnT,
-        MessageHandlerFnT,
-        SamplingFnT,
-    )
-    from mcp_types import Implementation
 
     from harn_mcp_mock.api import EpisodesTransport, RecordTransport, ReplayTransport
+    from harn_mcp_mock.options import CallbackKeywords, ClientCallbacks
     from harn_mcp_mock.replay.engine import ReplayReport
 
 MARKER = "mcp_mock"
@@ -321,6 +316,10 @@ class MockOptions:
     allow_misses: bool = False
     allow_answer_mismatches: bool = False
 
+    def replay_options(self) -> ReplayOptions:
+        """The replay options these hold, one value (``faults`` read now, when a session starts)."""
+        return ReplayOptions.build(**{name: getattr(self, name) for name in ReplayOptions.names()})
+
 
 def merge_options(layers: Iterable[Mapping[str, Any]], where: str) -> MockOptions:
     """Later layers override earlier ones; an unknown key is an error naming the valid ones."""
@@ -424,22 +423,18 @@ class MCPMock:
         """An ``mcp`` transport for ``mcp.Client(mcp_mock.transport())`` (replaying or recording)."""
         __tracebackhide__ = True
         from harn_mcp_mock.api import RecordTransport, cassette_transport
-        from harn_mcp_mock.replay.engine import Repeat
 
         plan = self._plan()
         self._check_exists(plan)
-        repeat: Repeat = self.options.repeat  # type: ignore[assignment]  # checked in open_engine
+        try:
+            options = self.options.replay_options()
+        except BaseException:
+            plan.release()
+            raise
         transport = cassette_transport(
             self.path,
             command=self.options.command,
-            ignore_paths=self.options.ignore_paths,
-            repeat=repeat,
-            strict_order=self.options.strict_order,
-            latency=self.options.latency,
-            redact_policy=self.options.redact_policy,
-            faults=self.options.faults,
-            seed=self.options.seed,
-            run_id=self.options.run_id,
+            options=options,
             env=self.options.env,
             cwd=self.options.cwd,
             claim_timeout=self.claim_timeout,
@@ -456,29 +451,19 @@ class MCPMock:
     async def session(
         self,
         *,
-        sampling_callback: SamplingFnT | None = None,
-        elicitation_callback: ElicitationFnT | None = None,
-        list_roots_callback: ListRootsFnT | None = None,
-        logging_callback: LoggingFnT | None = None,
-        message_handler: MessageHandlerFnT | None = None,
-        client_info: Implementation | None = None,
+        callbacks: ClientCallbacks | None = None,
         initialize: bool = True,
+        **keywords: Unpack[CallbackKeywords],
     ) -> AsyncIterator[ClientSession]:
-        """An initialized ``mcp.ClientSession`` over this test's cassette (see ``replay_session``)."""
+        """An initialized ``mcp.ClientSession`` over this test's cassette (see ``replay_session``):
+        ``callbacks``, or their fields as keywords (``sampling_callback=``...)."""
         from harn_mcp_mock.api import session_over
-        from harn_mcp_mock.options import ClientCallbacks
+        from harn_mcp_mock.options import split_session_keywords
 
         __tracebackhide__ = True
 
-        callbacks = ClientCallbacks(
-            sampling_callback,
-            elicitation_callback,
-            list_roots_callback,
-            logging_callback,
-            message_handler,
-            client_info,
-        )
-        async with session_over(self.transport(), callbacks, initialize=initialize) as replay:
+        _, given = split_session_keywords(keywords, callbacks)
+        async with session_over(self.transport(), given, initialize=initialize) as replay:
             yield replay.session
 
     @contextlib.contextmanager
@@ -493,7 +478,6 @@ class MCPMock:
         import threading
 
         from harn_mcp_mock.http.run import run_http_session
-        from harn_mcp_mock.options import ReplayOptions
         from harn_mcp_mock.replay.run import ReplayOutcome
 
         plan = self._plan(claim_now=True)
@@ -503,16 +487,11 @@ class MCPMock:
             raise UsageError(
                 f"{MARKER} env and cwd apply to transport() and session(); serve_http records with ours"
             )
-        options = ReplayOptions.build(
-            ignore_paths=self.options.ignore_paths,
-            repeat=self.options.repeat,
-            strict_order=self.options.strict_order,
-            latency=self.options.latency,
-            redact_policy=self.options.redact_policy,
-            faults=self.options.faults,
-            seed=self.options.seed,
-            run_id=self.options.run_id,
-        )
+        try:
+            options = self.options.replay_options()
+        except BaseException:
+            plan.release()
+            raise
         ready = threading.Event()
         urls: list[str] = []
         servers: list[Any] = []

@@ -699,35 +699,43 @@ def run_main(
             raise UsageError("--strict-power needs --baseline DIR", where="--strict-power")
         if baseline is not None and _blind_baseline(prog, specs, tasks, k, seed, faults, alpha, strict_power):
             return 2
-        seconds = parse_timeout(timeout) if isinstance(timeout, str) else timeout
+        from harn_mcp_mock.runner.backend import BackendOptions
+        from harn_mcp_mock.runner.run import RunOptions
+        from harn_mcp_mock.runner.trial import TrialSettings
+
+        trial = TrialSettings(
+            timeout=parse_timeout(timeout) if isinstance(timeout, str) else timeout,
+            grace=grace,
+            max_retries=max_retries,
+            output_cap=output_cap,
+            preload=tuple(preload or ()),
+            budget=budget,
+            strict_exit=strict_exit,
+            llm=llm,
+            sandbox=sandbox,
+        )
+        options = RunOptions(
+            tasks=tuple(tasks),
+            k=k,
+            seed=seed,
+            faults=tuple(faults),
+            trial=trial,
+            gates=tuple(gates),
+            force=force,
+            backend=backend,
+            backend_options=BackendOptions(workers=workers, address=ray_address),
+            baseline=baseline,
+            alpha=alpha,
+        )
         with trial_progress(sys.stdout, lines=verbose) as progress:
             outcome = run_episodes(
                 specs,
                 agent,
                 out=out,
-                tasks=tasks,
-                k=k,
-                seed=seed,
-                faults=faults,
-                workers=workers,
-                timeout=seconds,
-                grace=grace,
-                output_cap=output_cap,
-                preload=preload or (),
-                sandbox=sandbox,
-                max_retries=max_retries,
-                gates=gates,
-                force=force,
-                backend=backend,
-                ray_address=ray_address,
-                baseline=baseline,
+                options=options,
                 on_trial=progress,
                 stop=control,
                 on_note=lambda text: note(prog, text),
-                budget=budget,
-                alpha=alpha,
-                llm=llm,
-                strict_exit=strict_exit,
             )
         from harn_mcp_mock.runner.summary import nonzero_passes, render_summary, shown_path
 

@@ -16,6 +16,7 @@ from harn_mcp_mock.cli._http_opts import (
     MaxBodyOpt,
     MaxSessionsOpt,
 )
+from harn_mcp_mock.runner.backend import BACKENDS, RAY_ADDRESS, backend_help
 
 app = typer.Typer(
     cls=HarnGroup,
@@ -676,11 +677,9 @@ def run(
         bool, typer.Option("--force", help="Rerun every trial, even with other settings.")
     ] = False,
     backend: Annotated[
-        str, typer.Option("--backend", help="local (this machine) or ray (Ray tasks; needs [ray]).")
+        str, typer.Option("--backend", metavar=f"[{'|'.join(BACKENDS)}]", help=backend_help())
     ] = "local",
-    ray_address: Annotated[
-        str | None, typer.Option("--ray-address", help="Ray cluster to use (default: a local Ray).")
-    ] = None,
+    ray_address: Annotated[str | None, typer.Option(RAY_ADDRESS.flag, help=RAY_ADDRESS.help)] = None,
     baseline: Annotated[
         Path | None, typer.Option("--baseline", help="An earlier run's --out: regressed/fixed per task.")
     ] = None,

@@ -18,11 +18,11 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from harn_mcp_mock.runner.run import run_episodes, run_episodes_async
-from harn_mcp_mock.runner.trial import DEFAULT_TIMEOUT_S
+from harn_mcp_mock.runner.run import RunOptions, run_episodes, run_episodes_async
 
 if TYPE_CHECKING:
     from harn_mcp_mock.options import ClientCallbacks
@@ -47,46 +47,31 @@ def run_eval(
     agent: Sequence[str] | AgentFunction,
     specs: str | Path | Sequence[str | Path],
     *,
-    k: int = 1,
-    tasks: Sequence[str] = (),
-    seed: int = 0,
-    faults: Sequence[str] = (),
-    workers: int | None = None,
-    timeout: float | None = DEFAULT_TIMEOUT_S,
-    max_retries: int = 1,
+    options: RunOptions | None = None,
     out: str | Path | None = None,
-    force: bool = False,
-    backend: str = "local",
-    ray_address: str | None = None,
     on_trial: Callable[[TrialRecord, int, int], None] | None = None,
     stop: threading.Event | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
+    **keywords: Any,
 ) -> EvalResult:
     """Run ``agent`` on every task of ``specs`` (paths or shipped world names), ``k`` times per
     task and fault profile, and return eval's result (pass_rate, pass^k per world and profile).
 
-    ``timeout``: each trial's limit in seconds (default 600; None: no limit). ``out`` keeps the
-    trial files and makes the run resumable (default: a temporary folder,
-    removed afterwards). ``callbacks``: the in-process agent's session callbacks
-    (:class:`~harn_mcp_mock.options.ClientCallbacks`, or a function of the trial that makes them:
-    a message handler for ``notifications/tools/list_changed``...). Raises
-    :class:`~harn_mcp_mock.errors.UsageError` for bad arguments.
+    ``options``: a :class:`~harn_mcp_mock.runner.run.RunOptions`; or its fields as keywords
+    (``k``, ``tasks``, ``seed``, ``faults``, ``workers``, ``timeout``, ``max_retries``, ``force``,
+    ``backend``, ``ray_address`` ...), laid over it. ``timeout``: each trial's limit in seconds
+    (default 600; None: no limit). ``out`` keeps the trial files and makes the run resumable
+    (default: a temporary folder, removed afterwards). ``callbacks``: the in-process agent's
+    session callbacks (:class:`~harn_mcp_mock.options.ClientCallbacks`, or a function of the
+    trial that makes them: a message handler for ``notifications/tools/list_changed``...).
+    Raises :class:`~harn_mcp_mock.errors.UsageError` for bad arguments.
     """
     with _folder(out) as folder:
         return run_episodes(
-            [specs] if isinstance(specs, str | Path) else specs,
+            _spec_list(specs),
             agent,
             out=folder,
-            tasks=tasks,
-            k=k,
-            seed=seed,
-            faults=faults,
-            workers=workers,
-            timeout=timeout,
-            max_retries=max_retries,
-            force=force or out is None,
-            backend=backend,
-            ray_address=ray_address,
+            options=_options(options, keywords, out),
             on_trial=on_trial,
             stop=stop,
             callbacks=callbacks,
@@ -97,36 +82,33 @@ async def run_eval_async(
     agent: Sequence[str] | AgentFunction,
     specs: str | Path | Sequence[str | Path],
     *,
-    k: int = 1,
-    tasks: Sequence[str] = (),
-    seed: int = 0,
-    faults: Sequence[str] = (),
-    workers: int | None = None,
-    timeout: float | None = DEFAULT_TIMEOUT_S,  # noqa: ASYNC109 (each trial's, not this call's)
-    max_retries: int = 1,
+    options: RunOptions | None = None,
     out: str | Path | None = None,
-    force: bool = False,
     on_trial: Callable[[TrialRecord, int, int], None] | None = None,
     stop: threading.Event | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
+    **keywords: Any,
 ) -> EvalResult:
     """:func:`run_eval` from inside an event loop (an async test): the in-process agent's trials
     run in this loop."""
     with _folder(out) as folder:
         outcome = await run_episodes_async(
-            [specs] if isinstance(specs, str | Path) else specs,
+            _spec_list(specs),
             agent,
             out=folder,
-            tasks=tasks,
-            k=k,
-            seed=seed,
-            faults=faults,
-            workers=workers,
-            timeout=timeout,
-            max_retries=max_retries,
-            force=force or out is None,
+            options=_options(options, keywords, out),
             on_trial=on_trial,
             stop=stop,
             callbacks=callbacks,
         )
         return outcome.result
+
+
+def _spec_list(specs: str | Path | Sequence[str | Path]) -> Sequence[str | Path]:
+    return [specs] if isinstance(specs, str | Path) else specs
+
+
+def _options(options: RunOptions | None, keywords: dict[str, Any], out: str | Path | None) -> RunOptions:
+    """The run's options; without ``out`` the temporary folder is new, so every trial runs."""
+    built = RunOptions.build(options, **keywords)
+    return built if out is not None or built.force else replace(built, force=True)

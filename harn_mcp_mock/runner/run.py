@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.runner.backend import BACKENDS, BackendOptions, get_backend
+from harn_mcp_mock.runner.backend import BACKENDS, BackendOptions, backend_info, backends_with, get_backend
 from harn_mcp_mock.runner.baseline import matrix_detectable
 from harn_mcp_mock.runner.folder import RUN_FORMAT, RunInfo, SpecRef, StaleTrial, TrialRecord, read_trial
 from harn_mcp_mock.runner.matrix import NO_FAULTS, Trial, build_matrix
-from harn_mcp_mock.runner.process import DEFAULT_OUTPUT_CAP, Control
+from harn_mcp_mock.runner.process import Control
 from harn_mcp_mock.runner.sandbox import SANDBOX_MODES, Isolation, resolve_isolation
-from harn_mcp_mock.runner.trial import DEFAULT_GRACE_S, DEFAULT_TIMEOUT_S, EX_TEMPFAIL, TrialSettings
+from harn_mcp_mock.runner.trial import EX_TEMPFAIL, TrialSettings
 
 if TYPE_CHECKING:
     from harn_mcp_mock.options import ClientCallbacks
@@ -49,6 +49,7 @@ __all__ = [
     "RUN_FORMAT",
     "Gate",
     "Plan",
+    "RunOptions",
     "RunOutcome",
     "check_gates",
     "conclude",
@@ -106,6 +107,60 @@ def parse_gates(
             raise UsageError(f"bad pass rate {min_pass_rate!r}: use 0 <= V <= 1", where="--min-pass-rate")
         gates.append(Gate(min_pass_rate, None, gate_on))
     return gates
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How a run runs, one value, built once where the input arrives (``harn mcp mock run``'s
+    flags, :func:`~harn_mcp_mock.runner.api.run_eval`'s keywords) and passed whole to
+    :func:`run_episodes`: the matrix (``tasks``, ``k``, ``seed``, ``faults``), how each trial runs
+    (``trial``, a :class:`~harn_mcp_mock.runner.trial.TrialSettings`: its timeout, retries,
+    sandbox, budget...), the backend (by name) with its options
+    (:class:`~harn_mcp_mock.runner.backend.BackendOptions`: ``workers``, Ray's ``address``), the
+    gates and the comparison."""
+
+    tasks: tuple[str, ...] = ()
+    k: int = 1
+    seed: int = 0
+    faults: tuple[str, ...] = ()
+    trial: TrialSettings = field(default_factory=TrialSettings)
+    gates: tuple[Gate, ...] = ()
+    force: bool = False
+    backend: str = "local"
+    backend_options: BackendOptions = field(default_factory=BackendOptions)
+    baseline: str | Path | Baseline | None = None
+    alpha: float = 0.05
+
+    @property
+    def workers(self) -> int | None:
+        return self.backend_options.workers
+
+    @classmethod
+    def build(cls, options: RunOptions | None = None, /, **keywords: Any) -> RunOptions:
+        """From the keyword forms (``tasks=``, ``timeout=``, ``workers=``, ``ray_address=`` ... as
+        :func:`run_episodes` took them: a field of this, of its ``trial`` or of its backend
+        options), laid over ``options`` (default: the defaults); lists become tuples. An unknown
+        keyword is a TypeError, as for any function."""
+        base = options if options is not None else cls()
+        if not keywords:
+            return base
+        for name in ("tasks", "faults", "gates", "preload"):
+            if name in keywords:
+                keywords[name] = tuple(keywords[name])
+        trial = {name: keywords.pop(name) for name in TrialSettings.__dataclass_fields__ if name in keywords}
+        renamed = (("workers", "workers"), ("address", "ray_address"))
+        backend = {name: keywords.pop(key) for name, key in renamed if key in keywords}
+        unknown = sorted(
+            set(keywords) - set(cls.__dataclass_fields__) | {"trial", "backend_options"} & set(keywords)
+        )
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+        return replace(
+            base,
+            trial=replace(base.trial, **trial),
+            backend_options=replace(base.backend_options, **backend),
+            **keywords,
+        )
 
 
 @dataclass(slots=True)
@@ -424,13 +479,14 @@ def _early_baseline(baseline: str | Path | Baseline | None) -> Baseline | None:
     return load_baseline(baseline)
 
 
-def _check_sandbox(sandbox: str, preload: Sequence[str], backend: str) -> Isolation | None:
+def _check_sandbox(sandbox: str, preload: Sequence[str], here: bool) -> Isolation | None:
     """``--sandbox``, before any trial: an unknown mode, or ``bwrap`` where bubblewrap cannot run
     or with ``--preload`` (its agents are forked, not started), is a UsageError. The isolation the
-    trials of this machine get (None on another backend: each node probes its own)."""
+    trials of this machine get (None when the backend's trials run elsewhere, ``here`` False:
+    each node probes its own)."""
     if sandbox not in SANDBOX_MODES:
         resolve_isolation(sandbox)  # refused, naming the modes
-    if backend != "local" and not preload:
+    if not here and not preload:
         return None
     if preload:
         if sandbox == "bwrap":
@@ -441,6 +497,12 @@ def _check_sandbox(sandbox: str, preload: Sequence[str], backend: str) -> Isolat
             )
         return Isolation("none", "--preload forks each agent from a shared server")
     return resolve_isolation(sandbox)
+
+
+def _check_in_process(options: RunOptions) -> None:
+    """An in-process agent runs only on a backend that can run one (this machine's)."""
+    if not backend_info(options.backend).in_process:
+        raise UsageError(f"an in-process agent runs on {backends_with('in_process')} only", where="--backend")
 
 
 def _check_llm(url: str) -> None:
@@ -516,38 +578,22 @@ def run_episodes(
     agent: Sequence[str] | AgentFunction,
     *,
     out: str | Path,
-    tasks: Sequence[str] = (),
-    k: int = 1,
-    seed: int = 0,
-    faults: Sequence[str] = (),
-    workers: int | None = None,
-    timeout: float | None = DEFAULT_TIMEOUT_S,
-    max_retries: int = 1,
-    gates: Sequence[Gate] = (),
-    force: bool = False,
-    backend: str = "local",
-    ray_address: str | None = None,
-    baseline: str | Path | None = None,
+    options: RunOptions | None = None,
     on_trial: Callable[[TrialRecord, int, int], None] | None = None,
     stop: threading.Event | Control | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
-    grace: float = DEFAULT_GRACE_S,
-    output_cap: int = DEFAULT_OUTPUT_CAP,
     on_note: Callable[[str], None] | None = None,
-    alpha: float = 0.05,
-    budget: Budget | None = None,
-    preload: Sequence[str] = (),
-    sandbox: str = "auto",
-    llm: str | None = None,
-    strict_exit: bool = False,
+    **keywords: Any,
 ) -> RunOutcome:
     """Run the matrix (see the module docstring); ``on_trial(record, done, total)`` after each.
 
     ``agent`` is a command (argv) or an ``async def agent(session, trial)`` run in-process
     (:mod:`harn_mcp_mock.runner.inprocess`; from inside an event loop use
-    :func:`run_episodes_async`). ``backend``: a name of :data:`~harn_mcp_mock.runner.backend.BACKENDS`
-    (``local``: ``workers`` trials at a time on this machine; ``ray``: Ray tasks, on
-    ``ray_address`` or a local Ray for the run). ``timeout``: each trial's limit in seconds (None:
+    :func:`run_episodes_async`). ``options``: a :class:`RunOptions`; the keyword forms
+    (``tasks=``, ``k=``, ``workers=``, ``ray_address=`` ..., its fields) are laid over it.
+    ``options.backend``: a name of :data:`~harn_mcp_mock.runner.backend.BACKENDS`
+    (``local``: ``workers`` trials at a time on this machine; ``ray``: Ray tasks, on its
+    ``address`` or a local Ray for the run). ``timeout``: each trial's limit in seconds (None:
     none). ``stop``: set it (an Event) or call ``stop()`` / ``kill_now()`` (a
     :class:`~harn_mcp_mock.runner.process.Control`) to stop the run. ``on_note`` hears what
     resume does ("all N trials already finished"). ``preload``: modules a Python agent command's
@@ -557,20 +603,24 @@ def run_episodes(
     ``harn mcp mock llm`` serving every trial, each on its own route (``HARN_LLM_URL``), its
     usage counted into the trial's (docs/runner.md, "The agent contract"). ``strict_exit``: a trial whose
     agent exited non-zero (or raised) is a FAIL, ``exit_failed`` in its record and score."""
-    if backend not in BACKENDS:
-        raise UsageError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})", where="--backend")
+    o = RunOptions.build(options, **keywords)
+    backend = backend_info(o.backend)
     check_settings(
-        timeout=timeout, grace=grace, max_retries=max_retries, workers=workers, output_cap=output_cap
+        timeout=o.trial.timeout,
+        grace=o.trial.grace,
+        max_retries=o.trial.max_retries,
+        workers=o.workers,
+        output_cap=o.trial.output_cap,
     )
-    if preload and backend != "local":
-        raise UsageError("runs on the local backend only", where="--preload")
+    if o.trial.preload and not backend.preload:
+        raise UsageError(f"runs on {backends_with('preload')} only", where="--preload")
     if callable(agent):
-        if preload or llm:
+        if o.trial.preload or o.trial.llm:
             raise UsageError(
-                "is for an agent command, not an in-process agent", where="--preload" if preload else "--llm"
+                "is for an agent command, not an in-process agent",
+                where="--preload" if o.trial.preload else "--llm",
             )
-        if backend != "local":
-            raise UsageError("an in-process agent runs on the local backend only", where="--backend")
+        _check_in_process(o)
         import asyncio
 
         import anyio
@@ -580,24 +630,7 @@ def run_episodes(
         def in_a_new_loop() -> RunOutcome:
             return anyio.run(
                 lambda: run_episodes_async(
-                    specs,
-                    agent,
-                    out=out,
-                    tasks=tasks,
-                    k=k,
-                    seed=seed,
-                    faults=faults,
-                    workers=workers,
-                    timeout=timeout,
-                    gates=gates,
-                    force=force,
-                    baseline=baseline,
-                    on_trial=on_trial,
-                    stop=event,
-                    callbacks=callbacks,
-                    alpha=alpha,
-                    budget=budget,
-                    strict_exit=strict_exit,
+                    specs, agent, out=out, options=o, on_trial=on_trial, stop=event, callbacks=callbacks
                 )
             )
 
@@ -613,21 +646,21 @@ def run_episodes(
     if callbacks is not None:
         raise UsageError("callbacks are for an in-process agent; a command agent makes its own session")
     _check_agent(agent)
-    if llm is not None:
-        _check_llm(llm)
-    isolation = _check_sandbox(sandbox, preload, backend)
-    chosen = get_backend(backend, BackendOptions(workers=workers, address=ray_address))
-    baseline_doc = _early_baseline(baseline)
-    check_gates(gates, k)
-    plan = load_plan(specs, out=out, tasks=tasks, k=k, seed=seed, faults=faults)
-    if preload:
-        _check_preload(agent, preload)
+    if o.trial.llm is not None:
+        _check_llm(o.trial.llm)
+    isolation = _check_sandbox(o.trial.sandbox, o.trial.preload, backend.isolation_here)
+    chosen = get_backend(o.backend, o.backend_options)
+    baseline_doc = _early_baseline(o.baseline)
+    check_gates(o.gates, o.k)
+    plan = load_plan(specs, out=out, tasks=o.tasks, k=o.k, seed=o.seed, faults=o.faults)
+    if o.trial.preload:
+        _check_preload(agent, o.trial.preload)
     from harn_mcp_mock.runner.lock import hold_run_folder
 
     # Everything above refuses without a file written; the lock (which makes the folder) is
     # undone when the resume check refuses, so a refused run leaves nothing behind.
     with hold_run_folder(out):  # one run per folder, from run.json to results.json
-        resume_plan(plan, agent, tasks=tasks, k=k, seed=seed, faults=faults, force=force)
+        resume_plan(plan, agent, tasks=o.tasks, k=o.k, seed=o.seed, faults=o.faults, force=o.force)
         plan.on_trial = on_trial
         if on_note is not None:
             done = len(plan.matrix) - len(plan.todo)
@@ -639,35 +672,24 @@ def run_episodes(
                 )
         if on_note is not None and isolation is not None and isolation.note() is not None:
             on_note(str(isolation.note()))
-        control = stop if isinstance(stop, Control) else Control(grace)
-        control.grace = grace
+        control = stop if isinstance(stop, Control) else Control(o.trial.grace)
+        control.grace = o.trial.grace
         watcher = _watch(stop, control) if isinstance(stop, threading.Event) else None
-        if budget is not None and budget.run_max_cost is not None:
-            _cap_spending(plan, budget.run_max_cost, control, on_note)
+        if o.trial.budget is not None and o.trial.budget.run_max_cost is not None:
+            _cap_spending(plan, o.trial.budget.run_max_cost, control, on_note)
         from harn_mcp_mock.runner.process import become_subreaper
 
         become_subreaper()
         _clear_the_way(plan, on_note)
-        settings = TrialSettings(
-            timeout=timeout,
-            grace=grace,
-            max_retries=max_retries,
-            output_cap=output_cap,
-            preload=tuple(preload),
-            sandbox=sandbox,
-            budget=budget,
-            llm=llm,
-            strict_exit=strict_exit,
-        )
         try:
-            chosen.run(plan, list(agent), settings, control)
+            chosen.run(plan, list(agent), o.trial, control)
         finally:
             if watcher is not None:
                 watcher.set()
         stopped = control.stopping and len(plan.records) < len(plan.matrix)
         return conclude(
-            plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget,
-            strict_exit=strict_exit,
+            plan, stopped=stopped, gates=o.gates, baseline=baseline_doc, alpha=o.alpha, budget=o.trial.budget,
+            strict_exit=o.trial.strict_exit,
         )  # fmt: skip
 
 
@@ -739,48 +761,38 @@ async def run_episodes_async(
     agent: Sequence[str] | AgentFunction,
     *,
     out: str | Path,
-    tasks: Sequence[str] = (),
-    k: int = 1,
-    seed: int = 0,
-    faults: Sequence[str] = (),
-    workers: int | None = None,
-    timeout: float | None = DEFAULT_TIMEOUT_S,  # noqa: ASYNC109 (each trial's, not this call's)
-    max_retries: int = 1,
-    gates: Sequence[Gate] = (),
-    force: bool = False,
-    baseline: str | Path | None = None,
+    options: RunOptions | None = None,
     on_trial: Callable[[TrialRecord, int, int], None] | None = None,
     stop: threading.Event | None = None,
     callbacks: ClientCallbacks | Callable[[Trial], ClientCallbacks] | None = None,
-    alpha: float = 0.05,
-    budget: Budget | None = None,
-    strict_exit: bool = False,
+    **keywords: Any,
 ) -> RunOutcome:
     """:func:`run_episodes` from inside an event loop. An in-process agent's trials run in this
     loop, ``workers`` at a time (default 8: they wait on each other, not on cores); a command
-    agent's run goes to a worker thread."""
+    agent's run goes to a worker thread. (Its backend is the local one; ``options`` and the
+    keyword forms as for :func:`run_episodes`.)"""
     import anyio
 
+    o = RunOptions.build(options, **keywords)
     if not callable(agent):
         command = list(agent)
         return await anyio.to_thread.run_sync(
-            lambda: run_episodes(
-                specs, command, out=out, tasks=tasks, k=k, seed=seed, faults=faults, workers=workers,
-                timeout=timeout, max_retries=max_retries, gates=gates, force=force, baseline=baseline,
-                on_trial=on_trial, stop=stop, alpha=alpha, budget=budget, strict_exit=strict_exit,
-            )
-        )  # fmt: skip
+            lambda: run_episodes(specs, command, out=out, options=o, on_trial=on_trial, stop=stop)
+        )
     from harn_mcp_mock.runner.inprocess import agent_name, run_trial_inprocess
 
-    baseline_doc = _early_baseline(baseline)
-    check_gates(gates, k)
-    plan = load_plan(specs, out=out, tasks=tasks, k=k, seed=seed, faults=faults)
+    _check_in_process(o)
+    baseline_doc = _early_baseline(o.baseline)
+    check_gates(o.gates, o.k)
+    plan = load_plan(specs, out=out, tasks=o.tasks, k=o.k, seed=o.seed, faults=o.faults)
     from harn_mcp_mock.runner.lock import hold_run_folder
 
     with hold_run_folder(out):  # one run per folder, from run.json to results.json
-        resume_plan(plan, [agent_name(agent)], tasks=tasks, k=k, seed=seed, faults=faults, force=force)
+        resume_plan(
+            plan, [agent_name(agent)], tasks=o.tasks, k=o.k, seed=o.seed, faults=o.faults, force=o.force
+        )
         plan.on_trial = on_trial
-        limiter = anyio.CapacityLimiter(max(1, workers or 8))
+        limiter = anyio.CapacityLimiter(max(1, o.workers or 8))
         stopped = False
 
         async def one(trial: Trial) -> None:
@@ -790,7 +802,12 @@ async def run_episodes_async(
                     stopped = True
                     return
                 record = await run_trial_inprocess(
-                    trial, agent, plan.out, timeout=timeout, callbacks=callbacks, budget=budget
+                    trial,
+                    agent,
+                    plan.out,
+                    timeout=o.trial.timeout,
+                    callbacks=callbacks,
+                    budget=o.trial.budget,
                 )
                 plan.finished(trial, record)
 
@@ -798,8 +815,8 @@ async def run_episodes_async(
             for trial in plan.todo:
                 tg.start_soon(one, trial)
         return conclude(
-            plan, stopped=stopped, gates=gates, baseline=baseline_doc, alpha=alpha, budget=budget,
-            strict_exit=strict_exit,
+            plan, stopped=stopped, gates=o.gates, baseline=baseline_doc, alpha=o.alpha, budget=o.trial.budget,
+            strict_exit=o.trial.strict_exit,
         )  # fmt: skip
 
 
