@@ -357,7 +357,7 @@ def verify(
         typer.Option(
             "--ignore-path",
             metavar="POINTER",
-            help="JSON pointer pattern (docs/cli.md) into results left out of comparisons (repeatable).",
+            help="JSON pointer pattern (`harn mcp mock docs cli`) left out of comparisons (repeatable).",
         ),
     ] = None,
     latency_ratio: Annotated[float, typer.Option("--latency-ratio", help="B8 ratio threshold.")] = 2.0,
