@@ -192,7 +192,7 @@ class LiteralRule:
         # is redacted does not depend on which way a rule took, which depends on its history.
         hits: list[Hit] = []
         if self._searches(len(s)):  # C-speed substring searches, no expression to compile
-            if self.contained and len(s) >= _HAY_MIN:
+            if self.contained and len(s) >= _HAY_MIN and len(self._needles) > _FEW_NEEDLES:
                 return self._run_finds(text)
             for needle in self._needles:
                 at = s.find(needle)
@@ -247,7 +247,7 @@ class LiteralRule:
             self._regex  # noqa: B018 (the property compiles)
 
 
-_HAY_MIN = 1024  # in a text this long, literals of token characters are searched run by run
+_HAY_MIN = 1024  # in a text this long, many literals of token characters are searched run by run
 _SHORT_TEXT = 256  # in a text this short, a run long enough is reason enough to search
 _FEW_NEEDLES = 48  # up to this many literals, substring searches beat one expression
 # Costs in characters searched by ``str.find``, tuned on CPython 3.11 on two workloads: a config
