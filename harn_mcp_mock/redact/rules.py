@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from harn_mcp_mock.redact.gates import TOKEN_CHARS, Facts, Text, analyze, lazy_regex
+from harn_mcp_mock.redact.gates import Facts, Text, analyze, lazy_regex
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -139,7 +140,9 @@ class LiteralRule:
     __slots__ = ("_budget", "_compiled", "_needles", "_origins", "_spent", "contained", "min_len", "run")
 
     def __init__(self, origins: Mapping[str, str], *, contained: bool) -> None:
-        ordered = sorted(origins, key=lambda s: (-len(s), s))
+        # Longest first, then in code point order (one sort by length of the sorted literals:
+        # a stable sort keeps that order among literals of one length; C-speed keys).
+        ordered = sorted(sorted(origins), key=len, reverse=True)
         self._origins = dict(origins)
         self._compiled: re.Pattern[str] | None = None  # when substring searches cost more
         self.contained = contained
@@ -189,6 +192,8 @@ class LiteralRule:
         # is redacted does not depend on which way a rule took, which depends on its history.
         hits: list[Hit] = []
         if self._searches(len(s)):  # C-speed substring searches, no expression to compile
+            if self.contained and len(s) >= _HAY_MIN and len(self._needles) > _FEW_NEEDLES:
+                return self._run_finds(text)
             for needle in self._needles:
                 at = s.find(needle)
                 while at >= 0:
@@ -202,6 +207,29 @@ class LiteralRule:
             at = m.start()
             hits.append((at, m.end(), origins[m.group()]))
             m = search(s, at + 1)
+        return hits
+
+    def _run_finds(self, text: Text) -> list[Hit]:
+        """The substring searches of :meth:`__call__` for a rule of literals of token characters,
+        made in the text's runs of token characters long enough for one (joined by a space,
+        which no literal holds: every occurrence lies inside one run), not in all of it: the
+        same hits in the same order, where a long text is mostly words and placeholders."""
+        s, origins = text.s, self._origins
+        runs = text.runs(self.run)
+        hay = " ".join([s[a:b] for a, b in runs])
+        at_hay: list[int] = []  # where each run starts in ``hay``
+        at = 0
+        for a, b in runs:
+            at_hay.append(at)
+            at += b - a + 1
+        hits: list[Hit] = []
+        for needle in self._needles:
+            found = hay.find(needle)
+            while found >= 0:
+                i = bisect_right(at_hay, found) - 1
+                start = runs[i][0] + found - at_hay[i]
+                hits.append((start, start + len(needle), origins[needle]))
+                found = hay.find(needle, found + 1)
         return hits
 
     def any(self, text: Text) -> bool:
@@ -219,6 +247,7 @@ class LiteralRule:
             self._regex  # noqa: B018 (the property compiles)
 
 
+_HAY_MIN = 1024  # in a text this long, many literals of token characters are searched run by run
 _SHORT_TEXT = 256  # in a text this short, a run long enough is reason enough to search
 _FEW_NEEDLES = 48  # up to this many literals, substring searches beat one expression
 # Costs in characters searched by ``str.find``, tuned on CPython 3.11 on two workloads: a config
@@ -263,11 +292,14 @@ _TRIE_DEPTH = 4
 
 LONG_LITERAL = 16
 """Literals of token characters at least this long are matched run by run."""
+_TOKEN_LITERAL = lazy_regex(r"[A-Za-z0-9+/=_.-]+")
+"""A string of :data:`~.gates.TOKEN_CHARS` only (ASCII letters, digits, ``+/=_-.``)."""
 
 
 def literal_rules(origins: Mapping[str, str]) -> list[LiteralRule]:
     """The rules for the literal secrets ``origins`` (secret -> origin name)."""
-    long = {s: o for s, o in origins.items() if len(s) >= LONG_LITERAL and TOKEN_CHARS.issuperset(s)}
+    token = _TOKEN_LITERAL.fullmatch
+    long = {s: o for s, o in origins.items() if len(s) >= LONG_LITERAL and token(s)}
     other = {s: o for s, o in origins.items() if s not in long}
     rules = []
     if other:
