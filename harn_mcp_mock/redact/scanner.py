@@ -17,7 +17,7 @@ The entropy rule is the last contained rule; its hits can be left out (``allow``
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from harn_mcp_mock.redact.gates import Text
 from harn_mcp_mock.redact.rules import EntropyRule, Hit
@@ -91,20 +91,8 @@ class Scanner:
             if symbols is not None and symbols.search(s) is None
             else self._joined_groups
         )
-        fold = None  # the text case-folded, asked for once
-        for needle, folded, pre, rules in groups:
-            if needle is not None:
-                if folded:
-                    if fold is None:
-                        fold = text.ascii_fold
-                    hay = fold
-                else:
-                    hay = s
-                if (pre is not None and pre not in hay) or needle not in hay:
-                    continue
-            for rule, long, lpre in rules:
-                if (long is None or ((lpre is None or lpre in s) and long in s)) and rule.any(text):
-                    return True
+        if any(rule.any(text) for rule in _admitted(groups, text)):
+            return True
         return self._any_run(text)
 
     def any_separately(self, strings: Sequence[str]) -> bool:
@@ -120,21 +108,7 @@ class Scanner:
             return False
         s = text.s
         if text.count_runs(least) > _RUNS_ONE_BY_ONE:
-            fold = None  # the text case-folded, asked for once
-            for needle, folded, pre, rules in self._run_groups:
-                if needle is not None:
-                    if folded:
-                        if fold is None:
-                            fold = text.ascii_fold
-                        hay = fold
-                    else:
-                        hay = s
-                    if (pre is not None and pre not in hay) or needle not in hay:
-                        continue
-                for rule, long, lpre in rules:
-                    if (long is None or ((lpre is None or lpre in s) and long in s)) and rule.any(text):
-                        return True
-            return False
+            return any(rule.any(text) for rule in _admitted(self._run_groups, text))
         cache = self._cache
         seen: set[str] = set()
         for start, end in text.runs(least):
@@ -155,25 +129,11 @@ class Scanner:
         if not self._run_rules or not text.has_run(self._run_min):
             pass
         elif text.count_runs(self._run_min) > _RUNS_ONE_BY_ONE:
-            s = text.s
-            fold = None  # the text case-folded, asked for once
-            for needle, folded, pre, rules in self._run_groups:
-                if needle is not None:
-                    if folded:
-                        if fold is None:
-                            fold = text.ascii_fold
-                        hay = fold
-                    else:
-                        hay = s
-                    if (pre is not None and pre not in hay) or needle not in hay:
-                        continue
-                for rule, long, lpre in rules:
-                    if (long is None or ((lpre is None or lpre in s) and long in s)) and (
-                        entropy or rule is not self._entropy
-                    ):
-                        found = rule(text)
-                        if found:
-                            hits.extend(found)
+            for rule in _admitted(self._run_groups, text):
+                if entropy or rule is not self._entropy:
+                    found = rule(text)
+                    if found:
+                        hits.extend(found)
         else:
             s = text.s
             for start, end in text.runs(self._run_min):
@@ -187,22 +147,10 @@ class Scanner:
             if symbols is not None and symbols.search(s) is None
             else self._text_groups
         )
-        fold = None  # the text case-folded, asked for once
-        for needle, folded, pre, rules in groups:
-            if needle is not None:
-                if folded:
-                    if fold is None:
-                        fold = text.ascii_fold
-                    hay = fold
-                else:
-                    hay = s
-                if (pre is not None and pre not in hay) or needle not in hay:
-                    continue
-            for rule, long, lpre in rules:
-                if long is None or ((lpre is None or lpre in s) and long in s):
-                    found = rule(text)
-                    if found:
-                        hits.extend(found)
+        for rule in _admitted(groups, text):
+            found = rule(text)
+            if found:
+                hits.extend(found)
         return hits
 
     def _run_hits(self, run: str) -> tuple[Hit, ...]:
@@ -211,28 +159,37 @@ class Scanner:
         if found is None:
             text = Text(run)
             collected: list[Hit] = []
-            fold = None  # the text case-folded, asked for once
-            for needle, folded, pre, rules in self._run_groups:
-                if needle is not None:
-                    if folded:
-                        if fold is None:
-                            fold = text.ascii_fold
-                        hay = fold
-                    else:
-                        hay = run
-                    if (pre is not None and pre not in hay) or needle not in hay:
-                        continue
-                for rule, long, lpre in rules:
-                    if long is None or ((lpre is None or lpre in run) and long in run):
-                        hits = rule(text)
-                        if hits:
-                            collected.extend(hits)
+            for rule in _admitted(self._run_groups, text):
+                hits = rule(text)
+                if hits:
+                    collected.extend(hits)
             found = tuple(collected)
             if len(run) <= _CACHED_RUN_MAX:
                 if len(self._cache) >= _CACHE_MAX:
                     self._cache.clear()
                 self._cache[run] = found
         return found
+
+
+def _admitted(groups: Sequence[Group], text: Text) -> Iterator[Any]:
+    """The rules of ``groups`` whose gates ``text`` passes, in order: a group's needle (searched in
+    the text case-folded when the group's rules fold case, with its one-character gate ``pre``
+    first), then each rule's own longer substring (``long``, its gate ``lpre`` first)."""
+    s = text.s
+    fold = None  # the text case-folded, asked for once
+    for needle, folded, pre, rules in groups:
+        if needle is not None:
+            if folded:
+                if fold is None:
+                    fold = text.ascii_fold
+                hay = fold
+            else:
+                hay = s
+            if (pre is not None and pre not in hay) or needle not in hay:
+                continue
+        for rule, long, lpre in rules:
+            if long is None or ((lpre is None or lpre in s) and long in s):
+                yield rule
 
 
 def _groups(rules: Sequence[Any]) -> tuple[Group, ...]:
