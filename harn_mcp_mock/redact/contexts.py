@@ -29,6 +29,7 @@ from harn_mcp_mock.redact.rules import (
     plausible_value,
     shannon_entropy,
     weak_secret_name,
+    wordy,
 )
 
 NONE, WEAK, STRONG = 0, 1, 2
@@ -157,6 +158,19 @@ def prose_value(value: str, *, adjacent: bool, password: bool) -> bool:
     if not (digit and (upper or lower)) and not (upper and lower):
         return False
     return shannon_entropy(value) >= _ENTROPY_MIN
+
+
+def random_letters(word: str, *, adjacent: bool) -> bool:
+    """Whether a word of letters only is random letters of both cases rather than a word of text
+    (``ZZyJiuetkiqFRusceIWV``, not ``AuthenticationFailed``): 16 letters or more, not words run
+    together by their letter pairs (:func:`~.rules.wordy`), and a credential by
+    :func:`prose_value`."""
+    return (
+        len(word) >= _PROSE_MIN
+        and word.isalpha()
+        and not wordy(word)
+        and prose_value(word, adjacent=adjacent, password=False)
+    )
 
 
 # --- XML ------------------------------------------------------------------------------------------
@@ -519,7 +533,7 @@ class ProseSecretRule:
             low = core.lower()
             if not core or low in _LINKS or not core.strip("-=:|>\u2013\u2014"):
                 continue
-            if _PLAIN.fullmatch(core):
+            if _PLAIN.fullmatch(core) and not random_letters(core, adjacent=gaps == 0):
                 if gaps == 0 and low in _STOP_WORDS:
                     return None
                 gaps += 1
