@@ -123,27 +123,33 @@ def sdk_client(mode: str) -> Callable[[list[str] | str], Any]:
     return run
 
 
+def new_fastmcp_client(target: list[str] | str, mode: str) -> Any:
+    """fastmcp's client in ``mode`` over a command (stdio) or a URL, answering sampling,
+    elicitation and roots as the SDK clients here do."""
+    from fastmcp import Client as FastClient
+    from fastmcp.client.transports import StdioTransport
+
+    async def fast_sample(*_: Any) -> types.CreateMessageResult:
+        return SAMPLED
+
+    async def fast_elicit(*_: Any) -> dict[str, Any]:
+        return {"ok": True}
+
+    transport: Any = (
+        target if isinstance(target, str) else StdioTransport(target[0], target[1:], keep_alive=False)
+    )
+    return FastClient(
+        transport,
+        roots=[ROOT_URI],
+        sampling_handler=fast_sample,
+        elicitation_handler=fast_elicit,  # type: ignore[arg-type]
+        mode=mode,  # type: ignore[arg-type]
+    )
+
+
 def fastmcp_client(mode: str) -> Callable[[list[str] | str], Any]:
     async def run(target: list[str] | str) -> tuple[str | None, list[str]]:
-        from fastmcp import Client as FastClient
-        from fastmcp.client.transports import StdioTransport
-
-        async def fast_sample(*_: Any) -> types.CreateMessageResult:
-            return SAMPLED
-
-        async def fast_elicit(*_: Any) -> dict[str, Any]:
-            return {"ok": True}
-
-        transport: Any = (
-            target if isinstance(target, str) else StdioTransport(target[0], target[1:], keep_alive=False)
-        )
-        client = FastClient(
-            transport,
-            roots=[ROOT_URI],
-            sampling_handler=fast_sample,
-            elicitation_handler=fast_elicit,  # type: ignore[arg-type]
-            mode=mode,  # type: ignore[arg-type]
-        )
+        client = new_fastmcp_client(target, mode)
         with anyio.fail_after(WAIT):
             async with client:
                 seen = [texts(await client.call_tool(name, arguments)) for name, arguments in CALLS]

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 import orjson
 import pytest
 
@@ -61,27 +60,9 @@ async def via_sdk(target: list[str] | str, calls: Calls, mode: str = "auto") -> 
 
 
 async def via_fastmcp(target: list[str] | str, calls: Calls, mode: str = "auto") -> list[str]:
-    from fastmcp import Client as FastClient
-    from fastmcp.client.transports import StdioTransport
+    from tests.e2e.test_replay_eras import new_fastmcp_client
 
-    from tests.e2e.test_replay_eras import ROOT_URI, SAMPLED
-
-    async def sample(*_: Any) -> types.CreateMessageResult:
-        return SAMPLED
-
-    async def elicit(*_: Any) -> dict[str, Any]:
-        return {"ok": True}
-
-    transport: Any = (
-        target if isinstance(target, str) else StdioTransport(target[0], target[1:], keep_alive=False)
-    )
-    client = FastClient(
-        transport,
-        roots=[ROOT_URI],
-        sampling_handler=sample,
-        elicitation_handler=elicit,  # type: ignore[arg-type]
-        mode=mode,  # type: ignore[arg-type]
-    )
+    client = new_fastmcp_client(target, mode)
     with anyio.fail_after(WAIT):
         async with client:
             return [texts(await client.call_tool_mcp(name, arguments)) for name, arguments in calls]
