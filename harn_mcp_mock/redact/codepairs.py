@@ -49,32 +49,32 @@ _MIN_ALNUM = 4
 class CodePairRule:
     """``"name", "value"`` and ``["name"] = "value"`` in code (see the module's docstring).
 
-    One instance per separator (``,`` or ``]``): the scanner looks for that character before
-    calling the rule, and the rule for a quote right before it, so that a text without such a
-    pair costs a few C-speed searches."""
+    One instance per quote and separator (``",``, ``',``, ``"]``, ``']``): the scanner looks for
+    that pair of characters before calling the rule, so that a text without one costs a C-speed
+    search."""
 
-    __slots__ = ("_facts", "_judge", "_tells")
+    __slots__ = ("_facts", "_judge", "_tell")
 
     name = RULE
     contained = False
     run = 0
     min_len = 12
 
-    def __init__(self, judge: NameJudge, separator: str) -> None:
+    def __init__(self, judge: NameJudge, tell: str) -> None:
         self._judge = judge
-        self._tells = ('"' + separator, "'" + separator)
-        self._facts = Facts(min_len=self.min_len, needles=(separator,))
+        self._tell = tell
+        self._facts = Facts(min_len=self.min_len, needles=(tell,))
 
     def __call__(self, text: Text) -> list[Hit]:
         s = text.s
         if len(s) < self.min_len:
             return []
         hits: list[Hit] = []
-        for tell in self._tells:
-            at = s.find(tell)
-            while at >= 0:
-                hits.extend(self._at(s, at))
-                at = s.find(tell, at + 2)
+        tell = self._tell
+        at = s.find(tell)
+        while at >= 0:
+            hits.extend(self._at(s, at))
+            at = s.find(tell, at + 2)
         return hits
 
     def any(self, text: Text) -> bool:
@@ -99,6 +99,11 @@ class CodePairRule:
         elif before not in _BEFORE_ELEMENT and before not in "\r\n":
             return []
         name = m["name"]
+        if sum(c.isdigit() for c in name) * 4 > len(name):
+            return []  # a value, not a name ('host:API-1111…')
+        rest = s[m.end() : m.end() + 8].lstrip(" \t")
+        if rest.startswith("+"):
+            return []  # only the start of the value ('"Token token=" + key', '"Bearer " + token')
         strength = self._judge(name)
         if not strength and any(c in name for c in ".:/"):
             strength = self._judge(name.replace(":", ".").replace("/", ".").rpartition(".")[2])
@@ -140,4 +145,4 @@ def code_pair_rules(
     if needles is not None and not needles:
         return []
     judge = NameJudge(secret_name, allowed_name, weak=True)
-    return [CodePairRule(judge, ","), CodePairRule(judge, "]")]
+    return [CodePairRule(judge, quote + separator) for separator in ",]" for quote in "\"'"]

@@ -83,6 +83,8 @@ KEPT = [
     '{ "AccountName", "storageacct2024" },',
     'replace("password", "********")',
     'headers["Authorization"] = "Bearer " + token',
+    'req.Header.Add("X-Api-Key", "acme-2024-"+key)',
+    '"db.example.org:API-4444444444444444", "db.example.org:API-5555555555555555",',
     'log("token", "received")',
     'x = ["key", "a1b2c3d4e5f6"]',
     'print("secret", "MY_SECRET_NAME")',
