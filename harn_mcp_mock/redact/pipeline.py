@@ -29,6 +29,7 @@ from itertools import islice
 
 from harn_mcp_mock.redact import pointers as ptr
 from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
+from harn_mcp_mock.redact.codepairs import code_pair_rules
 from harn_mcp_mock.redact.contexts import context_rules
 from harn_mcp_mock.redact.gates import Text, lazy_regex
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
@@ -103,6 +104,7 @@ class Redactor:
         assignment = AssignmentRule(compiled.name_is_secret, compiled.name_needles, compiled.min_name)
         # XML elements and free text, judged by the same names (issue 37)
         contexts = context_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
+        contexts += code_pair_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
         detectors = Scanner([*compiled.patterns, assignment, *contexts], compiled.entropy)
         # The value memory: every secret this redactor has identified, by whatever rule (and the
         # server's argv and env secrets from the start), with its encoded forms; each form maps to
