@@ -118,12 +118,7 @@ def trial_cause(record: TrialRecord, run: RunRecord | None, out: Path) -> str:
         parts.append("collateral: " + _some(score.collateral))
     if score.forbidden_hit:
         parts.append(f"forbidden: {len(score.forbidden_hit)} hit(s)")
-    if score.over_budget is not None:
-        parts.append(f"over_budget: {score.over_budget}")
-    if score.usage_invalid is not None:
-        parts.append(f"usage_invalid: {score.usage_invalid}")
-    if score.usage_unknown is not None:
-        parts.append(f"usage_unknown: {score.usage_unknown}")
+    parts += score.spending_verdicts()
     if score.exit_failed is not None and not any(p.startswith("crash") for p in parts):
         parts.append(f"strict exit: {score.exit_failed}")
     return "; ".join(parts)

@@ -118,12 +118,7 @@ def _run_problems(run: RunRecord) -> str:
         parts.append(f"collateral: {shown}" + (f" (+{more} more)" if more > 0 else ""))
     if score.forbidden_hit:
         parts.append(f"forbidden: {len(score.forbidden_hit)} hit(s)")
-    if score.over_budget is not None:
-        parts.append(f"over budget: {score.over_budget}")
-    if score.usage_invalid is not None:
-        parts.append(f"usage invalid: {score.usage_invalid}")
-    if score.usage_unknown is not None:
-        parts.append(f"usage unknown: {score.usage_unknown}")
+    parts += score.spending_verdicts()
     return "; ".join(parts)
 
 

@@ -67,6 +67,16 @@ class RunScore:
             and self.exit_failed is None
         )
 
+    def spending_verdicts(self) -> list[str]:
+        """The runner's verdicts on the agent's spending, each as ``name: why`` (the field's
+        name: ``over_budget: 104 tokens > --max-tokens 10``), for a person to read."""
+        verdicts = (
+            ("over_budget", self.over_budget),
+            ("usage_invalid", self.usage_invalid),
+            ("usage_unknown", self.usage_unknown),
+        )
+        return [f"{name}: {why}" for name, why in verdicts if why is not None]
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-able, keys in a fixed order."""
         return {

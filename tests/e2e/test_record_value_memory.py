@@ -211,8 +211,8 @@ def _call(proc: subprocess.Popen[bytes], i: int, method: str, **params: Any) -> 
     raise AssertionError(f"the recorder closed its output before answering request {i}")
 
 
-def late_session(proc: subprocess.Popen[bytes]) -> None:
-    """LATE travels free (plain, inside base64, in a text over 4 KiB), then a `password` tells it."""
+def _handshake(proc: subprocess.Popen[bytes]) -> None:
+    """The classic handshake: ``initialize`` (answered), then ``notifications/initialized``."""
     _call(
         proc,
         0,
@@ -223,6 +223,11 @@ def late_session(proc: subprocess.Popen[bytes]) -> None:
     )
     assert proc.stdin is not None
     proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+
+
+def late_session(proc: subprocess.Popen[bytes]) -> None:
+    """LATE travels free (plain, inside base64, in a text over 4 KiB), then a `password` tells it."""
+    _handshake(proc)
     wrapped = base64.b64encode(f"user:{LATE}".encode()).decode()
     calls = [
         ("echo", {"text": f"remember {LATE} for later"}),
@@ -325,16 +330,7 @@ def test_a_config_dump_of_200_secrets_each_repeated_bare_leaves_none_on_disk(tmp
     out.mkdir()
     proc = start_recording(out)
     try:
-        _call(
-            proc,
-            0,
-            "initialize",
-            protocolVersion="2025-06-18",
-            capabilities={},
-            clientInfo={"name": "t", "version": "1"},
-        )
-        assert proc.stdin is not None
-        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        _handshake(proc)
         answer = _call(proc, 1, "tools/call", name="config", arguments={"path": str(dump)})
         said = str(answer["result"])
         assert all(s in said for s in secrets)  # they crossed the wire
@@ -376,14 +372,7 @@ def test_stdio_one_number_per_secret_across_argv_env_messages_and_tape(tmp_path:
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
     try:
-        _call(
-            proc,
-            0,
-            "initialize",
-            protocolVersion="2025-06-18",
-            capabilities={},
-            clientInfo={"name": "t", "version": "1"},
-        )
+        _handshake(proc)
         text = (
             f"Authorization: Bearer {ARGV_TOKEN}; bare {ARGV_TOKEN}; env Bearer {ENV_TOKEN}, bare {ENV_TOKEN}"
         )
