@@ -28,6 +28,7 @@ line or field at fault (never a secret, never a traceback)::
     ├── HarnessStoreError             exit 3  the mock Harness's SQLite file cannot be opened or used
     ├── ServerError                   exit 4  the MCP server could not be started or failed
     │   ├── ServerStartError                  the command could not be spawned
+    │   ├── ServerExited                      a live server's output ended before it answered
     │   └── UpstreamTimeout                   a live server did not answer in time
     ├── NothingRecordedError          exit 5  a recording saw no client message: the cassette
     │                                         was left as it was (``record --allow-empty``)
@@ -164,6 +165,10 @@ class HarnessStoreError(HarnError):
 
 class ServerError(HarnError):
     exit_code = 4
+
+
+class ServerExited(ServerError):
+    """A live server's output ended before it answered what it was asked."""
 
 
 class UpstreamTimeout(ServerError):

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from harn_mcp_mock import deepjson
-from harn_mcp_mock.errors import NothingRecordedError, ServerError, UpstreamTimeout
+from harn_mcp_mock.errors import NothingRecordedError, ServerError, ServerExited, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
 from harn_mcp_mock.jsonrpc.server import Out
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.session.recorder import MessageRedactor, Recorder
     from harn_mcp_mock.upstream.base import ExitInfo, Upstream
-
-_EOF = "the live server exited before answering"  # what a stdio upstream says at its output's end
 
 
 class RecordCore:
@@ -219,7 +217,11 @@ class RecordEngine:
                     break
             self.upstream.listen(self.push)  # once its session is set up (a no-op over stdio)
         except (ServerError, UpstreamTimeout) as exc:
-            why = ServerError("the live server exited while recording") if str(exc) == _EOF else exc
+            why = (
+                ServerError("the live server exited while recording")
+                if isinstance(exc, ServerExited)
+                else exc
+            )
             self._close_exchanges()
             outs += failed(self.waiting, why)  # the recording keeps them as unanswered
         return outs

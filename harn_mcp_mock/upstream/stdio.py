@@ -18,7 +18,7 @@ import subprocess
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
-from harn_mcp_mock.errors import ServerError, UpstreamTimeout
+from harn_mcp_mock.errors import ServerError, ServerExited, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import SERVER, Frame, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
 from harn_mcp_mock.jsonrpc.stdio import exit_status, reap_group, signal_group, spawn_server, stop_process
@@ -103,7 +103,7 @@ class StdioUpstream:
             if chunk is None:
                 raise UpstreamTimeout(f"the live server did not answer within {timeout:g}s")
             if not chunk:
-                raise ServerError("the live server exited before answering")
+                raise ServerExited("the live server exited before answering")
             for frame in self.frames(chunk):
                 waiting -= answered_ids(frame)
                 yield frame

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 
 from harn_mcp_mock.clock import PausedClock
-from harn_mcp_mock.errors import ServerError
+from harn_mcp_mock.errors import ServerExited
 from harn_mcp_mock.jsonrpc.frames import SERVER, Frame, parse_frame
 from harn_mcp_mock.session.record import RecordCore, RecordEngine
 from harn_mcp_mock.session.recorder import Recorder
@@ -133,7 +133,7 @@ def test_what_the_server_pushes_unprompted_is_recorded_and_sent_with_the_next_an
 
 
 def test_a_live_server_that_is_gone_answers_each_request_owed_with_an_error(tmp_path: Path) -> None:
-    upstream = ScriptedUpstream({"tools/call": [ServerError("the live server exited before answering")]})
+    upstream = ScriptedUpstream({"tools/call": [ServerExited("the live server exited before answering")]})
     rec = engine(tmp_path, upstream)
     (out,) = rec.receive(request(3, "tools/call"))
     assert out.message["id"] == 3 and out.message["error"]["code"] == -32603
