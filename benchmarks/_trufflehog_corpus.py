@@ -10,12 +10,59 @@ package-level ``var``/``const`` and local variables, one-line helper functions r
 expression, ``common.GenerateRandomPassword`` with a seeded generator of our own). A case
 built in a way it cannot evaluate is skipped and counted.
 
-A *labelled value* is each wanted string, located in the case's input (a URL with a password:
-its password, as docs/redaction.md keeps hosts and user names). A joined value not found
-whole (``RawV2`` = ``id:secret``, ``user:pass@host``...) is split on the characters that are not
-token characters, and each part of 4 or more characters found in the input is a labelled value
-of its own; a wanted string none of whose parts is found is counted as unlocated. Values are
-counted once per detector (*distinct values*).
+What is counted as a credential
+-------------------------------
+
+trufflehog's detectors report more than secrets: to verify a key they also extract what goes
+with it (a user name, a host, an account or client id, a URL's options) and join it into the
+wanted string (``RawV2``: ``id:secret``, ``key + host``, a whole connection URL). Our redactor
+rewrites secrets and keeps harmless identifiers on purpose (docs/redaction.md), so each wanted
+string is counted by its *secret-bearing* parts, and every other part is counted apart under a
+named reason. The decision is made from the value and its role in the wanted string, never from
+what the redactor does with it:
+
+1. **A URL or connection string** (``scheme://``, ``jdbc:``, two ``name=value`` pairs or more
+   joined by ``;`` or ``&``, ``key: v account_url: w``) counts by its secret-bearing fields: the
+   password of ``user:pass@`` (Oracle's ``user/pass@``) and the values of the parameters whose
+   name is a secret's (``password=``, ``pwd=``, ``sig=``, ``Secret=``, ``AccountKey=``...). One
+   with none is *not a credential: a locator* (``jdbc:mysql://host:3306/db``), except a URL the
+   detector wants alone whose path holds a random segment (16 characters or more, letters and
+   digits): a webhook, whose URL is the secret, counted whole. A wanted URL not found whole in
+   the input (the detector rewrites it: Mongo options reordered) counts its fields; its other
+   pieces found inside a URL or connection string of the input are that URL's user names, hosts,
+   path pieces or options.
+2. **A name's head word** says what a value is: the last word of a name, ``Pat``/``Regex``
+   aside (``tokenNamePat`` a name, ``clientSecretPat`` and ``accountKey`` secrets, ``project_id``
+   an id; a name holding ``secret`` or ``password`` anywhere is a secret: Vault's
+   ``secretIdPat``). The names looked at, in order: a JSON wanted string's keys; the package
+   patterns of the detector's Go source (``keyPat``, ``idPat``, ``userPat``...) whose capture
+   holds the value, when the detector names at least one pattern for a secret
+   (bitbucketdatacenter's tokens are its ``userPat``: such a detector says nothing by its names);
+   when no pattern decides (none captures the value, or one names it a secret and another an
+   identifier), the name the value stands under in the input (``ORG_ID=``, ``"client_id":``,
+   ``username:``). A secret's name makes the value a credential whatever its form (a UUID that is
+   the detector's key counts).
+3. **By its form**, what can never hold a secret, before the names: an e-mail address, a host or
+   URL fragment (``.jfrog.io``, ``://jira.``), a PEM armour line (``-----BEGIN ... KEY-----``),
+   a hex hash right after a hash word (``commit 2c65bd…``); and, after the names, when none
+   decided: a UUID, an id shorter than 6 characters or all digits, a name of fewer than 12
+   letters.
+
+A wanted string found whole is judged by the same rules as a part (an e-mail address wanted alone
+is no credential). The report prints the count of each reason, ``--misses`` lists every value and
+part counted apart (``EXCLUDED <reason>: ...``), and how many of each the redactor altered in
+context (an identifier altered is over-redaction, not a catch). Those values are left out of the
+non-credential identifiers figure below (they are counted apart).
+
+The count issue 37 was measured with is printed beside it (``AS COUNTED BEFORE``): a wanted
+string found whole counted whole (a URL with a password: its password), a joined one by every
+part of 4 characters or more found in its input, save URLs, hosts, e-mail addresses, UUIDs, short
+or numeric ids and short names of letters.
+
+Parts are located in the input as they stand, percent-decoded or JSON-escaped (a private key
+with ``\\n`` in escaped JSON); a joined string not found whole is split into the longest pieces
+of 4 or more characters found in the input, left to right; pieces not found are counted
+(``not measured``). Values are counted once per detector (*distinct values*).
 
 Two measures per value, each redacted by a fresh redactor as the text of a ``tools/call``
 result:
@@ -719,13 +766,14 @@ def _common_env(root: Path) -> dict[str, Any]:
 
 def pattern_roles(value: str, captures: list[tuple[str, str]]) -> set[str]:
     """The patterns whose captures (``(pattern name, captured text)`` in one input) hold
-    ``value`` (a capture at most twice its length: a whole JSON object captured says nothing of
-    one of its values), or that it holds whole (a joined part may span two captures)."""
-    return {
-        name
-        for name, g in captures
-        if (value in g and len(g) <= 2 * len(value)) or (len(g) >= 8 and g in value)
-    }
+    ``value``: the tightest such capture's (a key's own pattern before a URL's that holds it);
+    else those it holds whole (a joined part may span two captures). A capture that is a whole
+    JSON object says nothing of one of its values (their keys do)."""
+    holding = [(len(g), name) for name, g in captures if value in g and not g.lstrip().startswith("{")]
+    if holding:
+        tightest = min(n for n, _name in holding)
+        return {name for n, name in holding if n == tightest}
+    return {name for name, g in captures if len(g) >= 8 and g in value}
 
 
 def captures_of(text: str, patterns: dict[str, re.Pattern[str]]) -> list[tuple[str, str]]:
@@ -779,10 +827,12 @@ class Classified:
 
 def _locate(value: str, text: str, near: int) -> tuple[list[tuple[str, int]], int]:
     """``value`` in ``text`` (at or after ``near`` when it stands there), as it is or
-    percent-decoded or JSON-escaped; else its pieces (``joined_parts``)."""
+    percent-decoded or JSON-escaped (once, or twice: JSON in a JSON string); else its pieces
+    (``joined_pieces``)."""
     from urllib.parse import unquote
 
-    for form in dict.fromkeys((value, unquote(value), json.dumps(value)[1:-1])):
+    escaped = json.dumps(value)[1:-1]
+    for form in dict.fromkeys((value, unquote(value), escaped, json.dumps(escaped)[1:-1])):
         at = text.find(form, near)
         at = at if at >= 0 else text.find(form)
         if at >= 0:
@@ -812,13 +862,6 @@ def classify_wanted(want: str, text: str, captures: list[tuple[str, str]]) -> Cl
         else:
             out.excluded.append((want, LOCATOR))
         return out
-    if at >= 0:
-        why = why_not_a_credential(want, text, at, pattern_roles(want, captures))
-        if why:
-            out.excluded.append((want, why))
-        else:
-            out.located.append((want, at, False))
-        return out
     try:
         obj = json.loads(want)
     except ValueError:
@@ -847,6 +890,13 @@ def classify_wanted(want: str, text: str, captures: list[tuple[str, str]]) -> Cl
                 else:
                     out.located.append((piece, start, True))
         return out
+    if at >= 0:
+        why = why_not_a_credential(want, text, at, pattern_roles(want, captures))
+        if why:
+            out.excluded.append((want, why))
+        else:
+            out.located.append((want, at, False))
+        return out
     # A joined value (id:secret, key + URL, a URL rewritten by the detector): by its pieces found
     # in the input. In a wanted URL (mongodb://user:pass@host/?options) a piece over its password
     # or a secret parameter counts that field; one standing in a URL or connection string of the
@@ -856,8 +906,13 @@ def classify_wanted(want: str, text: str, captures: list[tuple[str, str]]) -> Cl
     if spans:
         out.note = "wanted URLs or connection strings, counted by their secret-bearing fields"
     pieces, out.unfound = joined_pieces(want, text)
+    cursor = 0
     for piece, off in pieces:
-        start = text.find(piece)
+        # The pieces of a wanted string stand in the input in its order, as a rule: the first
+        # occurrence after the previous piece (an EC private key's tail recurs in its public key).
+        start = text.find(piece, cursor)
+        start = start if start >= 0 else text.find(piece)
+        cursor = start + len(piece)
         over = [f for lo, hi, f in spans if lo < off + len(piece) and off < hi]
         if over:
             for f in over:
