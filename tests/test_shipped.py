@@ -78,8 +78,8 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
             "forbidden": report["forbidden_hits"], "faults": [f["fault"] for f in report["faults_fired"]]}  # fmt: skip
 
 
-def test_four_worlds_are_shipped_each_with_a_readme_and_listed_in_the_index() -> None:
-    assert sorted(WORLDS) == ["bank", "notes", "retail", "tickets"]
+def test_five_worlds_are_shipped_each_with_a_readme_and_listed_in_the_index() -> None:
+    assert sorted(WORLDS) == ["bank", "notes", "retail", "support", "tickets"]
     index = (ROOT / "worlds" / "README.md").read_text(encoding="utf-8")
     for name, path in WORLDS.items():
         assert (path.parent / "README.md").is_file()

@@ -122,9 +122,25 @@ def _dump(doc: Any) -> bytes:
 
 def mcp_config(trial: Trial, world: TrialWorld) -> bytes:
     """The ``HARN_MCP_CONFIG`` file: the plain form every host reads (the URL: the env). The
-    trial's record keeps it as ``mcp.json``."""
-    command = world.command
-    return _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
+    trial's record keeps it as ``mcp.json``. A world of several servers names each (its own
+    bridge), all reaching the trial's one world."""
+    endpoints = world.endpoints() or {trial.world: (world.command, world.url)}
+    servers = {name: {"command": command[0], "args": command[1:]} for name, (command, _) in endpoints.items()}
+    return _dump({"mcpServers": servers})
+
+
+def world_servers(world: TrialWorld) -> str | None:
+    """``HARN_WORLD_SERVERS`` for a world of several servers: each server's name, bridge command
+    and URL as JSON (None for a world of one server)."""
+    endpoints = world.endpoints()
+    if not endpoints:
+        return None
+    return json.dumps(
+        {
+            name: {"command": command, **({"url": url} if url is not None else {})}
+            for name, (command, url) in endpoints.items()
+        }
+    )
 
 
 def agent_env(trial: Trial, world: TrialWorld, base: Mapping[str, str], box: TrialSandbox) -> dict[str, str]:
@@ -151,6 +167,9 @@ def agent_env(trial: Trial, world: TrialWorld, base: Mapping[str, str], box: Tri
     }
     if world.url is not None:
         env["HARN_WORLD_URL"] = world.url
+    servers = world_servers(world)
+    if servers is not None:
+        env["HARN_WORLD_SERVERS"] = servers
     return env
 
 
