@@ -64,7 +64,7 @@ WITNESSES: dict[tuple[str, str], Callable[[dict[str, Any]], Call]] = {
     ("support", "add_comment"): lambda a: ("get_ticket", {"ticket_id": a["ticket_id"]}),
     ("support", "refund"): lambda a: (
         "list_transfers",
-        {"from_account": "A-900", "to_account": a["account_id"]},
+        {"from_account": "A-900", "to_account": a["to_account"]},
     ),
 }
 
@@ -250,7 +250,7 @@ MISTAKES: dict[tuple[str, str], Mistake] = {
         "pays the refund again",
         lambda ref: [
             *ref[:-1],
-            ("refund", {"account_id": "A-106", "amount_cents": 2599, "memo": "Refund T-4"}),
+            ("refund", {"to_account": "A-106", "amount_cents": 2599, "memo": "Refund T-4"}),
             ref[-1],
         ],
         collateral=("/accounts/A-106/balance_cents",),
@@ -260,7 +260,7 @@ MISTAKES: dict[tuple[str, str], Mistake] = {
         "refunds the late order anyway",
         lambda ref: [
             ref[0],
-            ("refund", {"account_id": "A-105", "amount_cents": 8900, "memo": "Refund T-3"}),
+            ("refund", {"to_account": "A-105", "amount_cents": 8900, "memo": "Refund T-3"}),
             *ref[1:],
         ],
         collateral=("/accounts/A-105/balance_cents",),

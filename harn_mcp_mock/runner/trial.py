@@ -3,9 +3,9 @@ command against it under a timeout, then holds the trial's record (:class:`~harn
 with the world's state and report as the runner saw them, and writes its files from it.
 
 The agent contract (docs/runner.md): the agent is started with ``HARN_MCP_CONFIG`` (an
-``{"mcpServers": {...}}`` file whose one server is a stdio bridge to this trial's world, with the
-world's Streamable HTTP ``url`` beside it), ``HARN_WORLD_COMMAND`` (the bridge as a JSON array),
-``HARN_WORLD_URL``, ``HARN_TASK_ID``, ``HARN_TASK_PROMPT``, ``HARN_RUN_ID``, ``HARN_SEED``,
+``{"mcpServers": {...}}`` file whose one server is a stdio bridge to this trial's world; a world of
+several servers names each, its own bridge to the one world), ``HARN_WORLD_COMMAND`` (the bridge
+as a JSON array), ``HARN_WORLD_URL``, ``HARN_WORLD_SERVERS`` (a world of several servers only), ``HARN_TASK_ID``, ``HARN_TASK_PROMPT``, ``HARN_RUN_ID``, ``HARN_SEED``,
 ``HARN_TRIAL_DIR`` and ``HARN_SPEC``. Every session it opens reaches the one world of the trial.
 
 Exit 75 (EX_TEMPFAIL) while the world is untouched (no call changed its state), an agent that
