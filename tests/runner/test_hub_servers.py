@@ -66,6 +66,32 @@ def test_each_server_of_a_trial_has_its_own_bridge_and_all_reach_one_world() -> 
         assert _exchange(bank, [INIT]) == [] and _exchange(desk, [INIT]) == []  # the trial ended
 
 
+async def test_each_server_of_a_trial_has_its_own_url_over_streamable_http() -> None:
+    import anyio
+    from mcp import Client
+
+    spec = resolve_spec("support")
+    (trial,) = build_matrix([(spec, json.loads(spec.read_text()))], tasks=["refund-double-charge"])
+    with WorldHub() as hub:
+        world = hub.open(trial)
+        urls = {name: entry["url"] for name, entry in json.loads(world_servers(world) or "{}").items()}
+        assert list(urls) == ["desk", "bank"] and len(set(urls.values())) == 2
+        with anyio.fail_after(WAIT):
+            async with Client(urls["bank"], mode="legacy") as bank:
+                assert bank.server_info.name == "bank"
+                paid = await bank.call_tool(
+                    "refund", {"to_account": "A-103", "amount_cents": 4500, "memo": "Refund T-1"}
+                )
+                assert not paid.is_error
+            async with Client(urls["desk"], mode="legacy") as desk:
+                assert desk.server_info.name == "desk"
+                assert [t.name for t in (await desk.list_tools()).tools] == [
+                    "list_tickets", "get_ticket", "add_comment", "close_ticket",
+                ]  # fmt: skip
+        assert [(c["tool"], c["server"]) for c in world.shared.world.calls] == [("refund", "bank")]
+        assert world.shared.sessions == 2
+
+
 def test_a_world_of_one_server_keeps_its_one_entry_config_and_no_servers_variable() -> None:
     spec = resolve_spec("bank")
     (trial,) = build_matrix([(spec, json.loads(spec.read_text()))], tasks=["pay-rent"])

@@ -115,3 +115,24 @@ def test_the_shipped_schema_takes_servers_and_a_rules_server() -> None:
     doc["servers"][0]["tool"] = []
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(doc, schema)
+
+
+def test_world_server_serves_one_server_and_refuses_a_name_the_spec_lacks(tmp_path: Path) -> None:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    report = tmp_path / "r.json"
+    harn = [sys.executable, "-m", "harn_mcp_mock", "world", "--spec", "support"]
+    done = subprocess.run(
+        [*harn, "--server", "bank", "--report", str(report)], input=f"{json.dumps(init)}\n{json.dumps(listing)}\n",
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers[0]["result"]["serverInfo"] == {"name": "bank", "version": "1.0.0"}
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["get_account", "list_transfers", "refund"]
+    refused = subprocess.run(
+        [*harn, "--server", "vault"], input="", capture_output=True, text=True, timeout=60, check=False
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith(
+        "support.world.json:--server: no server 'vault' (servers: desk, bank)"
+    )
