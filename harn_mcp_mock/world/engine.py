@@ -5,6 +5,10 @@
 over stdio and tests drive it in memory. A call: validate the arguments against ``inputSchema``,
 decide faults, check ``requires``, apply ``effects`` all or nothing, shape the result; advance
 the virtual clock; log it; check forbidden states.
+
+A world of several servers (a spec's ``servers``) is one engine, one state: each server is a
+:class:`ServerView` of it (its serverInfo, the tools it shows, the fault rules aimed at it), and
+each call's log entry and fired fault name the server it came through.
 """
 
 from __future__ import annotations
