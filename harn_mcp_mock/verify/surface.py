@@ -3,7 +3,8 @@ and its answers to client requests (the calls verify replays and compares).
 
 When a session listed something more than once (pagination, or again after ``list_changed``),
 pages of one listing are joined and a later listing replaces an earlier one, so an item removed
-mid-session counts as removed.
+mid-session counts as removed. A listing whose last recorded page still had a ``nextCursor``
+was cut short (:attr:`Surface.cut_short`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ class Surface:
     """Which of those the session listed at all (an unlisted kind is not compared)."""
     capabilities: dict[str, Any] | None = None
     exchanges: list[Exchange] = field(default_factory=list)
+    cut_short: dict[str, str] = field(default_factory=dict)
+    """List method (``resources/list``) -> the ``nextCursor`` its last recorded page ended with:
+    the session did not read that list to the end."""
 
     def tools(self) -> dict[str, dict[str, Any]]:
         return self.items.get("tools", {})
@@ -84,4 +88,9 @@ def surface_of(cassette: Cassette) -> Surface:
                 page[item[key]] = item
         surface.items[kind] = dict(page)
         surface.listed.add(kind)
+        cursor = result.get("nextCursor")
+        if isinstance(cursor, str) and cursor:
+            surface.cut_short[exchange.method] = cursor
+        else:
+            surface.cut_short.pop(exchange.method, None)
     return surface
