@@ -22,6 +22,13 @@ from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
+from harn_mcp_mock.verify.contract import (
+    capability_rules,
+    prompt_field_rules,
+    resource_field_rules,
+    server_rules,
+    tool_field_rules,
+)
 from harn_mcp_mock.verify.schema_diff import diff_input_schema, diff_output_schema
 from harn_mcp_mock.verify.surface import Exchange, Surface, surface_of
 
@@ -77,7 +84,8 @@ def compare(
     options = options or VerifyOptions()
     old, new = surface_of(base), surface_of(candidate)
     findings: list[Finding] = []
-    findings += capability_rules(old.capabilities, new.capabilities)
+    findings += server_rules(old, new)
+    findings += capability_rules(old, new)
     findings += tool_rules(old, new)
     findings += resource_rules(old, new)
     findings += prompt_rules(old, new)
@@ -90,64 +98,6 @@ def compare(
         "calls_replayed": replayed,
     }
     return findings, compared
-
-
-# --- capabilities ------------------------------------------------------------------------
-
-
-def capability_rules(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[Finding]:
-    if old is None or new is None:
-        return []
-    out: list[Finding] = []
-    for name in sorted(set(old) | set(new)):
-        pointer = f"/capabilities/{name}"
-        if name in old and name not in new:
-            rule = "T6" if name == "tools" else "C1"
-            out.append(
-                Finding(
-                    rule,
-                    ERR,
-                    None,
-                    pointer,
-                    f"server no longer declares the {name!r} capability",
-                    old[name],
-                    None,
-                    "server",
-                )
-            )
-        elif name in new and name not in old:
-            out.append(
-                Finding(
-                    "C2",
-                    INFO,
-                    None,
-                    pointer,
-                    f"server now declares the {name!r} capability",
-                    None,
-                    new[name],
-                    "server",
-                )
-            )
-        elif isinstance(old[name], dict) and isinstance(new[name], dict):
-            for sub in sorted(set(old[name]) | set(new[name])):
-                before, after = old[name].get(sub), new[name].get(sub)
-                if before == after:
-                    continue
-                rule = "T6" if name == "tools" else ("C1" if before is True else "C2")
-                severity = INFO if sub == "listChanged" or before is not True else ERR
-                out.append(
-                    Finding(
-                        rule,
-                        severity,
-                        None,
-                        f"{pointer}/{sub}",
-                        f"capability {name}.{sub} changed from {_short(before)} to {_short(after)}",
-                        before,
-                        after,
-                        "server",
-                    )
-                )
-    return out
 
 
 # --- tools -------------------------------------------------------------------------------
@@ -214,28 +164,7 @@ def tool_rules(old: Surface, new: Surface) -> list[Finding]:
         a, b = before[name], after[name]
         if canonical_bytes(a) == canonical_bytes(b):
             continue
-        if a.get("description") != b.get("description"):
-            out.append(
-                Finding(
-                    "T4",
-                    INFO,
-                    name,
-                    "/description",
-                    f"tool {name!r} description changed (review: descriptions steer agents)",
-                    a.get("description"),
-                    b.get("description"),
-                )
-            )
-        for pointer, ta, tb in (
-            ("/title", a.get("title"), b.get("title")),
-            (
-                "/annotations/title",
-                (a.get("annotations") or {}).get("title"),
-                (b.get("annotations") or {}).get("title"),
-            ),
-        ):
-            if ta != tb:
-                out.append(Finding("T5", INFO, name, pointer, f"tool {name!r} title changed", ta, tb))
+        out += tool_field_rules(name, a, b, old.exchanges)
         out += diff_input_schema(
             name, a.get("inputSchema"), b.get("inputSchema"), recorded_args=args.get(name, [])
         )
@@ -279,8 +208,10 @@ def annotation_rules(name: str, old_tool: dict[str, Any], new_tool: dict[str, An
         if x and y
     ]
     for hint in strengthened:
+        # INFO: a tool claiming to be safer breaks no client; a false claim would make
+        # auto-approving clients trust it more, so it is flagged to verify, like T4 to review
         add(
-            "A5", WARN, hint, f"{hint} claim strengthened to {b[hint]} (verify it, e.g. in a simulated world)"
+            "A5", INFO, hint, f"{hint} claim strengthened to {b[hint]} (verify it, e.g. in a simulated world)"
         )
     return out
 
@@ -317,22 +248,7 @@ def resource_rules(old: Surface, new: Surface) -> list[Finding]:
         for key in sorted(set(after) - set(before)):
             out.append(Finding("R2", INFO, key, "", f"{label} {key!r} added", None, key, fkind))
         for key in sorted(set(before) & set(after)):
-            for field_name in ("mimeType", "annotations", "name"):
-                x, y = before[key].get(field_name), after[key].get(field_name)
-                if x != y:
-                    severity = WARN if field_name == "mimeType" else INFO
-                    out.append(
-                        Finding(
-                            "R3",
-                            severity,
-                            key,
-                            f"/{field_name}",
-                            f"{label} {key!r} {field_name} changed",
-                            x,
-                            y,
-                            fkind,
-                        )
-                    )
+            out += resource_field_rules(kind, key, before[key], after[key])
     return out
 
 
@@ -346,6 +262,7 @@ def prompt_rules(old: Surface, new: Surface) -> list[Finding]:
     for name in sorted(set(after) - set(before)):
         out.append(Finding("P2", INFO, name, "", f"prompt {name!r} added", None, name, "prompt"))
     for name in sorted(set(before) & set(after)):
+        out += prompt_field_rules(name, before[name], after[name])
         a = {x["name"]: x for x in before[name].get("arguments") or [] if isinstance(x, dict) and "name" in x}
         b = {x["name"]: x for x in after[name].get("arguments") or [] if isinstance(x, dict) and "name" in x}
         for arg in sorted(set(a) | set(b)):

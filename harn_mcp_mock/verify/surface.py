@@ -49,10 +49,14 @@ class Surface:
     listed: set[str] = field(default_factory=set)
     """Which of those the session listed at all (an unlisted kind is not compared)."""
     capabilities: dict[str, Any] | None = None
+    server: dict[str, Any] = field(default_factory=dict)
+    """The cassette's ``server`` (``protocolVersion``, ``serverInfo``, ``instructions``, ...)."""
     exchanges: list[Exchange] = field(default_factory=list)
     cut_short: dict[str, str] = field(default_factory=dict)
     """List method (``resources/list``) -> the ``nextCursor`` its last recorded page ended with:
     the session did not read that list to the end."""
+    notified: set[str] = field(default_factory=set)
+    """Methods of the notifications the server sent (``notifications/tools/list_changed``...)."""
 
     def tools(self) -> dict[str, dict[str, Any]]:
         return self.items.get("tools", {})
@@ -62,9 +66,12 @@ def surface_of(cassette: Cassette) -> Surface:
     surface = Surface()
     caps = cassette.server.get("capabilities")
     surface.capabilities = caps if isinstance(caps, dict) else None
+    surface.server = cassette.server
     answers = cassette.responses_by_request()
     pages: dict[str, dict[str, dict[str, Any]]] = {}
     for msg in cassette.messages:
+        if msg.direction == "server" and msg.kind == "notification" and msg.method is not None:
+            surface.notified.add(msg.method)
         if msg.direction != "client" or msg.kind != "request" or not isinstance(msg.message, dict):
             continue
         reply = answers.get(msg.seq)

@@ -107,21 +107,67 @@ def test_t4_description_and_t5_title_changes_are_info() -> None:
     assert rules(old, new) == [("T4", "INFO", "a"), ("T5", "INFO", "a"), ("T5", "INFO", "a")]
 
 
-def test_t6_dropping_the_tools_capability_is_err_and_flipping_list_changed_is_info() -> None:
-    assert rules(Session(capabilities={"tools": {}}), Session(capabilities={})) == [("T6", "ERR", None)]
+def test_t6_dropping_a_used_tools_capability_is_err_and_flipping_list_changed_is_c3_or_c4() -> None:
+    assert rules(Session([tool("a")], capabilities={"tools": {}}), Session([tool("a")], capabilities={})) == [
+        ("T6", "ERR", None)
+    ]
     assert rules(
         Session(capabilities={"tools": {"listChanged": True}}),
         Session(capabilities={"tools": {"listChanged": False}}),
-    ) == [("T6", "INFO", None)]
+    ) == [("C3", "INFO", None)]
+    assert rules(
+        Session(capabilities={"tools": {"listChanged": False}}),
+        Session(capabilities={"tools": {"listChanged": True}}),
+    ) == [("C4", "INFO", None)]
 
 
-def test_c1_a_removed_capability_is_err_and_c2_an_added_one_is_info() -> None:
+def test_c1_a_removed_capability_is_err_when_used_or_declaring_and_c2_an_added_one_is_info() -> None:
     both = {"tools": {}, "prompts": {}}
-    assert rules(Session(capabilities=both), Session(capabilities={"tools": {}})) == [("C1", "ERR", None)]
+    used = Session(capabilities=both).exchange("prompts/list", {}, {"result": {"prompts": []}})
+    after = Session(capabilities={"tools": {}}).exchange("prompts/list", {}, {"result": {"prompts": []}})
+    assert rules(used, after) == [("C1", "ERR", None)]
     assert rules(Session(capabilities={"tools": {}}), Session(capabilities=both)) == [("C2", "INFO", None)]
+    declared = {"tools": {}, "resources": {"subscribe": True}}
+    assert rules(Session(capabilities=declared), Session(capabilities={"tools": {}})) == [("C1", "ERR", None)]
+
+
+def test_c1_an_empty_unused_capability_removed_is_info() -> None:
+    """mcp-server-git 2026.10.10 -> 2026.10.19: the SDK stopped advertising `experimental: {}`."""
+    old = Session([tool("a")], capabilities={"experimental": {}, "tools": {"listChanged": False}})
+    new = Session([tool("a")], capabilities={"tools": {"listChanged": False}})
+    assert rules(old, new) == [("C1", "INFO", None)]
+    unused = Session([tool("a")], capabilities={"tools": {}, "prompts": {}})
+    assert rules(unused, Session([tool("a")], capabilities={"tools": {}})) == [("C1", "INFO", None)]
+    # a non-empty experimental capability named a feature clients could use
+    named = Session([tool("a")], capabilities={"experimental": {"x-stream": {}}, "tools": {}})
+    assert rules(named, new) == [("C1", "ERR", None)]
+
+
+def test_c3_a_flag_removed_is_err_only_when_the_recording_relied_on_it() -> None:
     sub_on, sub_off = {"resources": {"subscribe": True}}, {"resources": {"subscribe": False}}
-    assert rules(Session(capabilities=sub_on), Session(capabilities=sub_off)) == [("C1", "ERR", None)]
-    assert rules(Session(capabilities=sub_off), Session(capabilities=sub_on)) == [("C2", "INFO", None)]
+    assert rules(Session(capabilities=sub_on), Session(capabilities=sub_off)) == [("C3", "INFO", None)]
+    assert rules(Session(capabilities=sub_off), Session(capabilities=sub_on)) == [("C4", "INFO", None)]
+    subscribed = Session(capabilities=sub_on).exchange(
+        "resources/subscribe", {"uri": "x://a"}, {"result": {}}
+    )
+    after = Session(capabilities=sub_off).exchange("resources/subscribe", {"uri": "x://a"}, {"result": {}})
+    found = findings_of(subscribed, after)
+    assert [(f.rule, f.severity.name) for f in found] == [("C3", "ERR")]
+    assert "resources/subscribe" in found[0].message
+    # listChanged is relied on when the server sent the notification in the recording
+    on, off = {"tools": {"listChanged": True}}, {"tools": {}}
+    notified = Session([tool("a")], capabilities=on)
+    notified.messages.append(
+        Message(
+            len(notified.messages), "server", {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+        )
+    )
+    assert rules(notified, Session([tool("a")], capabilities=off)) == [("C3", "ERR", None)]
+    # tasks.list: relied on by a tasks/list request
+    tasks_on, tasks_off = {"tasks": {"list": {}, "cancel": {}}}, {"tasks": {"cancel": {}}}
+    listed = Session(capabilities=tasks_on).exchange("tasks/list", {}, {"result": {"tasks": []}})
+    assert rules(listed, Session(capabilities=tasks_off)) == [("C3", "ERR", None)]
+    assert rules(Session(capabilities=tasks_on), Session(capabilities=tasks_off)) == [("C3", "INFO", None)]
 
 
 # --- annotations ------------------------------------------------------------------------------
@@ -135,10 +181,10 @@ def test_c1_a_removed_capability_is_err_and_c2_an_added_one_is_info() -> None:
         ({"destructiveHint": False}, {}, [("A2", "ERR")]),  # dropping an explicit false means true
         ({"idempotentHint": True}, {"idempotentHint": False}, [("A3", "ERR")]),
         ({"openWorldHint": False}, {"openWorldHint": True}, [("A4", "WARN")]),
-        ({"readOnlyHint": False}, {"readOnlyHint": True}, [("A5", "WARN")]),
-        ({}, {"destructiveHint": False}, [("A5", "WARN")]),
-        ({}, {"idempotentHint": True}, [("A5", "WARN")]),
-        ({"openWorldHint": True}, {"openWorldHint": False}, [("A5", "WARN")]),
+        ({"readOnlyHint": False}, {"readOnlyHint": True}, [("A5", "INFO")]),
+        ({}, {"destructiveHint": False}, [("A5", "INFO")]),
+        ({}, {"idempotentHint": True}, [("A5", "INFO")]),
+        ({"openWorldHint": True}, {"openWorldHint": False}, [("A5", "INFO")]),
         (
             {},
             {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True},

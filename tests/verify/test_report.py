@@ -92,7 +92,7 @@ def ignored() -> list[tuple[Finding, str]]:
                 Severity.WARN,
                 "get_current_time",
                 "/structuredContent/datetime",
-                "read-only result changed",
+                "read-only result's values changed",
             ),
             "wall-clock value",
         ),
@@ -436,7 +436,7 @@ def test_the_junit_report_has_one_suite_and_one_case_per_group_failing_at_the_th
     )
     assert "evidence: call 3 sent n=12" in failure.text
     out = cases[1].findtext("system-out") or ""
-    assert "WARN B7 (read-only result changed) /structuredContent/result: result changed" in out
+    assert "WARN B7 (read-only result's values changed) /structuredContent/result: result changed" in out
     assert "ignored (reviewed by hand): INFO T4" in out
 
 
@@ -612,7 +612,7 @@ def test_the_github_report_is_one_annotation_per_finding_then_the_summary_line()
     )
     assert (
         lines[2]
-        == '::warning title=B7 read-only result changed::convert_time /structuredContent/result: result changed ("a" -> "b")'
+        == '::warning title=B7 read-only result\'s values changed::convert_time /structuredContent/result: result changed ("a" -> "b")'
     )
     assert (
         lines[5]
