@@ -38,7 +38,7 @@ from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.session.recorder import Recorder
 from harn_mcp_mock.upstream import Reply, Upstream, request_ids
 from harn_mcp_mock.verify.answers import BaselineAnswers, RoundTrips
-from harn_mcp_mock.verify.surface import LISTS, surface_of
+from harn_mcp_mock.verify.surface import LISTS, has_pages, surface_of
 
 
 class _Run:
@@ -113,7 +113,7 @@ def read_rest_of_lists(
     (the recorded one belongs to the old server) and every page is recorded into the candidate,
     so the comparison sees the server's whole list."""
     total = 0
-    for method in sorted(surface_of(base).cut_short):
+    for method in sorted(surface_of(base).cut_short if has_pages(base) else ()):
         cursor = run.next_cursor.get(method)
         seen: set[str] = set()
         pages = 0

@@ -13,7 +13,7 @@ from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.verify.drift import VerifyOptions, compare
 from harn_mcp_mock.verify.ignore import apply_ignores, load_ignore_file
 from harn_mcp_mock.verify.report import VerifyResult
-from harn_mcp_mock.verify.surface import LISTS, surface_of
+from harn_mcp_mock.verify.surface import LISTS, has_pages, surface_of
 from harn_mcp_mock.verify.where import locate_findings
 
 
@@ -113,6 +113,8 @@ def _unseen_items_left_out(findings: list[Finding], base: Cassette) -> list[Find
 
     Such an item may have been on the old server's unread pages, so "added" cannot be told;
     what the baseline saw is still compared with the candidate's whole list (removals stay)."""
+    if not has_pages(base):
+        return findings
     surface = surface_of(base)
     unseen: dict[str, set[str]] = {}
     for method in surface.cut_short:
@@ -125,7 +127,7 @@ def _unseen_items_left_out(findings: list[Finding], base: Cassette) -> list[Find
 
 def _warn_cut_short(cand: Cassette, label: str, on_event: Callable[[str], None] | None) -> None:
     """Warn once when the candidate cassette did not read a paginated list to the end."""
-    cut = sorted(surface_of(cand).cut_short)
+    cut = sorted(surface_of(cand).cut_short) if has_pages(cand) else []
     if cut and on_event is not None:
         on_event(
             f"warning: the candidate {label} did not read {', '.join(cut)} to the end (its last page "

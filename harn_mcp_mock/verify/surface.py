@@ -62,6 +62,16 @@ class Surface:
         return self.items.get("tools", {})
 
 
+def has_pages(cassette: Cassette) -> bool:
+    """Whether any answer in ``cassette`` carries a ``nextCursor`` (a cheap test before
+    :func:`surface_of` looks for a list that was cut short)."""
+    for msg in cassette.messages:
+        result = msg.message.get("result") if isinstance(msg.message, dict) else None
+        if isinstance(result, dict) and result.get("nextCursor"):
+            return True
+    return False
+
+
 def surface_of(cassette: Cassette) -> Surface:
     surface = Surface()
     caps = cassette.server.get("capabilities")
