@@ -101,7 +101,8 @@ RULE_DOCS: dict[str, RuleDoc] = {
     ),
     "T4": RuleDoc(
         "INFO",
-        "no caller; agents choosing tools by it may behave differently (review: a rug-pull signal)",
+        "no caller; agents choosing this tool may behave differently (review: a rug-pull signal). "
+        "INFO where S1 is WARN: descriptions are reworded in most releases and each steers one tool",
         "The description changed.",
     ),
     "T5": RuleDoc("INFO", "nobody: display only", "`title` or `annotations.title` changed."),

@@ -121,17 +121,7 @@ def test_t6_dropping_a_used_tools_capability_is_err_and_flipping_list_changed_is
     ) == [("C4", "INFO", None)]
 
 
-def test_c1_a_removed_capability_is_err_when_used_or_declaring_and_c2_an_added_one_is_info() -> None:
-    both = {"tools": {}, "prompts": {}}
-    used = Session(capabilities=both).exchange("prompts/list", {}, {"result": {"prompts": []}})
-    after = Session(capabilities={"tools": {}}).exchange("prompts/list", {}, {"result": {"prompts": []}})
-    assert rules(used, after) == [("C1", "ERR", None)]
-    assert rules(Session(capabilities={"tools": {}}), Session(capabilities=both)) == [("C2", "INFO", None)]
-    declared = {"tools": {}, "resources": {"subscribe": True}}
-    assert rules(Session(capabilities=declared), Session(capabilities={"tools": {}})) == [("C1", "ERR", None)]
-
-
-def test_c1_an_empty_unused_capability_removed_is_info() -> None:
+def test_c1_a_removed_capability_is_err_when_used_or_declaring_and_info_when_empty_and_unused() -> None:
     """mcp-server-git 2026.10.10 -> 2026.10.19: the SDK stopped advertising `experimental: {}`."""
     old = Session([tool("a")], capabilities={"experimental": {}, "tools": {"listChanged": False}})
     new = Session([tool("a")], capabilities={"tools": {"listChanged": False}})
@@ -141,6 +131,14 @@ def test_c1_an_empty_unused_capability_removed_is_info() -> None:
     # a non-empty experimental capability named a feature clients could use
     named = Session([tool("a")], capabilities={"experimental": {"x-stream": {}}, "tools": {}})
     assert rules(named, new) == [("C1", "ERR", None)]
+    # used by the recording, or declaring a flag: ERR; added: C2 INFO
+    both = {"tools": {}, "prompts": {}}
+    used = Session(capabilities=both).exchange("prompts/list", {}, {"result": {"prompts": []}})
+    after = Session(capabilities={"tools": {}}).exchange("prompts/list", {}, {"result": {"prompts": []}})
+    assert rules(used, after) == [("C1", "ERR", None)]
+    assert rules(Session(capabilities={"tools": {}}), Session(capabilities=both)) == [("C2", "INFO", None)]
+    declared = {"tools": {}, "resources": {"subscribe": True}}
+    assert rules(Session(capabilities=declared), Session(capabilities={"tools": {}})) == [("C1", "ERR", None)]
 
 
 def test_c3_a_flag_removed_is_err_only_when_the_recording_relied_on_it() -> None:
@@ -355,9 +353,7 @@ def test_b9_a_read_only_text_whose_layout_changed_is_warn_with_the_diff() -> Non
     assert "text layout" in finding.message and "/content/0/text" in finding.message
     assert finding.evidence[:2] == ["--- recorded /content/0/text", "+++ candidate /content/0/text"]
     assert "-Commit: 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b" in finding.evidence
-
-
-def test_b7_volatile_values_in_a_text_keep_it_info() -> None:
+    # volatile values in a text (hashes, times, uuids, counts, day names) keep it B7 INFO
     ro = [tool("t", annotations={"readOnlyHint": True, "openWorldHint": False})]
     old = calls(
         ro,

@@ -47,16 +47,12 @@ def test_47_findings_of_one_kind_are_one_line_listing_the_tools() -> None:
     assert (
         lines[-1] == "1 ERR, 1 WARN, 1 INFO (49 findings, a repeated kind counted once) (fail-on WARN: FAIL)"
     )
-
-
-def test_json_keeps_each_finding_and_the_verdict_is_unchanged() -> None:
+    # --format json keeps each finding, and the verdict is the same
     doc = json.loads(render(many(), "json", fail_on=Severity.WARN))
     assert doc["counts"] == {"ERR": 1, "WARN": 47, "INFO": 1}
     assert len(doc["findings"]) == 49 and doc["result"] == "fail"
     assert many().exit_code(Severity.WARN) == 1 and many().exit_code(Severity.ERR) == 1
-
-
-def test_a_kind_seen_for_one_subject_only_is_not_grouped() -> None:
+    # a kind seen for one subject only is not grouped
     single = VerifyResult("a.json", "b.json", [strengthened("a"), strengthened("a")], [], {})
     text = render(single, "text")
     assert "repeated" not in text and text.splitlines()[-1] == "0 ERR, 2 WARN, 0 INFO (fail-on ERR: PASS)"
