@@ -260,6 +260,16 @@ def _repeated(findings: Iterable[Finding]) -> list[list[Finding]]:
     return sorted(groups, key=lambda g: (-g[0].severity, _rule_key(g[0].rule), g[0].pointer, _kind(g[0])[4]))
 
 
+def _repeated_finding(items: list[Finding]) -> Finding:
+    """One finding standing for a repeated kind: its message without a subject's name, and the
+    old and new values only when every finding of the kind has the same ones."""
+    first = items[0]
+    shown = Finding(first.rule, first.severity, None, first.pointer, _kind_message(first), kind="server")
+    if len({_compact(f.old) for f in items}) == 1 and len({_compact(f.new) for f in items}) == 1:
+        shown.old, shown.new = first.old, first.new
+    return shown
+
+
 def _wrapped(names: list[str], indent: str, width: int = 100) -> list[str]:
     lines, line = [], ""
     for name in names:
@@ -322,16 +332,9 @@ def _text(result: VerifyResult, fail_on: Severity, color: bool) -> str:
             )
         )
         for items in repeated:
-            first = items[0]
             kinds = {f.kind for f in items}
             noun = (kinds.pop().replace("_", " ") if len(kinds) == 1 else "subject") + "s"
-            same = len({_compact(f.old) for f in items}) == 1 and len({_compact(f.new) for f in items}) == 1
-            shown = Finding(
-                first.rule, first.severity, None, first.pointer, _kind_message(first), kind="server"
-            )
-            if same:
-                shown.old, shown.new = first.old, first.new
-            head = _text_line(shown, paint)[0]
+            head = _text_line(_repeated_finding(items), paint)[0]
             names = sorted({str(f.tool) for f in items})
             lines.append(f"{head}  [{len(names)} {noun}]")
             lines += [paint(_DIM, line) for line in _wrapped([printable(n) for n in names], " " * 13)]
@@ -444,11 +447,28 @@ def _markdown(result: VerifyResult, fail_on: Severity) -> str:
         lines += [f"Compared: {_md_text(_compared_line(result.compared))}.", ""]
     if not result.findings:
         lines += ["No drift found.", ""]
-    for group, findings in _grouped(result.findings):
+    repeated = _repeated(result.findings)
+    in_groups = {id(f) for group in repeated for f in group}
+    for group, findings in _grouped([f for f in result.findings if id(f) not in in_groups]):
         kind, name = group
         title = "server" if name is None else f"{kind.replace('_', ' ')} {_md_code(name, cell=False)}"
         rows = [[f.severity.name, f.rule, _md_code(f.pointer), _md_change(f)] for f in findings]
         lines += [f"### {title}", "", *_md_table(["Severity", "Rule", "Pointer", "Change"], rows), ""]
+    if repeated:
+        rows = []
+        for items in repeated:
+            shown = _repeated_finding(items)
+            names = sorted({str(f.tool) for f in items})
+            subjects = f"{len(names)}: " + ", ".join(_md_code(n) for n in names)
+            rows.append(
+                [shown.severity.name, shown.rule, _md_code(shown.pointer), _md_change(shown), subjects]
+            )
+        lines += [
+            f"### repeated ({len(in_groups)} findings; `--format json` lists each)",
+            "",
+            *_md_table(["Severity", "Rule", "Pointer", "Change", "Subjects"], rows),
+            "",
+        ]
     if result.ignored:
         rows = [
             [f.severity.name, f.rule, _md_text(_subject(f)), _md_code(f.pointer), _md_text(reason)]
@@ -463,7 +483,7 @@ def _markdown(result: VerifyResult, fail_on: Severity) -> str:
             "</details>",
             "",
         ]
-    lines.append(_summary_line(result, fail_on))
+    lines.append(_summary_line(result, fail_on, grouped=True))
     return _finish(lines)
 
 

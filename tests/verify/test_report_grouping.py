@@ -56,3 +56,11 @@ def test_47_findings_of_one_kind_are_one_line_listing_the_tools() -> None:
     single = VerifyResult("a.json", "b.json", [strengthened("a"), strengthened("a")], [], {})
     text = render(single, "text")
     assert "repeated" not in text and text.splitlines()[-1] == "0 ERR, 2 WARN, 0 INFO (fail-on ERR: PASS)"
+
+
+def test_the_markdown_report_groups_a_repeated_kind_into_one_row() -> None:
+    text = render(many(), "markdown", fail_on=Severity.WARN)
+    rows = [line for line in text.splitlines() if "| A4 |" in line]
+    assert len(rows) == 1 and "47: `tool_00`, `tool_01`" in rows[0]
+    assert "### repeated (47 findings; `--format json` lists each)" in text
+    assert text.splitlines()[-1].startswith("1 ERR, 1 WARN, 1 INFO (49 findings, a repeated kind counted once)")
