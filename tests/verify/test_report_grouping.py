@@ -63,4 +63,6 @@ def test_the_markdown_report_groups_a_repeated_kind_into_one_row() -> None:
     rows = [line for line in text.splitlines() if "| A4 |" in line]
     assert len(rows) == 1 and "47: `tool_00`, `tool_01`" in rows[0]
     assert "### repeated (47 findings; `--format json` lists each)" in text
-    assert text.splitlines()[-1].startswith("1 ERR, 1 WARN, 1 INFO (49 findings, a repeated kind counted once)")
+    assert text.splitlines()[-1].startswith(
+        "1 ERR, 1 WARN, 1 INFO (49 findings, a repeated kind counted once)"
+    )
