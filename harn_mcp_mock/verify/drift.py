@@ -2,7 +2,8 @@
 
 Surface rules compare what each session listed (tools T*, schemas I*/O* via
 :mod:`~harn_mcp_mock.verify.schema_diff`, annotations A* on their effective values after MCP's
-defaults, resources and templates R*, prompts P*, capabilities C*/T6). Behaviour rules B* pair
+defaults, resources and templates R*, prompts P*; server metadata S* and capabilities C*/T6 and
+the fields around the schemas via :mod:`~harn_mcp_mock.verify.contract`). Behaviour rules B* pair
 the baseline's client requests with the candidate's answers to the same requests (matched like
 replay does: method + canonical params, ``params._meta`` ignored) and compare outcomes.
 """
@@ -60,7 +61,7 @@ READ_ONLY_METHODS = frozenset({"resources/read", "prompts/get"})
 @dataclass(frozen=True, slots=True)
 class VerifyOptions:
     ignore_paths: tuple[str, ...] = ()
-    """JSON pointers into results (``/structuredContent/datetime``) left out of B7 comparisons."""
+    """JSON pointers into results (``/structuredContent/datetime``) left out of B7/B9 comparisons."""
     latency_ratio: float = 2.0
     latency_floor_ms: float = 100.0
 
@@ -720,6 +721,7 @@ def _diff_lines(pointer: str, before: Any, after: Any) -> list[str]:
             lines(before), lines(after), f"recorded {pointer}", f"candidate {pointer}", n=1, lineterm=""
         )
     )
+    diff = diff[2:]  # the ---/+++ header: the message names the pointer
     out = [clip(line, 120) for line in diff[:_DIFF_LINES]]
     if len(diff) > _DIFF_LINES:
         out.append(f"... {len(diff) - _DIFF_LINES} more diff lines in the results")

@@ -47,6 +47,9 @@ _SHORT_VALUE = 40
 """Old/new values whose compact JSON is longer than this are left to the JSON report."""
 _MAX_EVIDENCE = 3
 """Evidence lines shown per finding in the human formats (the JSON report keeps all)."""
+_MAX_DIFF_EVIDENCE = 13
+"""...except for a finding whose evidence is a diff (B9: 12 lines and a "more" line), shown in the text report."""
+_DIFF_RULES = frozenset({"B9"})
 _STEP_SUMMARY_LIMIT = 1_000_000
 """GitHub rejects a step summary over 1 MiB; stay a little under it."""
 
@@ -299,6 +302,9 @@ def _text_line(finding: Finding, paint: Callable[[str, str], str]) -> list[str]:
         parts.append(printable(finding.pointer) + " ")
     parts.append(printable(finding.message + _change_text(finding)))
     lines = [" ".join(parts)]
+    if finding.rule in _DIFF_RULES:
+        lines += [paint(_DIM, f"{'':13}{printable(e)}") for e in finding.evidence[:_MAX_DIFF_EVIDENCE]]
+        return lines
     lines += [paint(_DIM, f"{'':13}evidence: {printable(e)}") for e in finding.evidence[:_MAX_EVIDENCE]]
     if len(finding.evidence) > _MAX_EVIDENCE:
         lines.append(paint(_DIM, f"{'':13}... and {len(finding.evidence) - _MAX_EVIDENCE} more"))
