@@ -403,7 +403,9 @@ def render_markdown() -> str:
         "severity and one line. ERR breaks clients (verify fails by default), WARN may break (recorded",
         "evidence can promote it to ERR), INFO is compatible. Each severity answers one question, whom",
         "does the change break: the Breaks column says it for every rule. One id has one meaning: a",
-        "change and its reverse have different ids. `--fail-on` sets the lowest severity that",
+        "change that narrows and its reverse that widens (closing and opening, removing and adding a",
+        "constraint) have different ids; a rule whose When says *changed* covers a value added,",
+        "removed or replaced, which break the same people. `--fail-on` sets the lowest severity that",
         "fails; an ignore file accepts findings by rule id or family (`I*`). See",
         "`harn mcp mock docs verify` and `harn mcp mock docs verify-report-formats`.",
     ]
