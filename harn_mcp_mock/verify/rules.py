@@ -208,7 +208,7 @@ RULE_DOCS: dict[str, RuleDoc] = {
     "I25": RuleDoc(
         "WARN (ERR when a recorded call no longer validates)",
         "unknown: a keyword verify does not model (`not`, `if`, `dependentRequired`, ...); review",
-        "A keyword verify does not classify changed.",
+        "A keyword verify does not classify (or does not know, or MCP's `x-mcp-header`) changed; other `x-` keywords are not compared.",
     ),
     "I26": RuleDoc(
         "ERR",
@@ -271,7 +271,7 @@ RULE_DOCS: dict[str, RuleDoc] = {
     "O13": RuleDoc(
         "WARN",
         "unknown: a keyword verify does not model; review",
-        "An output keyword verify does not classify changed.",
+        "An output keyword verify does not classify (or does not know) changed.",
     ),
     "O14": RuleDoc(
         "INFO",
