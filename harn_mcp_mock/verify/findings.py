@@ -3,7 +3,8 @@
 Rule ids are stable once shipped (docs/drift-rules.md, generated from ``verify/rules.py``):
 S* server metadata, T* tool level, I* inputSchema, O* outputSchema, A* annotations, B* behaviour,
 R* resources and resource templates, P* prompts, C* server capabilities. One id has one meaning:
-a change and its reverse have different ids.
+a change and its reverse have different ids when they break different people (closing and
+opening ``additionalProperties``); a "changed" rule covers added, removed and replaced values.
 """
 
 from __future__ import annotations

@@ -101,7 +101,8 @@ RULE_DOCS: dict[str, RuleDoc] = {
     ),
     "T4": RuleDoc(
         "INFO",
-        "no caller; agents choosing tools by it may behave differently (review: a rug-pull signal)",
+        "no caller; agents choosing this tool may behave differently (review: a rug-pull signal). "
+        "INFO where S1 is WARN: descriptions are reworded in most releases and each steers one tool",
         "The description changed.",
     ),
     "T5": RuleDoc("INFO", "nobody: display only", "`title` or `annotations.title` changed."),
@@ -207,7 +208,7 @@ RULE_DOCS: dict[str, RuleDoc] = {
     "I25": RuleDoc(
         "WARN (ERR when a recorded call no longer validates)",
         "unknown: a keyword verify does not model (`not`, `if`, `dependentRequired`, ...); review",
-        "A keyword verify does not classify changed.",
+        "A keyword verify does not classify (or does not know, or MCP's `x-mcp-header`) changed; other `x-` keywords are not compared.",
     ),
     "I26": RuleDoc(
         "ERR",
@@ -270,7 +271,7 @@ RULE_DOCS: dict[str, RuleDoc] = {
     "O13": RuleDoc(
         "WARN",
         "unknown: a keyword verify does not model; review",
-        "An output keyword verify does not classify changed.",
+        "An output keyword verify does not classify (or does not know) changed.",
     ),
     "O14": RuleDoc(
         "INFO",
@@ -402,7 +403,9 @@ def render_markdown() -> str:
         "severity and one line. ERR breaks clients (verify fails by default), WARN may break (recorded",
         "evidence can promote it to ERR), INFO is compatible. Each severity answers one question, whom",
         "does the change break: the Breaks column says it for every rule. One id has one meaning: a",
-        "change and its reverse have different ids. `--fail-on` sets the lowest severity that",
+        "change that narrows and its reverse that widens (closing and opening, removing and adding a",
+        "constraint) have different ids; a rule whose When says *changed* covers a value added,",
+        "removed or replaced, which break the same people. `--fail-on` sets the lowest severity that",
         "fails; an ignore file accepts findings by rule id or family (`I*`). See",
         "`harn mcp mock docs verify` and `harn mcp mock docs verify-report-formats`.",
     ]

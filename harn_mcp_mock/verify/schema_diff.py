@@ -48,8 +48,9 @@ has its own rule id, so one id never means both a narrowing and a widening)
       pattern changed O10 WARN; ``anyOf`` branch added O11 ERR like ``oneOf``; ``enum``
       dropped altogether O8 WARN (the same risk as an added value).
     - Changes of keywords this module does not model (``not``, ``if``/``then``/``else``,
-      ``dependentRequired``, ``propertyNames``, ``contains``, an unresolvable ``$ref`` ...)
-      are I25 WARN / O13 WARN, "not classified, review".
+      ``dependentRequired``, ``propertyNames``, ``contains``, an unresolvable ``$ref``, a
+      keyword it does not know, MCP's ``x-mcp-header`` ...) are I25 WARN / O13 WARN, "not
+      classified, review". Other ``x-`` keywords are vendor notes, not compared.
     - ``$schema`` changed is I27 / O14 INFO.
     - Output ``description``/``title``/``default`` changes produce no finding: no O rule
       exists for them and I19 is an input rule.
@@ -134,6 +135,19 @@ _OPAQUE = tuple(
 )
 _BOUNDS = (*_UPPER, *_LOWER, "multipleOf", "uniqueItems")
 _UNIONS = ("anyOf", "oneOf")
+_MODELLED = frozenset(
+    (
+        *_ANNOTATIONS,
+        *_BOUNDS,
+        *_OPAQUE,
+        *"type enum const properties required additionalProperties unevaluatedProperties".split(),
+        *"patternProperties items prefixItems additionalItems pattern format allOf anyOf oneOf".split(),
+    )
+)
+"""Every keyword this module reads (classified, annotation, or opaque: I25/O13 on change)."""
+_EXTENSIONS_COMPARED = frozenset({"x-mcp-header"})
+"""``x-`` keywords that change what a client sends (MCP's 2026-07-28 ``Mcp-Param-*`` headers);
+other ``x-`` keywords are vendor notes and are not compared."""
 _REFS = re.compile(rb'"\$ref":"((?:[^"\\]|\\.)*)"')
 _MISSING: Any = object()
 
@@ -678,6 +692,9 @@ class _Differ:
         self._unions(oraw, nraw, at, depth, lifted)
         if not keys.isdisjoint(_OPAQUE):
             self._opaque(oraw, nraw, at)
+        unknown = [k for k in keys - _MODELLED if not k.startswith("x-") or k in _EXTENSIONS_COMPARED]
+        if unknown:
+            self._opaque(oraw, nraw, at, tuple(sorted(unknown)))
 
     def _annotations(self, old: dict[str, Any], new: dict[str, Any], at: _At) -> None:
         if old.get("$schema") != new.get("$schema"):
@@ -1044,8 +1061,10 @@ class _Differ:
             which = self.by(("I17", ERR), ("O7", INFO)) if every else self.by(("I23", INFO), ("O11", ERR))
             self.emit(which, at, new[j].where, f"{n_kw} {noun} {j} added", None, new[j].schema)
 
-    def _opaque(self, old: dict[str, Any], new: dict[str, Any], at: _At) -> None:
-        for kw in _OPAQUE:
+    def _opaque(
+        self, old: dict[str, Any], new: dict[str, Any], at: _At, keywords: tuple[str, ...] = _OPAQUE
+    ) -> None:
+        for kw in keywords:
             ov, nv = old.get(kw, _MISSING), new.get(kw, _MISSING)
             if ov is _MISSING and nv is _MISSING:
                 continue

@@ -667,9 +667,13 @@ def test_a_step_summary_over_the_limit_is_cut_at_a_section_with_a_note(
     monkeypatch.setattr(report, "_STEP_SUMMARY_LIMIT", 3000)
     many = [
         Finding(
-            "I1", Severity.ERR, f"tool_{i:02}", "/inputSchema/properties/a", "new required input property 'a'"
+            "I1",
+            Severity.ERR,
+            f"tool_{i:02}",
+            f"/inputSchema/properties/a{i}",
+            f"new required input property 'a{i}'",
         )
-        for i in range(40)
+        for i in range(40)  # 40 kinds: findings of one kind about many tools are one row
     ]
     text = github_step_summary(result(findings=many), Severity.ERR)
     assert len(text.encode()) <= 3000

@@ -871,3 +871,20 @@ def test_no_rule_id_is_emitted_for_both_a_change_and_its_reverse() -> None:
     # a rule may be promoted by evidence (not here: no recorded calls), never reused for the opposite change
     for rule in ("I14", "I15", "I16", "I17", "I18"):
         assert "INFO" not in {s.split(":")[1] for s in seen.get(rule, set())}, rule
+
+
+def test_every_json_schema_keyword_is_modelled_and_an_unknown_one_is_flagged() -> None:
+    """Issue 40: a keyword verify did not know (or MCP's x-mcp-header) changed without a finding."""
+    import jsonschema
+
+    from harn_mcp_mock.verify import schema_diff
+
+    keywords = set(jsonschema.Draft202012Validator.VALIDATORS) | set(jsonschema.Draft7Validator.VALIDATORS)
+    assert sorted(keywords - schema_diff._MODELLED) == []
+    header = x({"type": "string", "x-mcp-header": "Region"})
+    renamed = x({"type": "string", "x-mcp-header": "Zone"})
+    assert summary(diff_input_schema("t", header, renamed)) == [("I25", "WARN", IN + P + "/x-mcp-header")]
+    future = x({"type": "string", "maxGraphemes": 3})
+    assert summary(diff_input_schema("t", x(STR), future)) == [("I25", "WARN", IN + P + "/maxGraphemes")]
+    assert summary(diff_output_schema("t", x(STR), future)) == [("O13", "WARN", OUT + P + "/maxGraphemes")]
+    assert diff_input_schema("t", x(STR), x({"type": "string", "x-vendor-note": "n"})) == []
