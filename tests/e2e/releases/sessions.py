@@ -9,6 +9,7 @@ list (``nextCursor``); without it only the first page is read, as the SDK's ``li
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,8 @@ FIXED_DATE = "2026-01-02T03:04:05+00:00"
 def make_repository(work: Path) -> Path:
     """A git repository with two commits of fixed dates (stable hashes), also the filesystem root."""
     work.mkdir(parents=True, exist_ok=True)
-    env = {"GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE, "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE}
+    env |= {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # no signing, hooks or templates
     git = ["git", "-C", str(work), "-c", "user.name=Tester", "-c", "user.email=t@example.invalid"]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True, env=env)
     (work / "README.md").write_text("hello\n", encoding="utf-8")
