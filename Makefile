@@ -38,7 +38,7 @@ JOBS ?= 4
 FAST_JOBS ?= 3
 FAST_MARKERS := not e2e and not slow and not browser and not ray and not frameworks
 
-.PHONY: venv install peers browser sandbox-tools screenshots lint lint-test-patterns test suite test-fast test-conformance test-frameworks fuzz bench demo peers-missing \
+.PHONY: venv install peers releases browser sandbox-tools screenshots lint lint-test-patterns test suite test-fast test-conformance test-frameworks fuzz bench demo peers-missing \
 	conformance-missing
 
 venv: $(PY)
@@ -90,7 +90,23 @@ $(CONFORMANCE_STAMP): $(CONFORMANCE)/package.json $(CONFORMANCE)/package-lock.js
 
 conformance-missing: ;
 
-peers: $(PEERS_STAMP)
+# Older PyPI releases of the peers for the release-pair tests of `verify`
+# (tests/e2e/test_verify_releases.py), each in its own venv .venv/releases/<name>-<version>: they
+# need an older `mcp` than the project's. Locked in tests/e2e/releases/requirements/<release>.txt;
+# one stamp per release, so repeated runs skip it until its lock changes.
+RELEASE_LOCKS := $(wildcard $(E2E)/releases/requirements/*.txt)
+RELEASE_STAMPS := $(patsubst $(E2E)/releases/requirements/%.txt,$(VENV)/releases/%/.harn-release.stamp,$(RELEASE_LOCKS))
+$(VENV)/releases/%/.harn-release.stamp: $(E2E)/releases/requirements/%.txt | $(UV_STAMP)
+	rm -rf $(@D)
+	if [ -x $(UV) ]; then \
+		$(UV) venv --quiet --python $(PY) $(@D) && \
+		$(UV) pip install --quiet --compile-bytecode --python $(@D)/bin/python -r $<; \
+	else $(PY) -m venv $(@D) && $(@D)/bin/python -m pip install --disable-pip-version-check --quiet -r $<; fi
+	touch $@
+
+releases: $(RELEASE_STAMPS)
+
+peers: $(PEERS_STAMP) releases
 
 # A real browser for the HTML report tests (tests/report/): Debian's Chromium, driven by the
 # Playwright of the dev extra. Installed with apt-get when we are root and it is missing;
@@ -118,7 +134,7 @@ sandbox-tools:
 screenshots: $(INSTALL_STAMP) browser
 	HARN_UPDATE_SCREENSHOTS=1 $(BIN)/pytest -q -p no:randomly tests/report
 
-install: $(INSTALL_STAMP) $(PEERS_STAMP) browser sandbox-tools $(if $(CI),$(FRAMEWORKS_STAMP))
+install: $(INSTALL_STAMP) $(PEERS_STAMP) releases browser sandbox-tools $(if $(CI),$(FRAMEWORKS_STAMP))
 
 lint: $(INSTALL_STAMP)
 	$(BIN)/ruff check .

@@ -2,13 +2,16 @@
 
 Surface rules compare what each session listed (tools T*, schemas I*/O* via
 :mod:`~harn_mcp_mock.verify.schema_diff`, annotations A* on their effective values after MCP's
-defaults, resources and templates R*, prompts P*, capabilities C*/T6). Behaviour rules B* pair
+defaults, resources and templates R*, prompts P*; server metadata S* and capabilities C*/T6 and
+the fields around the schemas via :mod:`~harn_mcp_mock.verify.contract`). Behaviour rules B* pair
 the baseline's client requests with the candidate's answers to the same requests (matched like
 replay does: method + canonical params, ``params._meta`` ignored) and compare outcomes.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,6 +25,13 @@ from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
 from harn_mcp_mock.textclip import clip
+from harn_mcp_mock.verify.contract import (
+    capability_rules,
+    prompt_field_rules,
+    resource_field_rules,
+    server_rules,
+    tool_field_rules,
+)
 from harn_mcp_mock.verify.schema_diff import diff_input_schema, diff_output_schema
 from harn_mcp_mock.verify.surface import Exchange, Surface, surface_of
 
@@ -51,7 +61,7 @@ READ_ONLY_METHODS = frozenset({"resources/read", "prompts/get"})
 @dataclass(frozen=True, slots=True)
 class VerifyOptions:
     ignore_paths: tuple[str, ...] = ()
-    """JSON pointers into results (``/structuredContent/datetime``) left out of B7 comparisons."""
+    """JSON pointers into results (``/structuredContent/datetime``) left out of B7/B9 comparisons."""
     latency_ratio: float = 2.0
     latency_floor_ms: float = 100.0
 
@@ -77,7 +87,8 @@ def compare(
     options = options or VerifyOptions()
     old, new = surface_of(base), surface_of(candidate)
     findings: list[Finding] = []
-    findings += capability_rules(old.capabilities, new.capabilities)
+    findings += server_rules(old, new)
+    findings += capability_rules(old, new)
     findings += tool_rules(old, new)
     findings += resource_rules(old, new)
     findings += prompt_rules(old, new)
@@ -90,64 +101,6 @@ def compare(
         "calls_replayed": replayed,
     }
     return findings, compared
-
-
-# --- capabilities ------------------------------------------------------------------------
-
-
-def capability_rules(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[Finding]:
-    if old is None or new is None:
-        return []
-    out: list[Finding] = []
-    for name in sorted(set(old) | set(new)):
-        pointer = f"/capabilities/{name}"
-        if name in old and name not in new:
-            rule = "T6" if name == "tools" else "C1"
-            out.append(
-                Finding(
-                    rule,
-                    ERR,
-                    None,
-                    pointer,
-                    f"server no longer declares the {name!r} capability",
-                    old[name],
-                    None,
-                    "server",
-                )
-            )
-        elif name in new and name not in old:
-            out.append(
-                Finding(
-                    "C2",
-                    INFO,
-                    None,
-                    pointer,
-                    f"server now declares the {name!r} capability",
-                    None,
-                    new[name],
-                    "server",
-                )
-            )
-        elif isinstance(old[name], dict) and isinstance(new[name], dict):
-            for sub in sorted(set(old[name]) | set(new[name])):
-                before, after = old[name].get(sub), new[name].get(sub)
-                if before == after:
-                    continue
-                rule = "T6" if name == "tools" else ("C1" if before is True else "C2")
-                severity = INFO if sub == "listChanged" or before is not True else ERR
-                out.append(
-                    Finding(
-                        rule,
-                        severity,
-                        None,
-                        f"{pointer}/{sub}",
-                        f"capability {name}.{sub} changed from {_short(before)} to {_short(after)}",
-                        before,
-                        after,
-                        "server",
-                    )
-                )
-    return out
 
 
 # --- tools -------------------------------------------------------------------------------
@@ -214,28 +167,7 @@ def tool_rules(old: Surface, new: Surface) -> list[Finding]:
         a, b = before[name], after[name]
         if canonical_bytes(a) == canonical_bytes(b):
             continue
-        if a.get("description") != b.get("description"):
-            out.append(
-                Finding(
-                    "T4",
-                    INFO,
-                    name,
-                    "/description",
-                    f"tool {name!r} description changed (review: descriptions steer agents)",
-                    a.get("description"),
-                    b.get("description"),
-                )
-            )
-        for pointer, ta, tb in (
-            ("/title", a.get("title"), b.get("title")),
-            (
-                "/annotations/title",
-                (a.get("annotations") or {}).get("title"),
-                (b.get("annotations") or {}).get("title"),
-            ),
-        ):
-            if ta != tb:
-                out.append(Finding("T5", INFO, name, pointer, f"tool {name!r} title changed", ta, tb))
+        out += tool_field_rules(name, a, b, old.exchanges)
         out += diff_input_schema(
             name, a.get("inputSchema"), b.get("inputSchema"), recorded_args=args.get(name, [])
         )
@@ -279,8 +211,10 @@ def annotation_rules(name: str, old_tool: dict[str, Any], new_tool: dict[str, An
         if x and y
     ]
     for hint in strengthened:
+        # INFO: a tool claiming to be safer breaks no client; a false claim would make
+        # auto-approving clients trust it more, so it is flagged to verify, like T4 to review
         add(
-            "A5", WARN, hint, f"{hint} claim strengthened to {b[hint]} (verify it, e.g. in a simulated world)"
+            "A5", INFO, hint, f"{hint} claim strengthened to {b[hint]} (verify it, e.g. in a simulated world)"
         )
     return out
 
@@ -317,22 +251,7 @@ def resource_rules(old: Surface, new: Surface) -> list[Finding]:
         for key in sorted(set(after) - set(before)):
             out.append(Finding("R2", INFO, key, "", f"{label} {key!r} added", None, key, fkind))
         for key in sorted(set(before) & set(after)):
-            for field_name in ("mimeType", "annotations", "name"):
-                x, y = before[key].get(field_name), after[key].get(field_name)
-                if x != y:
-                    severity = WARN if field_name == "mimeType" else INFO
-                    out.append(
-                        Finding(
-                            "R3",
-                            severity,
-                            key,
-                            f"/{field_name}",
-                            f"{label} {key!r} {field_name} changed",
-                            x,
-                            y,
-                            fkind,
-                        )
-                    )
+            out += resource_field_rules(kind, key, before[key], after[key])
     return out
 
 
@@ -346,6 +265,7 @@ def prompt_rules(old: Surface, new: Surface) -> list[Finding]:
     for name in sorted(set(after) - set(before)):
         out.append(Finding("P2", INFO, name, "", f"prompt {name!r} added", None, name, "prompt"))
     for name in sorted(set(before) & set(after)):
+        out += prompt_field_rules(name, before[name], after[name])
         a = {x["name"]: x for x in before[name].get("arguments") or [] if isinstance(x, dict) and "name" in x}
         b = {x["name"]: x for x in after[name].get("arguments") or [] if isinstance(x, dict) and "name" in x}
         for arg in sorted(set(a) | set(b)):
@@ -574,7 +494,13 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
                 ex.method == "tools/call" and effective_hints(new_tools.get(label or "", {}))["readOnlyHint"]
             )
             if read_only and _comparable(was_detail, ignore) != _comparable(now_detail, ignore):
-                add(read_only_change(where, label, was_detail, now_detail, ignore))
+                # an open-world tool's text depends on the world (weather, search results): only
+                # its structure is held to the recording, not the words of its text
+                words = (
+                    ex.method != "tools/call"
+                    or not effective_hints(new_tools.get(label or "", {}))["openWorldHint"]
+                )
+                add(read_only_change(where, label, was_detail, now_detail, ignore, words=words))
         if ex.latency_ms is not None and cand.latency_ms is not None:
             pair = latencies[(ex.method, label or "")]
             pair[0].append(ex.latency_ms)
@@ -672,39 +598,134 @@ def _shape(value: Any) -> Any:
     return type(value).__name__
 
 
-def read_only_change(where: str, label: str | None, was: Any, now: Any, ignore: list[Pointer]) -> Finding:
-    """B7 for a read-only call whose result differs.
+def read_only_change(
+    where: str, label: str | None, was: Any, now: Any, ignore: list[Pointer], *, words: bool = True
+) -> Finding:
+    """B7 or B9 for a read-only call whose result differs.
 
-    Only values changed (same keys, array lengths and leaf types): INFO, because a read-only
-    call's answer legitimately carries volatile values (clock times, random ids, "created at"
-    text) that differ on every call of an unchanged server. The result's shape changed: WARN,
-    as the rule table says. ``--ignore-path`` drops a volatile field from the comparison.
+    B9 WARN when the result's structure changed (a key added or gone, an array grown or
+    shrunk, a JSON type changed) or the layout of a ``text`` in it did (:func:`text_layout`:
+    its lines with times, dates, ids and numbers masked; a text holding JSON by that JSON's
+    shape); the finding carries the diff as evidence. B7 INFO when only values changed: a
+    read-only call's answer legitimately carries volatile values (clock times, random ids,
+    "created at" text) that differ on every call of an unchanged server. ``words=False`` (an
+    open-world tool) compares a text's JSON shape but not its words. ``--ignore-path`` drops a
+    volatile field from the comparison.
     """
     a, b = orjson.loads(_comparable(was, ignore)), orjson.loads(_comparable(now, ignore))
     where_differs = list(_differences(a, b))
-    reshaped = [p for p, shape in where_differs if shape]
-    shown = (reshaped or [p for p, _ in where_differs])[:3]
+    reshaped = [d for d in where_differs if d[1]]
+    relaid = [
+        d
+        for d in where_differs
+        if not d[1]
+        and d[0].endswith("/text")
+        and isinstance(d[2], str)
+        and isinstance(d[3], str)
+        and text_layout(d[2], words=words) != text_layout(d[3], words=words)
+    ]
+    changed = reshaped or relaid
+    shown = [d[0] for d in (changed or where_differs)][:3]
     first = f" (at {', '.join(shown)}; --ignore-path for volatile fields)" if shown else ""
-    if not reshaped:
+    if not changed:
         return Finding(
             "B7",
             INFO,
             label,
             "/result",
-            f"{where} is read-only and only values in its result changed, not its shape "
-            f"(volatile values such as times and ids are expected){first}",
+            f"{where} is read-only and only values in its result changed, not its structure or "
+            f"layout (volatile values such as times and ids are expected){first}",
             _short(was),
             _short(now),
         )
-    return Finding(
-        "B7",
+    pointer, _, before, after = changed[0]
+    what = "structure" if reshaped else "text layout"
+    finding = Finding(
+        "B9",
         WARN,
         label,
         "/result",
-        f"{where} is read-only but the shape of its result changed{first}",
-        _short(was),
-        _short(now),
+        f"{where} is read-only but the {what} of its result changed{first}",
+        _short(None if before is _ABSENT else before),
+        _short(None if after is _ABSENT else after),
     )
+    finding.evidence += _diff_lines(pointer, before, after)
+    return finding
+
+
+_ABSENT: Any = object()
+"""The side of a key added or removed (JSON null is a value)."""
+
+_MASKS = (
+    (
+        re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"),
+        "<time>",
+    ),
+    (re.compile(r"\b\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s*[AaPp][Mm])?"), "<time>"),
+    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<id>"),
+    (re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<id>"),
+    (re.compile(r"\b(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{16,}\b"), "<id>"),
+    (
+        re.compile(
+            r"\b(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun|January|February"
+            r"|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun"
+            r"|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b"
+        ),
+        "<date>",
+    ),
+    (re.compile(r"[-+]?\d+(?:[.,]\d+)*"), "<n>"),
+)
+_WORDS = re.compile(r"[^\W\d_]+(?:[ \t]+[^\W\d_]+)*")
+"""A run of words (a phrase): with words masked, "Sunny" and "Partly cloudy" read the same."""
+
+
+def text_layout(text: str, *, words: bool = True) -> Any:
+    """What of a text a format change alters and a volatile value does not.
+
+    A text holding a JSON object or array: the JSON's structure (keys, array lengths, types).
+    Any other text: its lines, each with times, dates, day and month names, UUIDs, hex ids
+    (git hashes), long random tokens and numbers masked and runs of spaces collapsed; with
+    ``words=False`` the words are masked too, so only the punctuation and line layout remain.
+    """
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return ("json", _shape(orjson.loads(stripped)))
+        except orjson.JSONDecodeError:
+            pass
+    lines = []
+    for line in stripped.splitlines():
+        for pattern, mask in _MASKS:
+            line = pattern.sub(mask, line)
+        if not words:
+            line = _WORDS.sub("w", line)
+        lines.append(" ".join(line.split()))
+    return ("text", tuple(lines))
+
+
+_DIFF_LINES = 12
+
+
+def _diff_lines(pointer: str, before: Any, after: Any) -> list[str]:
+    """A unified diff of the changed value (a text line by line, JSON pretty-printed), clipped."""
+
+    def lines(value: Any) -> list[str]:
+        if isinstance(value, str):
+            return value.splitlines()
+        if value is _ABSENT:
+            return []
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode().splitlines()
+
+    diff = list(
+        difflib.unified_diff(
+            lines(before), lines(after), f"recorded {pointer}", f"candidate {pointer}", n=1, lineterm=""
+        )
+    )
+    diff = diff[2:]  # the ---/+++ header: the message names the pointer
+    out = [clip(line, 120) for line in diff[:_DIFF_LINES]]
+    if len(diff) > _DIFF_LINES:
+        out.append(f"... {len(diff) - _DIFF_LINES} more diff lines in the results")
+    return out
 
 
 def _comparable(result: Any, ignore: list[Pointer]) -> bytes:
@@ -715,24 +736,26 @@ def _comparable(result: Any, ignore: list[Pointer]) -> bytes:
     return canonical_bytes(result)
 
 
-def _differences(a: Any, b: Any, pointer: str = "") -> Iterable[tuple[str, bool]]:
-    """Where two JSON values differ: (JSON pointer, whether the shape differs there), in order."""
+def _differences(a: Any, b: Any, pointer: str = "") -> Iterable[tuple[str, bool, Any, Any]]:
+    """Where two JSON values differ: (JSON pointer, whether the structure differs there, the two
+    values there), in order."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b)):
             here = jsonptr.join(pointer, key)
             if key not in a or key not in b:
-                yield here, True
+                yield here, True, a.get(key, _ABSENT), b.get(key, _ABSENT)
             else:
                 yield from _differences(a[key], b[key], here)
     elif isinstance(a, list) and isinstance(b, list):
         for index, (x, y) in enumerate(zip(a, b, strict=False)):
             yield from _differences(x, y, f"{pointer}/{index}")
         if len(a) != len(b):
-            yield f"{pointer}/{min(len(a), len(b))}", True
+            i = min(len(a), len(b))
+            yield f"{pointer}/{i}", True, a[i:], b[i:]
     elif _shape(a) != _shape(b):
-        yield pointer or "/", True
+        yield pointer or "/", True, a, b
     elif a != b:
-        yield pointer or "/", False
+        yield pointer or "/", False, a, b
 
 
 def _percentile(values: list[float], q: float) -> float:

@@ -1,8 +1,10 @@
 """The verify rules' titles (the finding model is :mod:`harn_mcp_mock.findings`).
 
 Rule ids are stable once shipped (docs/drift-rules.md, generated from ``verify/rules.py``):
-T* tool level, I* inputSchema, O* outputSchema, A* annotations, B* behaviour, R* resources and
-resource templates, P* prompts, C* server capabilities.
+S* server metadata, T* tool level, I* inputSchema, O* outputSchema, A* annotations, B* behaviour,
+R* resources and resource templates, P* prompts, C* server capabilities. One id has one meaning:
+a change and its reverse have different ids when they break different people (closing and
+opening ``additionalProperties``); a "changed" rule covers added, removed and replaced values.
 """
 
 from __future__ import annotations
@@ -10,12 +12,21 @@ from __future__ import annotations
 __all__ = ["RULE_TITLES"]
 
 RULE_TITLES: dict[str, str] = {
+    "S1": "server instructions changed",
+    "S2": "server name changed",
+    "S3": "server metadata changed",
+    "S4": "negotiated protocol version changed",
     "T1": "tool removed",
     "T2": "tool renamed",
     "T3": "tool added",
     "T4": "tool description changed",
     "T5": "tool title changed",
-    "T6": "tools capability changed",
+    "T6": "tools capability removed",
+    "T7": "tool task support narrowed",
+    "T8": "tool task support widened",
+    "T9": "tool _meta changed",
+    "T10": "tool icons changed",
+    "T11": "tool field changed, not classified",
     "I1": "new required input property",
     "I2": "new optional input property",
     "I3": "input property removed",
@@ -35,17 +46,28 @@ RULE_TITLES: dict[str, str] = {
     "I17": "input anyOf/oneOf branch removed or allOf member added",
     "I18": "input default changed or removed",
     "I19": "input description changed",
+    "I20": "input additionalProperties opened",
+    "I21": "input pattern removed",
+    "I22": "input format removed",
+    "I23": "input anyOf/oneOf branch added or allOf member removed",
+    "I24": "input default added",
+    "I25": "input keyword changed, not classified",
+    "I26": "recorded arguments rejected by the new input schema",
+    "I27": "input $schema changed",
     "O1": "outputSchema removed",
     "O2": "outputSchema added",
     "O3": "required output property removed or made optional",
     "O4": "optional output property removed",
     "O5": "output property added",
     "O6": "output type widened, nullable or changed",
-    "O7": "output type narrowed",
+    "O7": "output narrowed",
     "O8": "output enum value added",
     "O9": "output enum value removed",
-    "O10": "output bound loosened or unset",
+    "O10": "output constraint loosened, unset or changed",
     "O11": "output oneOf branch added or const removed/changed",
+    "O12": "output additionalProperties opened",
+    "O13": "output keyword changed, not classified",
+    "O14": "output $schema changed",
     "A1": "readOnlyHint true -> false",
     "A2": "destructiveHint false -> true",
     "A3": "idempotentHint true -> false",
@@ -57,16 +79,22 @@ RULE_TITLES: dict[str, str] = {
     "B4": "success became an error, or error code changed",
     "B5": "previous error now succeeds",
     "B6": "error message changed",
-    "B7": "read-only result changed",
+    "B7": "read-only result's values changed",
     "B8": "latency regression",
+    "B9": "read-only result's structure or format changed",
     "R1": "resource or resource template removed",
     "R2": "resource or resource template added",
-    "R3": "resource or template changed (mimeType, uriTemplate, annotations)",
+    "R3": "resource or template mimeType changed",
+    "R4": "resource or template metadata changed",
     "P1": "prompt removed",
     "P2": "prompt added",
     "P3": "prompt argument added as required, or made required",
     "P4": "prompt argument removed",
     "P5": "prompt argument added as optional, or made optional",
+    "P6": "prompt metadata changed",
+    "P7": "prompt argument metadata changed",
     "C1": "server capability removed",
-    "C2": "server capability added or listChanged flipped",
+    "C2": "server capability added",
+    "C3": "capability flag removed or turned off",
+    "C4": "capability flag added or turned on",
 }

@@ -16,6 +16,9 @@ accept their behaviour findings with an ignore file.
 
 A 2026-07-28 multi-round-trip retry is sent with the *live* server's state, not the recorded
 one (:class:`~harn_mcp_mock.verify.answers.RoundTrips`).
+
+A paginated list the baseline's session did not read to the end is read to the end live, with
+the live server's cursors (:func:`read_rest_of_lists`), so the candidate holds the whole list.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.session.recorder import Recorder
 from harn_mcp_mock.upstream import Reply, Upstream, request_ids
 from harn_mcp_mock.verify.answers import BaselineAnswers, RoundTrips
+from harn_mcp_mock.verify.surface import LISTS, has_pages, surface_of
 
 
 class _Run:
@@ -46,6 +50,15 @@ class _Run:
         self.answers = BaselineAnswers(base, Matcher())
         self.trips = RoundTrips(base)
         self.lock = threading.Lock()
+        self.listing: dict[Any, str] = {}
+        """Ids of the list requests sent (``tools/list``...) -> their method."""
+        self.next_cursor: dict[str, str | None] = {}
+        """List method -> the ``nextCursor`` of the live server's last answer to it."""
+
+    def sent(self, frame: Frame) -> None:
+        for item in batch_items(frame):
+            if item.kind == "request" and item.method in LISTS and isinstance(item.obj, dict):
+                self.listing[orjson.dumps(item.obj.get("id"))] = str(item.method)
 
     def record(self, frame: Frame) -> int | None:
         """Record ``frame``; the seq the recorder gave it (None for a blank SSE event)."""
@@ -64,10 +77,98 @@ class _Run:
         for item in batch_items(frame):
             if item.kind in ("response", "error"):
                 self.trips.incoming(item.obj)
+                self._page(item.obj)
             elif item.kind == "request" and isinstance(item.obj, dict):
                 body = orjson.dumps(self.answers.answer(item.obj))
                 out.append((body, self.record(parse_frame(body, CLIENT))))
         return out
+
+    def _page(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            return
+        method = self.listing.pop(orjson.dumps(message.get("id")), None)
+        result = message.get("result")
+        if method is not None:
+            cursor = result.get("nextCursor") if isinstance(result, dict) else None
+            self.next_cursor[method] = cursor if isinstance(cursor, str) and cursor else None
+
+
+PAGE_ID_PREFIX = "harn-verify-page:"
+"""The id prefix of the list requests verify sends itself (:func:`pages_read_live` counts them)."""
+MAX_PAGES = 1000
+"""Pages read live per list beyond the recorded ones (a server whose cursors never end stops here)."""
+
+
+def read_rest_of_lists(
+    base: Cassette,
+    run: _Run,
+    timeout: float,
+    on_event: Callable[[str], None] | None,
+) -> int:
+    """Read live, to the end, every list the baseline's session left unfinished; the pages read.
+
+    The baseline's last page of such a list had a ``nextCursor``: the session never saw the rest,
+    so without it the candidate would hold only the same first pages, and an item the new server
+    moved to a later page would read as removed. The live server's own cursors are followed
+    (the recorded one belongs to the old server) and every page is recorded into the candidate,
+    so the comparison sees the server's whole list."""
+    total = 0
+    for method in sorted(surface_of(base).cut_short if has_pages(base) else ()):
+        cursor = run.next_cursor.get(method)
+        seen: set[str] = set()
+        pages = 0
+        while cursor is not None and cursor not in seen and pages < MAX_PAGES:
+            seen.add(cursor)
+            pages += 1
+            params = {**_recorded_params(base, method), "cursor": cursor}
+            page_id = f"{PAGE_ID_PREFIX}{method}-{pages}"
+            body = orjson.dumps({"jsonrpc": "2.0", "id": page_id, "method": method, "params": params})
+            frame = parse_frame(body, CLIENT)
+            run.sent(frame)
+            seq = run.record(frame)
+            run.next_cursor[method] = None
+            try:
+                for answer in run.upstream.exchange(body, request_ids(frame), timeout, seq=seq):
+                    for reply, reply_seq in run.replies(answer):
+                        run.upstream.send(reply, seq=reply_seq)
+            except UpstreamTimeout:
+                if on_event is not None:
+                    on_event(f"the live server did not answer {method} within {timeout:g}s; moving on")
+                break
+            cursor = run.next_cursor.get(method)
+        total += pages
+        if on_event is not None and pages:
+            on_event(
+                f"the recording did not read {method} to the end (its last page has a nextCursor); "
+                f"read the live server's remaining {pages} page(s) and compared the whole list"
+            )
+    return total
+
+
+def _recorded_params(base: Cassette, method: str) -> dict[str, Any]:
+    """The params of the baseline's last ``method`` request (its ``_meta``: a 2026-07-28 request
+    names its protocol version there), without the recorded cursor."""
+    params: dict[str, Any] = {}
+    for msg in base.messages:
+        if (
+            msg.direction == "client"
+            and isinstance(msg.message, dict)
+            and msg.message.get("method") == method
+        ):
+            found = msg.message.get("params")
+            params = {k: v for k, v in found.items() if k != "cursor"} if isinstance(found, dict) else {}
+    return params
+
+
+def pages_read_live(candidate: Cassette) -> int:
+    """How many list pages verify read itself into ``candidate`` (:func:`read_rest_of_lists`)."""
+    return sum(
+        1
+        for msg in candidate.messages
+        if msg.direction == "client"
+        and isinstance(msg.message, dict)
+        and str(msg.message.get("id", "")).startswith(PAGE_ID_PREFIX)
+    )
 
 
 def drive(
@@ -92,6 +193,7 @@ def drive(
                 continue  # the client's answers to server requests are given live
             body = orjson.dumps(run.trips.outgoing(msg.seq, msg.message))
             frame = parse_frame(body, CLIENT)
+            run.sent(frame)
             seq = run.record(frame)
             try:
                 for answer in upstream.exchange(body, request_ids(frame), timeout, seq=seq):
@@ -102,6 +204,7 @@ def drive(
                     on_event(f"the live server did not answer within {timeout:g}s; moving on")
             if not any(f.method == "initialize" for f in items):
                 upstream.listen(run.replies)  # the session is set up (opened once)
+        read_rest_of_lists(base, run, timeout, on_event)
         exit_info = upstream.close(grace, on_frame=run.record)
     except BaseException:
         _abort(upstream)

@@ -47,6 +47,9 @@ _SHORT_VALUE = 40
 """Old/new values whose compact JSON is longer than this are left to the JSON report."""
 _MAX_EVIDENCE = 3
 """Evidence lines shown per finding in the human formats (the JSON report keeps all)."""
+_MAX_DIFF_EVIDENCE = 13
+"""...except for a finding whose evidence is a diff (B9: 12 lines and a "more" line), shown in the text report."""
+_DIFF_RULES = frozenset({"B9"})
 _STEP_SUMMARY_LIMIT = 1_000_000
 """GitHub rejects a step summary over 1 MiB; stay a little under it."""
 
@@ -211,13 +214,75 @@ def _change_text(finding: Finding, code: Callable[[str], str] = str) -> str:
     return f" ({code(old)} -> {code(new)})"
 
 
-def _summary_line(result: VerifyResult, fail_on: Severity) -> str:
+def _summary_line(result: VerifyResult, fail_on: Severity, *, grouped: bool = False) -> str:
+    """``3 ERR, 1 WARN, 3 INFO, 2 ignored (fail-on ERR: FAIL)``; ``grouped`` counts a repeated
+    kind of finding (:func:`_repeated`) once and says how many findings there were."""
     counts = result.counts()
+    repeated = _repeated(result.findings) if grouped else []
+    for group in repeated:
+        counts[group[0].severity.name] -= len(group) - 1
     parts = [f"{counts[name]} {name}" for name in ("ERR", "WARN", "INFO")]
     if result.ignored:
         parts.append(f"{len(result.ignored)} ignored")
     verdict = "FAIL" if result.exit_code(fail_on) else "PASS"
-    return f"{', '.join(parts)} (fail-on {fail_on.name}: {verdict})"
+    note = f" ({len(result.findings)} findings, a repeated kind counted once)" if repeated else ""
+    return f"{', '.join(parts)}{note} (fail-on {fail_on.name}: {verdict})"
+
+
+# --- repeated findings -------------------------------------------------------------------------
+
+_REPEATED_MIN = 2
+"""Findings of one kind about this many subjects or more are grouped in the text report."""
+
+
+def _kind_message(finding: Finding) -> str:
+    """The message without its subject's name (``tool 'a' description changed`` -> ``tool
+    description changed``), so the same change to many tools reads the same."""
+    name = finding.tool
+    if name is None:
+        return finding.message
+    quoted = repr(name)
+    for before, after in ((f" {quoted}: ", ": "), (f" {quoted} ", " "), (f" {quoted}", "")):
+        if before in finding.message:
+            return finding.message.replace(before, after, 1)
+    return finding.message
+
+
+def _kind(finding: Finding) -> tuple[str, int, str, str, str]:
+    return (finding.rule, int(finding.severity), finding.kind, finding.pointer, _kind_message(finding))
+
+
+def _repeated(findings: Iterable[Finding]) -> list[list[Finding]]:
+    """Groups of findings of one kind (rule, severity, pointer and message but for the subject's
+    name) about at least :data:`_REPEATED_MIN` different subjects, most severe first."""
+    by_kind: dict[tuple[str, int, str, str, str], list[Finding]] = {}
+    for finding in _sorted(findings):
+        if finding.tool is not None and finding.kind != "server":
+            by_kind.setdefault(_kind(finding), []).append(finding)
+    groups = [items for items in by_kind.values() if len({f.tool for f in items}) >= _REPEATED_MIN]
+    return sorted(groups, key=lambda g: (-g[0].severity, _rule_key(g[0].rule), g[0].pointer, _kind(g[0])[4]))
+
+
+def _repeated_finding(items: list[Finding]) -> Finding:
+    """One finding standing for a repeated kind: its message without a subject's name, and the
+    old and new values only when every finding of the kind has the same ones."""
+    first = items[0]
+    shown = Finding(first.rule, first.severity, None, first.pointer, _kind_message(first), kind="server")
+    if len({_compact(f.old) for f in items}) == 1 and len({_compact(f.new) for f in items}) == 1:
+        shown.old, shown.new = first.old, first.new
+    return shown
+
+
+def _wrapped(names: list[str], indent: str, width: int = 100) -> list[str]:
+    lines, line = [], ""
+    for name in names:
+        piece = name if not line else f", {name}"
+        if line and len(indent) + len(line) + len(piece) > width:
+            lines.append(indent + line + ",")
+            line = name
+        else:
+            line += piece
+    return [*lines, indent + line] if line else lines
 
 
 def _finish(lines: Iterable[str]) -> str:
@@ -237,6 +302,9 @@ def _text_line(finding: Finding, paint: Callable[[str, str], str]) -> list[str]:
         parts.append(printable(finding.pointer) + " ")
     parts.append(printable(finding.message + _change_text(finding)))
     lines = [" ".join(parts)]
+    if finding.rule in _DIFF_RULES:
+        lines += [paint(_DIM, f"{'':13}{printable(e)}") for e in finding.evidence[:_MAX_DIFF_EVIDENCE]]
+        return lines
     lines += [paint(_DIM, f"{'':13}evidence: {printable(e)}") for e in finding.evidence[:_MAX_EVIDENCE]]
     if len(finding.evidence) > _MAX_EVIDENCE:
         lines.append(paint(_DIM, f"{'':13}... and {len(finding.evidence) - _MAX_EVIDENCE} more"))
@@ -254,10 +322,28 @@ def _text(result: VerifyResult, fail_on: Severity, color: bool) -> str:
     lines.append("")
     if not result.findings:
         lines += ["no drift found", ""]
-    for group, findings in _grouped(result.findings):
+    repeated = _repeated(result.findings)
+    in_groups = {id(f) for group in repeated for f in group}
+    for group, findings in _grouped([f for f in result.findings if id(f) not in in_groups]):
         lines.append(paint(_BOLD, printable(_group_title(group))))
         for finding in findings:
             lines += _text_line(finding, paint)
+        lines.append("")
+    if repeated:
+        lines.append(
+            paint(
+                _BOLD,
+                f"repeated ({len(in_groups)} findings of {len(repeated)} kind{'' if len(repeated) == 1 else 's'};"
+                " --format json lists each)",
+            )
+        )
+        for items in repeated:
+            kinds = {f.kind for f in items}
+            noun = (kinds.pop().replace("_", " ") if len(kinds) == 1 else "subject") + "s"
+            head = _text_line(_repeated_finding(items), paint)[0]
+            names = sorted({str(f.tool) for f in items})
+            lines.append(f"{head}  [{len(names)} {noun}]")
+            lines += [paint(_DIM, line) for line in _wrapped([printable(n) for n in names], " " * 13)]
         lines.append("")
     if result.ignored:
         lines.append(paint(_BOLD, f"ignored by the ignore file ({len(result.ignored)})"))
@@ -267,7 +353,7 @@ def _text(result: VerifyResult, fail_on: Severity, color: bool) -> str:
             )
         lines.append("")
     verdict = _RED if result.exit_code(fail_on) else _GREEN
-    lines.append(paint(verdict, _summary_line(result, fail_on)))
+    lines.append(paint(verdict, _summary_line(result, fail_on, grouped=True)))
     return _finish(lines)
 
 
@@ -367,11 +453,28 @@ def _markdown(result: VerifyResult, fail_on: Severity) -> str:
         lines += [f"Compared: {_md_text(_compared_line(result.compared))}.", ""]
     if not result.findings:
         lines += ["No drift found.", ""]
-    for group, findings in _grouped(result.findings):
+    repeated = _repeated(result.findings)
+    in_groups = {id(f) for group in repeated for f in group}
+    for group, findings in _grouped([f for f in result.findings if id(f) not in in_groups]):
         kind, name = group
         title = "server" if name is None else f"{kind.replace('_', ' ')} {_md_code(name, cell=False)}"
         rows = [[f.severity.name, f.rule, _md_code(f.pointer), _md_change(f)] for f in findings]
         lines += [f"### {title}", "", *_md_table(["Severity", "Rule", "Pointer", "Change"], rows), ""]
+    if repeated:
+        rows = []
+        for items in repeated:
+            shown = _repeated_finding(items)
+            names = sorted({str(f.tool) for f in items})
+            subjects = f"{len(names)}: " + ", ".join(_md_code(n) for n in names)
+            rows.append(
+                [shown.severity.name, shown.rule, _md_code(shown.pointer), _md_change(shown), subjects]
+            )
+        lines += [
+            f"### repeated ({len(in_groups)} findings; `--format json` lists each)",
+            "",
+            *_md_table(["Severity", "Rule", "Pointer", "Change", "Subjects"], rows),
+            "",
+        ]
     if result.ignored:
         rows = [
             [f.severity.name, f.rule, _md_text(_subject(f)), _md_code(f.pointer), _md_text(reason)]
@@ -386,7 +489,7 @@ def _markdown(result: VerifyResult, fail_on: Severity) -> str:
             "</details>",
             "",
         ]
-    lines.append(_summary_line(result, fail_on))
+    lines.append(_summary_line(result, fail_on, grouped=True))
     return _finish(lines)
 
 

@@ -33,24 +33,29 @@ Pointers
     schema; a required flip holds ``"optional"``/``"required"``; type findings hold the sorted
     list of allowed types, ``"null"`` included when null is allowed (``None`` = any type).
 
-Choices where the table has no row (they follow the direction principle)
-    - Input reverses: additionalProperties opened is I16 INFO, pattern removed I14 INFO,
-      format removed I15 INFO, ``default`` added I18 INFO, an ``anyOf``/``oneOf`` member
-      added or an ``allOf`` member removed I17 INFO, a bound removed I12 INFO.
-    - Input ``anyOf`` turned ``oneOf`` is I17 WARN; a union introduced as a whole next to
-      other keywords is I17 ERR; ``items: false`` (no more items) is I11 ERR.
+Choices where the table has no row (they follow the direction principle; every reverse
+has its own rule id, so one id never means both a narrowing and a widening)
+    - Input reverses: additionalProperties opened is I20 INFO, pattern removed I21 INFO,
+      format removed I22 INFO, ``default`` added I24 INFO, an ``anyOf``/``oneOf`` member
+      added, an ``allOf`` member removed or a union dropped I23 INFO, a bound removed I12 INFO.
+    - Input ``anyOf`` turned ``oneOf`` is I17 WARN (the reverse I23 INFO); a union introduced
+      as a whole next to other keywords is I17 ERR; ``items: false`` (no more items) is I11 ERR.
     - Output narrowings the table does not list are O7 INFO: property made required, bound
       tightened or newly set, pattern or format added, additionalProperties closed, union
       branch removed, ``allOf`` member added. An output ``const`` added is O9 INFO.
-    - Output widenings: additionalProperties opened is O5 ERR (unknown properties may now
-      appear); pattern or format removed O10 ERR; pattern changed O10 WARN; format changed
-      O6 ERR; ``anyOf`` branch added O11 ERR like ``oneOf``; ``allOf`` member removed O6
-      ERR; ``enum`` dropped altogether O8 WARN (the same risk as an added value).
+    - Output widenings: additionalProperties opened is O12 ERR (unknown properties may now
+      appear); pattern or format removed, format changed, ``allOf`` member removed O10 ERR;
+      pattern changed O10 WARN; ``anyOf`` branch added O11 ERR like ``oneOf``; ``enum``
+      dropped altogether O8 WARN (the same risk as an added value).
     - Changes of keywords this module does not model (``not``, ``if``/``then``/``else``,
-      ``dependentRequired``, ``propertyNames``, ``contains``, an unresolvable ``$ref`` ...)
-      are I6 WARN / O6 WARN, "not classified, review".
+      ``dependentRequired``, ``propertyNames``, ``contains``, an unresolvable ``$ref``, a
+      keyword it does not know, MCP's ``x-mcp-header`` ...) are I25 WARN / O13 WARN, "not
+      classified, review". Other ``x-`` keywords are vendor notes, not compared.
+    - ``$schema`` changed is I27 / O14 INFO.
     - Output ``description``/``title``/``default`` changes produce no finding: no O rule
       exists for them and I19 is an input rule.
+    - A recorded call the new input schema rejects where no finding covers the violated
+      keyword is I26 ERR at that keyword.
 
 Recorded evidence
     ``recorded_args`` are the ``arguments`` of recorded ``tools/call`` requests. Values are
@@ -64,7 +69,7 @@ Recorded evidence
     For a call valid under the old schema and not the new one, each violation that no ERR
     finding covers (an ERR at the violated instance path or above it) promotes the most
     specific finding at that instance path to ERR (the one about the violated keyword, else
-    the one with the longest pointer); when there is none, a new **I13** ERR is emitted at
+    the one with the longest pointer); when there is none, a new **I26** ERR is emitted at
     the violated keyword (``jsonschema``'s ``absolute_schema_path``, which is also logical).
     This costs about 0.1 ms per call, so it runs only when it can find something: when a
     non-ERR finding remains that its own check cannot settle (an I2 that calls sent, whose
@@ -130,6 +135,19 @@ _OPAQUE = tuple(
 )
 _BOUNDS = (*_UPPER, *_LOWER, "multipleOf", "uniqueItems")
 _UNIONS = ("anyOf", "oneOf")
+_MODELLED = frozenset(
+    (
+        *_ANNOTATIONS,
+        *_BOUNDS,
+        *_OPAQUE,
+        *"type enum const properties required additionalProperties unevaluatedProperties".split(),
+        *"patternProperties items prefixItems additionalItems pattern format allOf anyOf oneOf".split(),
+    )
+)
+"""Every keyword this module reads (classified, annotation, or opaque: I25/O13 on change)."""
+_EXTENSIONS_COMPARED = frozenset({"x-mcp-header"})
+"""``x-`` keywords that change what a client sends (MCP's 2026-07-28 ``Mcp-Param-*`` headers);
+other ``x-`` keywords are vendor notes and are not compared."""
 _REFS = re.compile(rb'"\$ref":"((?:[^"\\]|\\.)*)"')
 _MISSING: Any = object()
 
@@ -674,8 +692,25 @@ class _Differ:
         self._unions(oraw, nraw, at, depth, lifted)
         if not keys.isdisjoint(_OPAQUE):
             self._opaque(oraw, nraw, at)
+        unknown = [k for k in keys - _MODELLED if not k.startswith("x-") or k in _EXTENSIONS_COMPARED]
+        if unknown:
+            self._opaque(oraw, nraw, at, tuple(sorted(unknown)))
 
     def _annotations(self, old: dict[str, Any], new: dict[str, Any], at: _At) -> None:
+        if old.get("$schema") != new.get("$schema"):
+            # the dialect named: validators pick their rules by it, yet MCP clients treat every
+            # schema as 2020-12 (or draft-07), so a changed $schema alone breaks no caller
+            text = (
+                f"$schema changed from {_short(old.get('$schema'), 60)} to {_short(new.get('$schema'), 60)}"
+            )
+            self.emit(
+                self.by(("I27", INFO), ("O14", INFO)),
+                at,
+                "$schema",
+                text,
+                old.get("$schema"),
+                new.get("$schema"),
+            )
         if not self.inp:
             return
         for kw in ("description", "title"):
@@ -685,7 +720,7 @@ class _Differ:
         if od is _MISSING and nd is _MISSING:
             return
         if od is _MISSING:
-            self.emit(("I18", INFO), at, "default", f"default added: {_short(nd, 40)}", None, nd)
+            self.emit(("I24", INFO), at, "default", f"default added: {_short(nd, 40)}", None, nd)
         elif nd is _MISSING:
             self.emit(("I18", WARN), at, "default", f"default removed (was {_short(od, 40)})", od, None)
         elif _canon(od) != _canon(nd):
@@ -800,7 +835,7 @@ class _Differ:
             if op is None:
                 which, text = self.by(("I14", ERR), ("O7", INFO)), f"pattern added: {np_!r}"
             elif np_ is None:
-                which, text = self.by(("I14", INFO), ("O10", ERR)), f"pattern removed (was {op!r})"
+                which, text = self.by(("I21", INFO), ("O10", ERR)), f"pattern removed (was {op!r})"
             else:
                 which, text = self.by(("I14", WARN), ("O10", WARN)), f"pattern changed from {op!r} to {np_!r}"
             self.emit(which, at, "pattern", text, op, np_, check=check)
@@ -809,9 +844,9 @@ class _Differ:
             if of is None:
                 which, text = self.by(("I15", ERR), ("O7", INFO)), f"format added: {nf!r}"
             elif nf is None:
-                which, text = self.by(("I15", INFO), ("O10", ERR)), f"format removed (was {of!r})"
+                which, text = self.by(("I22", INFO), ("O10", ERR)), f"format removed (was {of!r})"
             else:
-                which, text = self.by(("I15", ERR), ("O6", ERR)), f"format changed from {of!r} to {nf!r}"
+                which, text = self.by(("I15", ERR), ("O10", ERR)), f"format changed from {of!r} to {nf!r}"
             self.emit(which, at, "format", text, of, nf)
 
     def _object(self, old: dict[str, Any], new: dict[str, Any], at: _At, depth: int) -> None:
@@ -909,7 +944,7 @@ class _Differ:
                     else "unevaluatedProperties removed"
                 )
                 text += " (unknown properties now allowed)"
-                self.emit(self.by(("I16", INFO), ("O5", ERR)), at, kw, text, shown_old, shown_new)
+                self.emit(self.by(("I20", INFO), ("O12", ERR)), at, kw, text, shown_old, shown_new)
             elif not o_closed and not n_closed:
                 child = at.down(at.key(kw), _VALUE, ".*")
                 self.compare({} if ov is _MISSING else ov, {} if nv is _MISSING else nv, child, depth + 1)
@@ -963,7 +998,7 @@ class _Differ:
             ok, nk = o_kind[0], n_kind[0]
             narrowing = nk == "oneOf"  # oneOf also rejects values that match several branches
             which = self.by(
-                ("I17", WARN if narrowing else INFO), ("O7", INFO) if narrowing else ("O11", WARN)
+                ("I17", WARN) if narrowing else ("I23", INFO), ("O7", INFO) if narrowing else ("O11", WARN)
             )
             self.emit(which, at, nk, f"{ok} became {nk}", old[ok], new[nk])
             self._members(
@@ -989,7 +1024,7 @@ class _Differ:
                 if n_has:
                     which = self.by(("I17", ERR), ("O7", INFO))
                 else:
-                    which = self.by(("I17", INFO), ("O6", ERR) if kw == "allOf" else ("O11", ERR))
+                    which = self.by(("I23", INFO), ("O10", ERR) if kw == "allOf" else ("O11", ERR))
                 self.emit(which, at, kw, text, old.get(kw), new.get(kw))
 
     def _listed(self, raw: dict[str, Any], kw: str, root: Any) -> list[_Member]:
@@ -1020,14 +1055,16 @@ class _Differ:
         every = n_kw == "allOf"  # allOf narrows with each member; anyOf/oneOf widen with each branch
         noun = "member" if every else "branch"
         for i in removed:
-            which = self.by(("I17", INFO), ("O6", ERR)) if every else self.by(("I17", ERR), ("O7", INFO))
+            which = self.by(("I23", INFO), ("O10", ERR)) if every else self.by(("I17", ERR), ("O7", INFO))
             self.emit(which, at, old[i].where, f"{o_kw} {noun} {i} removed", old[i].schema, None)
         for j in added:
-            which = self.by(("I17", ERR), ("O7", INFO)) if every else self.by(("I17", INFO), ("O11", ERR))
+            which = self.by(("I17", ERR), ("O7", INFO)) if every else self.by(("I23", INFO), ("O11", ERR))
             self.emit(which, at, new[j].where, f"{n_kw} {noun} {j} added", None, new[j].schema)
 
-    def _opaque(self, old: dict[str, Any], new: dict[str, Any], at: _At) -> None:
-        for kw in _OPAQUE:
+    def _opaque(
+        self, old: dict[str, Any], new: dict[str, Any], at: _At, keywords: tuple[str, ...] = _OPAQUE
+    ) -> None:
+        for kw in keywords:
             ov, nv = old.get(kw, _MISSING), new.get(kw, _MISSING)
             if ov is _MISSING and nv is _MISSING:
                 continue
@@ -1035,7 +1072,7 @@ class _Differ:
                 continue
             shown_old, shown_new = (None if ov is _MISSING else ov), (None if nv is _MISSING else nv)
             text = f"keyword {kw!r} changed (not classified, review)"
-            self.emit(self.by(("I6", WARN), ("O6", WARN)), at, kw, text, shown_old, shown_new)
+            self.emit(self.by(("I25", WARN), ("O13", WARN)), at, kw, text, shown_old, shown_new)
 
 
 @dataclass(slots=True)
@@ -1223,13 +1260,13 @@ def _may_invalidate(hit: _Hit) -> bool:
 
     Widening rules cannot; I3, I13 and I14 were already decided call by call; an I2 that no call
     sent cannot. What is left is an I2 some call sent (its values may break the new schema), an
-    unclassified keyword (I6 WARN) and union changes (I17 below ERR: a oneOf branch added can
+    unclassified keyword (I25) and union changes (I17 below ERR, I23: a oneOf branch added can
     reject a value that now matches two branches).
     """
     if hit.finding.severity == ERR:
         return False
     rule = hit.finding.rule
-    return rule in ("I6", "I17") or (rule == "I2" and hit.finding.severity == WARN)
+    return rule in ("I25", "I17", "I23") or (rule == "I2" and hit.finding.severity == WARN)
 
 
 def _covers(ipath: _IPath, path: Sequence[str | int]) -> bool:
@@ -1325,7 +1362,7 @@ def _violations(error: Any) -> list[tuple[list[str | int], bool]]:
 
 
 def _target(differ: _Differ, error: Any, path: list[str | int], original_err: set[int]) -> _Hit:
-    """The most specific finding at ``path`` to promote, or a new I13 at the violated keyword."""
+    """The most specific finding at ``path`` to promote, or a new I26 at the violated keyword."""
     exact = [
         h
         for h in differ.hits.values()
@@ -1347,11 +1384,11 @@ def _target(differ: _Differ, error: Any, path: list[str | int], original_err: se
     at = _At(
         "/" + "/".join(_esc(p) for p in owner), tuple(_ITEM if isinstance(p, int) else p for p in path), label
     )
-    hit = differ.hits.get(("I13", at.key(keyword)))
+    hit = differ.hits.get(("I26", at.key(keyword)))
     if hit is None:
         text = f"no longer accepts recorded arguments ({error.validator} {_short(error.validator_value, 40)})"
-        differ.emit(("I13", ERR), at, str(keyword), text, None, error.validator_value)
-        hit = differ.hits[("I13", at.key(keyword))]
+        differ.emit(("I26", ERR), at, str(keyword), text, None, error.validator_value)
+        hit = differ.hits[("I26", at.key(keyword))]
     return hit
 
 

@@ -107,21 +107,65 @@ def test_t4_description_and_t5_title_changes_are_info() -> None:
     assert rules(old, new) == [("T4", "INFO", "a"), ("T5", "INFO", "a"), ("T5", "INFO", "a")]
 
 
-def test_t6_dropping_the_tools_capability_is_err_and_flipping_list_changed_is_info() -> None:
-    assert rules(Session(capabilities={"tools": {}}), Session(capabilities={})) == [("T6", "ERR", None)]
+def test_t6_dropping_a_used_tools_capability_is_err_and_flipping_list_changed_is_c3_or_c4() -> None:
+    assert rules(Session([tool("a")], capabilities={"tools": {}}), Session([tool("a")], capabilities={})) == [
+        ("T6", "ERR", None)
+    ]
     assert rules(
         Session(capabilities={"tools": {"listChanged": True}}),
         Session(capabilities={"tools": {"listChanged": False}}),
-    ) == [("T6", "INFO", None)]
+    ) == [("C3", "INFO", None)]
+    assert rules(
+        Session(capabilities={"tools": {"listChanged": False}}),
+        Session(capabilities={"tools": {"listChanged": True}}),
+    ) == [("C4", "INFO", None)]
 
 
-def test_c1_a_removed_capability_is_err_and_c2_an_added_one_is_info() -> None:
+def test_c1_a_removed_capability_is_err_when_used_or_declaring_and_info_when_empty_and_unused() -> None:
+    """mcp-server-git 2026.10.10 -> 2026.10.19: the SDK stopped advertising `experimental: {}`."""
+    old = Session([tool("a")], capabilities={"experimental": {}, "tools": {"listChanged": False}})
+    new = Session([tool("a")], capabilities={"tools": {"listChanged": False}})
+    assert rules(old, new) == [("C1", "INFO", None)]
+    unused = Session([tool("a")], capabilities={"tools": {}, "prompts": {}})
+    assert rules(unused, Session([tool("a")], capabilities={"tools": {}})) == [("C1", "INFO", None)]
+    # a non-empty experimental capability named a feature clients could use
+    named = Session([tool("a")], capabilities={"experimental": {"x-stream": {}}, "tools": {}})
+    assert rules(named, new) == [("C1", "ERR", None)]
+    # used by the recording, or declaring a flag: ERR; added: C2 INFO
     both = {"tools": {}, "prompts": {}}
-    assert rules(Session(capabilities=both), Session(capabilities={"tools": {}})) == [("C1", "ERR", None)]
+    used = Session(capabilities=both).exchange("prompts/list", {}, {"result": {"prompts": []}})
+    after = Session(capabilities={"tools": {}}).exchange("prompts/list", {}, {"result": {"prompts": []}})
+    assert rules(used, after) == [("C1", "ERR", None)]
     assert rules(Session(capabilities={"tools": {}}), Session(capabilities=both)) == [("C2", "INFO", None)]
+    declared = {"tools": {}, "resources": {"subscribe": True}}
+    assert rules(Session(capabilities=declared), Session(capabilities={"tools": {}})) == [("C1", "ERR", None)]
+
+
+def test_c3_a_flag_removed_is_err_only_when_the_recording_relied_on_it() -> None:
     sub_on, sub_off = {"resources": {"subscribe": True}}, {"resources": {"subscribe": False}}
-    assert rules(Session(capabilities=sub_on), Session(capabilities=sub_off)) == [("C1", "ERR", None)]
-    assert rules(Session(capabilities=sub_off), Session(capabilities=sub_on)) == [("C2", "INFO", None)]
+    assert rules(Session(capabilities=sub_on), Session(capabilities=sub_off)) == [("C3", "INFO", None)]
+    assert rules(Session(capabilities=sub_off), Session(capabilities=sub_on)) == [("C4", "INFO", None)]
+    subscribed = Session(capabilities=sub_on).exchange(
+        "resources/subscribe", {"uri": "x://a"}, {"result": {}}
+    )
+    after = Session(capabilities=sub_off).exchange("resources/subscribe", {"uri": "x://a"}, {"result": {}})
+    found = findings_of(subscribed, after)
+    assert [(f.rule, f.severity.name) for f in found] == [("C3", "ERR")]
+    assert "resources/subscribe" in found[0].message
+    # listChanged is relied on when the server sent the notification in the recording
+    on, off = {"tools": {"listChanged": True}}, {"tools": {}}
+    notified = Session([tool("a")], capabilities=on)
+    notified.messages.append(
+        Message(
+            len(notified.messages), "server", {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+        )
+    )
+    assert rules(notified, Session([tool("a")], capabilities=off)) == [("C3", "ERR", None)]
+    # tasks.list: relied on by a tasks/list request
+    tasks_on, tasks_off = {"tasks": {"list": {}, "cancel": {}}}, {"tasks": {"cancel": {}}}
+    listed = Session(capabilities=tasks_on).exchange("tasks/list", {}, {"result": {"tasks": []}})
+    assert rules(listed, Session(capabilities=tasks_off)) == [("C3", "ERR", None)]
+    assert rules(Session(capabilities=tasks_on), Session(capabilities=tasks_off)) == [("C3", "INFO", None)]
 
 
 # --- annotations ------------------------------------------------------------------------------
@@ -135,10 +179,10 @@ def test_c1_a_removed_capability_is_err_and_c2_an_added_one_is_info() -> None:
         ({"destructiveHint": False}, {}, [("A2", "ERR")]),  # dropping an explicit false means true
         ({"idempotentHint": True}, {"idempotentHint": False}, [("A3", "ERR")]),
         ({"openWorldHint": False}, {"openWorldHint": True}, [("A4", "WARN")]),
-        ({"readOnlyHint": False}, {"readOnlyHint": True}, [("A5", "WARN")]),
-        ({}, {"destructiveHint": False}, [("A5", "WARN")]),
-        ({}, {"idempotentHint": True}, [("A5", "WARN")]),
-        ({"openWorldHint": True}, {"openWorldHint": False}, [("A5", "WARN")]),
+        ({"readOnlyHint": False}, {"readOnlyHint": True}, [("A5", "INFO")]),
+        ({}, {"destructiveHint": False}, [("A5", "INFO")]),
+        ({}, {"idempotentHint": True}, [("A5", "INFO")]),
+        ({"openWorldHint": True}, {"openWorldHint": False}, [("A5", "INFO")]),
         (
             {},
             {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True},
@@ -273,15 +317,75 @@ def test_b6_a_changed_error_message_is_info() -> None:
     ) == [("B6", "INFO")]
 
 
-def test_b7_a_read_only_result_whose_shape_changed_is_warn_unless_its_path_is_ignored() -> None:
+def test_b9_a_read_only_result_whose_structure_changed_is_warn_unless_its_path_is_ignored() -> None:
     ro = [tool("t", annotations={"readOnlyHint": True})]
     old, new = calls(ro, structured({"n": 1, "at": "10:00"})), calls(ro, structured({"n": 1, "at": 11}))
-    assert behaviour(old, new) == [("B7", "WARN")]
+    assert behaviour(old, new) == [("B9", "WARN")]
     message = findings_of(old, new)[0].message
-    assert "shape" in message and "/structuredContent/at" in message
+    assert "structure" in message and "/structuredContent/at" in message
     assert behaviour(old, new, ignore_paths=("/structuredContent/at", "/content")) == []
     fewer = calls(ro, structured({"n": 1}))
-    assert behaviour(old, fewer) == [("B7", "WARN")]
+    assert behaviour(old, fewer) == [("B9", "WARN")]
+
+
+GIT_SHOW_OLD = (
+    "Commit: 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b\n"
+    "Author: Ada <ada@example.com>\n"
+    "Date: 2026-10-10 12:00:01+00:00\n"
+    "Message: first\n\n"
+    "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+b\n"
+)
+GIT_SHOW_NEW = (
+    "commit 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b\n"
+    "Author: Ada <ada@example.com>\n"
+    "Date:   Sat Oct 10 12:00:01 2026 +0000\n\n"
+    "    first\n\n"
+    "diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+b\n"
+)
+
+
+def test_b9_a_read_only_text_whose_layout_changed_is_warn_with_the_diff() -> None:
+    """Issue 40: git_show on a fixed repository changed its output format; verify said INFO."""
+    ro = [tool("git_show", annotations={"readOnlyHint": True, "openWorldHint": False})]
+    old, new = calls(ro, ok(GIT_SHOW_OLD), name="git_show"), calls(ro, ok(GIT_SHOW_NEW), name="git_show")
+    [finding] = findings_of(old, new)
+    assert (finding.rule, finding.severity) == ("B9", Severity.WARN)
+    assert "text layout" in finding.message and "/content/0/text" in finding.message
+    assert finding.evidence[0].startswith("@@ ")
+    assert "-Commit: 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b" in finding.evidence
+    # volatile values in a text (hashes, times, uuids, counts, day names) keep it B7 INFO
+    ro = [tool("t", annotations={"readOnlyHint": True, "openWorldHint": False})]
+    old = calls(
+        ro,
+        ok(
+            "Commit: 3f2a9c1d4e5b\nDate: 2026-10-10T12:00:01Z\nid 9f1c2d3e-0000-4000-8000-000000000001, 12 files"
+        ),
+    )
+    new = calls(
+        ro,
+        ok(
+            "Commit: a81b7720ffe0\nDate: 2026-11-29T05:07:55Z\nid 1b2c3d4e-0000-4000-8000-000000000002, 13 files"
+        ),
+    )
+    assert behaviour(old, new) == [("B7", "INFO")]
+    clock = (
+        calls(ro, ok("It is Sunday, November 29 2026, 5:07 AM")),
+        calls(ro, ok("It is Monday, March 2 2026, 11:59 PM")),
+    )
+    assert behaviour(*clock) == [("B7", "INFO")]
+
+
+def test_b9_words_of_an_open_world_tools_text_are_values() -> None:
+    """A weather tool's words depend on the world; its layout does not."""
+    world = [tool("t", annotations={"readOnlyHint": True})]  # openWorldHint defaults to true
+    assert behaviour(calls(world, ok("Sunny, 21 C")), calls(world, ok("Partly cloudy, 18 C"))) == [
+        ("B7", "INFO")
+    ]
+    assert behaviour(calls(world, ok("Sunny, 21 C")), calls(world, ok("Sunny\n21 C"))) == [("B9", "WARN")]
+    closed = [tool("t", annotations={"readOnlyHint": True, "openWorldHint": False})]
+    assert behaviour(calls(closed, ok("Sunny, 21 C")), calls(closed, ok("Partly cloudy, 18 C"))) == [
+        ("B9", "WARN")
+    ]
 
 
 def test_b7_volatile_values_of_a_read_only_result_are_only_info() -> None:

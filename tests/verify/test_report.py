@@ -92,7 +92,7 @@ def ignored() -> list[tuple[Finding, str]]:
                 Severity.WARN,
                 "get_current_time",
                 "/structuredContent/datetime",
-                "read-only result changed",
+                "read-only result's values changed",
             ),
             "wall-clock value",
         ),
@@ -436,7 +436,7 @@ def test_the_junit_report_has_one_suite_and_one_case_per_group_failing_at_the_th
     )
     assert "evidence: call 3 sent n=12" in failure.text
     out = cases[1].findtext("system-out") or ""
-    assert "WARN B7 (read-only result changed) /structuredContent/result: result changed" in out
+    assert "WARN B7 (read-only result's values changed) /structuredContent/result: result changed" in out
     assert "ignored (reviewed by hand): INFO T4" in out
 
 
@@ -612,7 +612,7 @@ def test_the_github_report_is_one_annotation_per_finding_then_the_summary_line()
     )
     assert (
         lines[2]
-        == '::warning title=B7 read-only result changed::convert_time /structuredContent/result: result changed ("a" -> "b")'
+        == '::warning title=B7 read-only result\'s values changed::convert_time /structuredContent/result: result changed ("a" -> "b")'
     )
     assert (
         lines[5]
@@ -667,9 +667,13 @@ def test_a_step_summary_over_the_limit_is_cut_at_a_section_with_a_note(
     monkeypatch.setattr(report, "_STEP_SUMMARY_LIMIT", 3000)
     many = [
         Finding(
-            "I1", Severity.ERR, f"tool_{i:02}", "/inputSchema/properties/a", "new required input property 'a'"
+            "I1",
+            Severity.ERR,
+            f"tool_{i:02}",
+            f"/inputSchema/properties/a{i}",
+            f"new required input property 'a{i}'",
         )
-        for i in range(40)
+        for i in range(40)  # 40 kinds: findings of one kind about many tools are one row
     ]
     text = github_step_summary(result(findings=many), Severity.ERR)
     assert len(text.encode()) <= 3000

@@ -129,11 +129,11 @@ INPUT_RULES = {
         [("I13", "WARN", P + "/maxLength")],
         [("I12", "INFO", P + "/maxLength")],
     ),
-    "I14 pattern added / reverse I14 INFO": (
+    "I14 pattern added / reverse I21": (
         x(STR),
         x({"type": "string", "pattern": "^[a-z]+$"}),
         [("I14", "ERR", P + "/pattern")],
-        [("I14", "INFO", P + "/pattern")],
+        [("I21", "INFO", P + "/pattern")],
     ),
     "I14 pattern changed, both ways": (
         x({"type": "string", "pattern": "^[a-z]+$"}),
@@ -141,11 +141,11 @@ INPUT_RULES = {
         [("I14", "WARN", P + "/pattern")],
         [("I14", "WARN", P + "/pattern")],
     ),
-    "I15 format added / reverse I15 INFO": (
+    "I15 format added / reverse I22": (
         x(STR),
         x({"type": "string", "format": "date"}),
         [("I15", "ERR", P + "/format")],
-        [("I15", "INFO", P + "/format")],
+        [("I22", "INFO", P + "/format")],
     ),
     "I15 format changed, both ways": (
         x({"type": "string", "format": "date"}),
@@ -153,41 +153,41 @@ INPUT_RULES = {
         [("I15", "ERR", P + "/format")],
         [("I15", "ERR", P + "/format")],
     ),
-    "I16 additionalProperties closed / reverse opened": (
+    "I16 additionalProperties closed / reverse opened I20": (
         obj({"a": STR}),
         obj({"a": STR}, additionalProperties=False),
         [("I16", "ERR", "/additionalProperties")],
-        [("I16", "INFO", "/additionalProperties")],
+        [("I20", "INFO", "/additionalProperties")],
     ),
     "I16 additionalProperties true to false / reverse": (
         obj({"a": STR}, additionalProperties=True),
         obj({"a": STR}, additionalProperties=False),
         [("I16", "ERR", "/additionalProperties")],
-        [("I16", "INFO", "/additionalProperties")],
+        [("I20", "INFO", "/additionalProperties")],
     ),
     "I16 unevaluatedProperties added / reverse": (
         obj({"a": STR}),
         obj({"a": STR}, unevaluatedProperties=False),
         [("I16", "ERR", "/unevaluatedProperties")],
-        [("I16", "INFO", "/unevaluatedProperties")],
+        [("I20", "INFO", "/unevaluatedProperties")],
     ),
     "I17 anyOf branch removed / reverse added": (
         x({"anyOf": [STR, INT, {"type": "boolean"}]}),
         x({"anyOf": [STR, INT]}),
         [("I17", "ERR", P + "/anyOf/2")],
-        [("I17", "INFO", P + "/anyOf/2")],
+        [("I23", "INFO", P + "/anyOf/2")],
     ),
     "I17 oneOf branch removed / reverse added": (
         x({"oneOf": [STR, INT, {"type": "boolean"}]}),
         x({"oneOf": [STR, INT]}),
         [("I17", "ERR", P + "/oneOf/2")],
-        [("I17", "INFO", P + "/oneOf/2")],
+        [("I23", "INFO", P + "/oneOf/2")],
     ),
     "I17 allOf member added / reverse removed": (
         x({"allOf": [{"minLength": 1}, {"maxLength": 9}]}),
         x({"allOf": [{"minLength": 1}, {"maxLength": 9}, {"pattern": "a"}]}),
         [("I17", "ERR", P + "/allOf/2")],
-        [("I17", "INFO", P + "/allOf/2")],
+        [("I23", "INFO", P + "/allOf/2")],
     ),
     "I18 default changed, both ways": (
         x({"type": "string", "default": "metric"}),
@@ -195,11 +195,11 @@ INPUT_RULES = {
         [("I18", "WARN", P + "/default")],
         [("I18", "WARN", P + "/default")],
     ),
-    "I18 default removed / reverse added": (
+    "I18 default removed / reverse added I24": (
         x({"type": "string", "default": "metric"}),
         x(STR),
         [("I18", "WARN", P + "/default")],
-        [("I18", "INFO", P + "/default")],
+        [("I24", "INFO", P + "/default")],
     ),
     "I19 description changed, both ways": (
         x({"type": "string", "description": "the city"}),
@@ -288,10 +288,10 @@ OUTPUT_RULES = {
         [("O5", "ERR", P)],
         [("O4", "WARN", P)],
     ),
-    "O5 additionalProperties opened / reverse O7": (
+    "O12 additionalProperties opened / reverse O7": (
         obj({"a": STR}, additionalProperties=False),
         obj({"a": STR}),
-        [("O5", "ERR", "/additionalProperties")],
+        [("O12", "ERR", "/additionalProperties")],
         [("O7", "INFO", "/additionalProperties")],
     ),
     "O6 integer widened to number / reverse O7": (
@@ -486,8 +486,8 @@ def test_a_ref_and_the_inline_schema_it_names_are_the_same() -> None:
 
 def test_an_unresolvable_ref_change_is_flagged_for_review() -> None:
     old, new = x({"$ref": "https://example.com/a.json"}), x({"$ref": "https://example.com/b.json"})
-    assert summary(diff_input_schema("t", old, new)) == [("I6", "WARN", IN + P + "/$ref")]
-    assert summary(diff_output_schema("t", old, new)) == [("O6", "WARN", OUT + P + "/$ref")]
+    assert summary(diff_input_schema("t", old, new)) == [("I25", "WARN", IN + P + "/$ref")]
+    assert summary(diff_output_schema("t", old, new)) == [("O13", "WARN", OUT + P + "/$ref")]
 
 
 def test_union_members_are_paired_by_equality_not_position() -> None:
@@ -506,7 +506,7 @@ def test_a_changed_union_member_is_diffed_inside_its_branch() -> None:
 
 def test_a_single_type_turned_into_a_union_is_a_branch_added() -> None:
     old, new = x(STR), x({"anyOf": [STR, INT]})
-    assert summary(diff_input_schema("t", old, new)) == [("I17", "INFO", IN + P + "/anyOf/1")]
+    assert summary(diff_input_schema("t", old, new)) == [("I23", "INFO", IN + P + "/anyOf/1")]
     assert summary(diff_input_schema("t", new, old)) == [("I17", "ERR", IN + P + "/anyOf/1")]
     assert summary(diff_output_schema("t", old, new)) == [("O11", "ERR", OUT + P + "/anyOf/1")]
 
@@ -514,7 +514,7 @@ def test_a_single_type_turned_into_a_union_is_a_branch_added() -> None:
 def test_anyof_turned_oneof_is_a_warning_for_inputs() -> None:
     old, new = x({"anyOf": [STR, INT]}), x({"oneOf": [STR, INT]})
     assert summary(diff_input_schema("t", old, new)) == [("I17", "WARN", IN + P + "/oneOf")]
-    assert summary(diff_input_schema("t", new, old)) == [("I17", "INFO", IN + P + "/anyOf")]
+    assert summary(diff_input_schema("t", new, old)) == [("I23", "INFO", IN + P + "/anyOf")]
 
 
 NULLABLE_FORMS = {
@@ -555,8 +555,8 @@ def test_integer_inside_number_and_type_lists_are_the_same_set(old_type: Any, ne
 
 def test_keywords_not_modelled_are_flagged_for_review() -> None:
     old, new = x(STR), x({"type": "string", "not": {"const": ""}})
-    assert summary(diff_input_schema("t", old, new)) == [("I6", "WARN", IN + P + "/not")]
-    assert summary(diff_output_schema("t", old, new)) == [("O6", "WARN", OUT + P + "/not")]
+    assert summary(diff_input_schema("t", old, new)) == [("I25", "WARN", IN + P + "/not")]
+    assert summary(diff_output_schema("t", old, new)) == [("O13", "WARN", OUT + P + "/not")]
 
 
 def test_a_finding_carries_tool_message_and_the_changed_values() -> None:
@@ -681,7 +681,7 @@ def test_a_recorded_argument_made_invalid_by_a_non_error_change_promotes_that_ch
     old, new = x(STR), x({"type": "string", "not": {"const": "forbidden"}})
     args = [{"x": "ok"}, {"x": "forbidden"}]
     [finding] = diff_input_schema("t", old, new, recorded_args=args)
-    assert (finding.rule, finding.severity, finding.pointer) == ("I6", Severity.ERR, IN + P + "/not")
+    assert (finding.rule, finding.severity, finding.pointer) == ("I25", Severity.ERR, IN + P + "/not")
     assert finding.evidence == ['call 2: x="forbidden" (fails not)']
     assert finding.message.endswith("(1 recorded call no longer validates)")
 
@@ -693,16 +693,16 @@ def test_a_new_optional_property_whose_schema_rejects_recorded_values_is_an_erro
     assert finding.evidence == ['call 1: n="seven" (fails type)']
 
 
-def test_a_recorded_argument_made_invalid_where_no_finding_points_gets_an_i13_error() -> None:
+def test_a_recorded_argument_made_invalid_where_no_finding_points_gets_an_i26_error() -> None:
     old = obj({"mode": STR})
     new = obj(
         {"mode": STR}, **{"if": {"properties": {"mode": {"const": "fast"}}}, "then": {"required": ["limit"]}}
     )
     findings = diff_input_schema("t", old, new, recorded_args=[{"mode": "slow"}, {"mode": "fast"}])
     assert summary(findings) == [
-        ("I6", "WARN", "/inputSchema/if"),
-        ("I6", "WARN", "/inputSchema/then"),
-        ("I13", "ERR", "/inputSchema/then/required"),
+        ("I25", "WARN", "/inputSchema/if"),
+        ("I25", "WARN", "/inputSchema/then"),
+        ("I26", "ERR", "/inputSchema/then/required"),
     ]
     assert findings[2].evidence == ["call 2: missing limit"]
     assert findings[2].message == (
@@ -742,9 +742,9 @@ def test_a_oneof_branch_that_makes_recorded_values_ambiguous_is_an_error() -> No
     old = x({"oneOf": [STR, INT]})
     new = x({"oneOf": [STR, INT, {"type": "string", "maxLength": 3}]})
     [quiet] = diff_input_schema("t", old, new, recorded_args=[{"x": "long text"}])
-    assert (quiet.rule, quiet.severity) == ("I17", Severity.INFO)
+    assert (quiet.rule, quiet.severity) == ("I23", Severity.INFO)
     [finding] = diff_input_schema("t", old, new, recorded_args=[{"x": "long text"}, {"x": "ab"}])
-    assert (finding.rule, finding.severity, finding.pointer) == ("I17", Severity.ERR, IN + P + "/oneOf/2")
+    assert (finding.rule, finding.severity, finding.pointer) == ("I23", Severity.ERR, IN + P + "/oneOf/2")
     assert finding.evidence == ['call 2: x="ab" (fails oneOf)']
 
 
@@ -753,7 +753,7 @@ def test_recorded_arguments_deep_inside_a_recursive_definition_are_still_checked
     args = [{"root": {"zip": "ok", "children": [{"zip": "too long"}]}}]
     findings = diff_input_schema("t", old, new, recorded_args=args)
     assert summary(findings) == [
-        ("I13", "ERR", "/inputSchema/properties/root/properties/children/items/properties/zip/maxLength"),
+        ("I26", "ERR", "/inputSchema/properties/root/properties/children/items/properties/zip/maxLength"),
         ("I13", "WARN", "/inputSchema/properties/root/properties/zip/maxLength"),
     ]
     assert findings[0].evidence == ['call 1: root.children[0].zip="too long" (fails maxLength)']
@@ -849,3 +849,42 @@ def test_any_pair_of_schemas_gives_sorted_unique_findings_without_crashing(
         assert len(set(keys)) == len(keys)
         assert all(len(f.evidence) <= 3 for f in findings)
     assert diff_input_schema("t", old_schema, dict(reversed(list(old_schema.items())))) == []
+
+
+def test_a_changed_dollar_schema_is_info_on_both_sides() -> None:
+    """Issue 40: `$schema` was never compared (it was read as an annotation)."""
+    old = {"$schema": "http://json-schema.org/draft-07/schema#", **obj({"a": STR})}
+    new = {"$schema": "https://json-schema.org/draft/2020-12/schema", **obj({"a": STR})}
+    assert summary(diff_input_schema("t", old, new)) == [("I27", "INFO", "/inputSchema/$schema")]
+    assert summary(diff_output_schema("t", old, new)) == [("O14", "INFO", "/outputSchema/$schema")]
+    assert summary(diff_input_schema("t", obj({"a": STR}), new)) == [("I27", "INFO", "/inputSchema/$schema")]
+
+
+def test_no_rule_id_is_emitted_for_both_a_change_and_its_reverse() -> None:
+    """Issue 40: one id per meaning; opening additionalProperties was I16, the id for closing it."""
+    cases = [(case[0], case[1]) for case in INPUT_RULES.values()]
+    seen: dict[str, set[str]] = {}
+    for old, new in cases:
+        for a, b, way in ((old, new, "forward"), (new, old, "reverse")):
+            for f in diff_input_schema("t", a, b):
+                seen.setdefault(f.rule, set()).add(f"{way}:{f.severity.name}")
+    # a rule may be promoted by evidence (not here: no recorded calls), never reused for the opposite change
+    for rule in ("I14", "I15", "I16", "I17", "I18"):
+        assert "INFO" not in {s.split(":")[1] for s in seen.get(rule, set())}, rule
+
+
+def test_every_json_schema_keyword_is_modelled_and_an_unknown_one_is_flagged() -> None:
+    """Issue 40: a keyword verify did not know (or MCP's x-mcp-header) changed without a finding."""
+    import jsonschema
+
+    from harn_mcp_mock.verify import schema_diff
+
+    keywords = set(jsonschema.Draft202012Validator.VALIDATORS) | set(jsonschema.Draft7Validator.VALIDATORS)
+    assert sorted(keywords - schema_diff._MODELLED) == []
+    header = x({"type": "string", "x-mcp-header": "Region"})
+    renamed = x({"type": "string", "x-mcp-header": "Zone"})
+    assert summary(diff_input_schema("t", header, renamed)) == [("I25", "WARN", IN + P + "/x-mcp-header")]
+    future = x({"type": "string", "maxGraphemes": 3})
+    assert summary(diff_input_schema("t", x(STR), future)) == [("I25", "WARN", IN + P + "/maxGraphemes")]
+    assert summary(diff_output_schema("t", x(STR), future)) == [("O13", "WARN", OUT + P + "/maxGraphemes")]
+    assert diff_input_schema("t", x(STR), x({"type": "string", "x-vendor-note": "n"})) == []
