@@ -137,10 +137,12 @@ def read_rest_of_lists(
                 break
             cursor = run.next_cursor.get(method)
         total += pages
-        if on_event is not None and pages:
+        if on_event is not None:
+            read = f"read the live server's remaining {pages} page(s); " if pages else ""
             on_event(
-                f"the recording did not read {method} to the end (its last page has a nextCursor); "
-                f"read the live server's remaining {pages} page(s) and compared the whole list"
+                f"warning: the recording did not read {method} to the end (its last page has a "
+                f"nextCursor): {read}items on the pages it never read cannot be compared, so a "
+                f"removal there goes unseen; record a session that reads every page"
             )
     return total
 

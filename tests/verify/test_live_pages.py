@@ -66,8 +66,9 @@ def test_an_item_moved_to_a_later_page_is_not_removed_and_the_report_says_the_re
     assert result.findings == []
     assert result.compared["list_pages_read_live"] == 2
     assert [e for e in events if "resources/list" in e] == [
-        "the recording did not read resources/list to the end (its last page has a nextCursor); "
-        "read the live server's remaining 2 page(s) and compared the whole list"
+        "warning: the recording did not read resources/list to the end (its last page has a "
+        "nextCursor): read the live server's remaining 2 page(s); items on the pages it never read "
+        "cannot be compared, so a removal there goes unseen; record a session that reads every page"
     ]
 
 
@@ -89,3 +90,16 @@ def test_a_candidate_cassette_cut_short_warns_once(first_page: Path, tmp_path: P
     assert [(f.rule, f.tool) for f in result.findings] == [("R1", "test://b")]
     assert len(events) == 1
     assert events[0].startswith(f"warning: the candidate {cut} did not read resources/list to the end")
+
+
+def test_a_recording_cut_short_warns_even_when_the_live_list_has_no_more_pages(first_page: Path) -> None:
+    # The new server's whole list fits on one page: nothing more to read live, yet the recording
+    # never saw the old server's pages 2-3, whose removals verify cannot tell: it says so.
+    events: list[str] = []
+    result = verify(first_page, command=server("a,b"), on_event=events.append)
+    assert result.findings == []
+    assert [e for e in events if "resources/list" in e] == [
+        "warning: the recording did not read resources/list to the end (its last page has a "
+        "nextCursor): items on the pages it never read cannot be compared, so a removal there goes "
+        "unseen; record a session that reads every page"
+    ]
