@@ -56,6 +56,9 @@ _NOT_CREDENTIAL_STEMS = frozenset(
     " attempt check test case sample experiment trial stream segment chunk part line word"
     "".split()
 )
+NOT_CREDENTIAL_STEMS = _NOT_CREDENTIAL_STEMS
+"""Words that name an id that is no credential (``request``, ``trace``, ``commit``, ``order``…)."""
+ID_WORDS = _ID_WORDS
 _PAIRED_STEMS = frozenset({"client", "app", "application", "consumer", "integration"})
 _STOP_WORDS = frozenset(
     "the and for using use with debug info warn error set get var const let export your this that from".split()

@@ -32,6 +32,7 @@ from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.codepairs import code_pair_rules
 from harn_mcp_mock.redact.contexts import context_rules
 from harn_mcp_mock.redact.gates import Text, lazy_regex
+from harn_mcp_mock.redact.namevalue import name_value_rules
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.rules import (
     AUTH_PARAM,
@@ -105,6 +106,7 @@ class Redactor:
         # XML elements and free text, judged by the same names (issue 37)
         contexts = context_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
         contexts += code_pair_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
+        contexts += name_value_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
         detectors = Scanner([*compiled.patterns, assignment, *contexts], compiled.entropy)
         # The value memory: every secret this redactor has identified, by whatever rule (and the
         # server's argv and env secrets from the start), with its encoded forms; each form maps to

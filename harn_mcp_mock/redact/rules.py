@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from harn_mcp_mock.redact.gates import Facts, Text, analyze, lazy_regex
+from harn_mcp_mock.redact.pairs import ID_WORDS, NOT_CREDENTIAL_STEMS
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -312,11 +313,14 @@ def literal_rules(origins: Mapping[str, str]) -> list[LiteralRule]:
 # --- secret assignments in free text ------------------------------------------------------------
 
 _NAME_CHARS = "A-Za-z0-9_.-"
-_BEFORE_SEPARATOR_REVERSED = lazy_regex(rf"""[ \t]*["']?\\?([{_NAME_CHARS}]+)""")
+_BEFORE_SEPARATOR_REVERSED = lazy_regex(rf"""[ \t]*["']?\\*([{_NAME_CHARS}]+)""")
 _SCHEME = r"(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"
 _VALUE = lazy_regex(
-    rf"""[ \t]*(?:(?:'''|\"\"\"|\\?["']){_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])<>]+))"""
+    rf"""[ \t]*(?:(?:'''|\"\"\"|\\*["']){_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])<>]+))"""
 )
+_PARAMETER = lazy_regex(r"&(?:[A-Za-z_][\w.\[\]-]*=(?!=)|(?:amp|quot|lt|gt|apos|#[0-9]+|#x[0-9A-Fa-f]+);)")
+"""A query parameter (``&user=``) or an HTML entity (``&amp;``) at a ``&``."""
+_BARE_MORE = lazy_regex(r"""&[^\s"'\\,;&}\])<>]+""")
 _NAME_WINDOW = 64
 _SEPARATOR_COST = 600  # one separator looked at costs about as much as a needle searched in 600 characters
 
@@ -378,7 +382,7 @@ class AssignmentRule:
         if needles is not None:
             ordered = sorted(set(needles), key=lambda n: (-len(n), n))
             alternatives = "|".join(re.escape(n[::-1]) for n in ordered) or "(?!)"
-            name = r"""[ \t]*["']?\\?[\w.-]*?(?:""" + alternatives + ")"
+            name = r"""[ \t]*["']?\\*[\w.-]*?(?:""" + alternatives + ")"
             self._colon = lazy_regex(":" + name)  # compiled when a text first has a separator
             self._equals = lazy_regex("=[!=]?" + name)
 
@@ -449,10 +453,17 @@ class AssignmentRule:
         group = "quoted" if value.group("quoted") is not None else "bare"
         if walrus and group != "quoted":
             return []  # 'bitmexKey := os.Getenv(…)': only a quoted literal is a value
-        secret = value.group(group)
+        start, end = value.span(group)
+        if group == "bare":  # 'PASSWORD=git&2026…&Qm9…==': a '&' that starts no parameter is the value's
+            while s.startswith("&", end) and not _PARAMETER.match(s, end):
+                more = _BARE_MORE.match(s, end)
+                if more is None:
+                    break
+                end = more.end()
+        secret = s[start:end]
         if not (plausible_value(secret) if strong else credential_like(secret)):
             return []
-        return [(value.start(group), value.end(group), self.name)]
+        return [(start, end, self.name)]
 
 
 # --- names the key rules do not take, that still read like a secret's name ----------------------
@@ -1255,6 +1266,16 @@ _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _BODY_PLAIN = 26  # bodies this long need no secret word in the prefix
 _BODY_MARKED = 16  # after a prefix that says secret (``sk_``, ``key-``, ``api_``)
 _LONG_SEGMENT = 12
+_BODY_MODE = 14  # after 'live'/'test' (a key's mode: 'rzp_live_…')
+_BODY_TWO_LETTERS = 32  # after two letters that do not say secret ('NF-…')
+_BODY_ONE_LETTER = 40  # after one letter ('k_…')
+_HEX_BODY = 30  # a hex body after a prefix that does not say secret (a hash's is 32, 40, 64)
+_HEX_DIGITS = "0123456789abcdef"
+_DIGEST_HEX = (40, 64)  # after '-', a git SHA or a sha256 digest: 'main-<sha>', 'blob-<sha256>'
+_PLACEHOLDER_CHARS = 2  # a body of at most this many distinct characters is a placeholder
+_MANY_PARTS = 8
+_MODE_WORDS = frozenset({"live", "test"})
+_ID_STEMS = (NOT_CREDENTIAL_STEMS | ID_WORDS) - _MODE_WORDS
 _SEQUENTIAL_AT_MOST = 0.4  # 'abcdefgh…', '12345678…': a placeholder
 
 
@@ -1300,62 +1321,102 @@ def prefixed_secret(token: str) -> bool:
     ``VF.DM.``), the body the rest; the token *says secret* when a word of its prefix (or a
     short word of letters further on: ``pi_…_secret_…``) holds ``key``, ``secret``, ``token``,
     ``tkn``, ``cred``, ``pass`` or ``auth``, ends with ``tok``, ``pat``, ``api`` or ``pwd``, or
-    is two letters ending in ``k`` (``sk_``, ``pk_``, ``ak_``, ``rk_``); not ``live``, ``test``,
-    ``prod`` (``task_test_…`` and Stripe's ``prod_…`` are ids). Then:
+    is two letters ending in ``k`` (``sk_``, ``pk_``, ``ak_``, ``rk_``), or is ``live`` or
+    ``test`` (a key's mode: ``rzp_live_…``, ``test_…``) where no word of the prefix names an id
+    (:data:`~.pairs.NOT_CREDENTIAL_STEMS`: ``task_test_…``, ``order_live_…``). Then:
 
     * the prefix is no hash name (``sha256-``, ``md5_``), no version (``v1-``), not hex with
-      digits (an etag's head) and, unless it says secret or a ``.`` follows it, at least three
-      letters (two letters and ``-`` or ``_`` are as often the head of a random base64url id),
-      and unless it says secret no word of it is ``test``, ``example``, ``sample``, ``dummy``,
-      ``fake``, ``mock`` or ``demo`` (a fixture's id: ``task_test_…``);
-    * the body holds 26 letters and digits or more (16 when the prefix says secret: shorter
-      are Stripe object ids, ``pi_…``, ``evt_…``), does not end like a file or host name
-      (``.js``, ``.com``), is not all digits, all letters of one case, nor a run of
-      consecutive characters (``abcdef…``, ``123456…``);
-    * a hex body (hashes, UUIDs) only after a prefix that says secret (``key-…``, ``rh-api-…``);
+      digits (an etag's head) and, unless it says secret, one letter only before a body of 40
+      characters or more (``k_…``), two before a ``.``, another short word (``bb_pr_``) or a
+      body of 32 or more (``NF-…``: two letters and ``-`` or ``_`` are as often the head of a
+      random base64url id, an S3 ``versionId``); unless it says secret no word of it is
+      ``test``, ``example``, ``sample``, ``dummy``, ``fake``, ``mock`` or ``demo`` (a
+      fixture's id);
+    * the body holds 26 letters and digits or more (16 when the prefix says secret, 14 after
+      ``live``/``test``: shorter are Stripe object ids, ``pi_…``, ``evt_…``), does not end like
+      a file or host name (``.js``, ``.com``);
+    * a body that is a placeholder — all digits, one or two characters repeated, or a run of
+      consecutive characters (``0000…``, ``aaaa…``, ``abcdef…``, ``123456…``) — of 26
+      characters or more is a secret's stand-in after a prefix that says secret
+      (``sk-…-0000…``) or, in one part, after a prefix of one word of three letters or more that
+      names no id (``qzgr_aaaa…``): redacting it costs nothing; otherwise it is kept (``API-4444…``
+      of 16), and so is a body of letters of one case;
+    * a hex body (hashes, UUIDs) after a prefix that says secret (``key-…``, ``rh-api-…``), or
+      one part of 30 hex digits or more of one case with the entropy of random hex, after ``_``
+      (``qzx_<32 hex>``) or after ``-`` unless of a git SHA's or a sha256's length
+      (``main-<sha>``), where no word of the prefix names an id (``commit_<sha>``,
+      ``req_<hex>``, ``order-<uuid>`` are kept);
     * a body of one part is no ULID (a TypeID) nor KSUID;
-    * each part of the body of 12 characters or more (there must be one) does not read as words (:func:`wordy`: ``DetectorType_PandaScore``) and has
-      the entropy of random characters of its alphabet (:func:`random_enough`)."""
+    * each part of the body of 12 characters or more (there must be one) does not read as words
+      (:func:`wordy`: ``DetectorType_PandaScore``) and has the entropy of random characters of
+      its alphabet (:func:`random_enough`); a body of eight short parts or more
+      (``sk.ab1.Cd2.…``) after a prefix that says secret is judged joined."""
     token = token.rstrip("=")  # base64 padding
     if checksum_valid(token):
         return True
     segments = [part for part in token.translate(_TO_UNDERSCORE).split("_") if part]
     prefix = segments[0]
     digits = sum(c.isdigit() for c in prefix)
-    if len(segments) < 2 or digits > 2 or sum(map(len, segments)) - len(prefix) < _BODY_MARKED:
+    if len(segments) < 2 or digits > 2 or sum(map(len, segments)) - len(prefix) < _BODY_MODE:
         return False  # (string operations first: most candidates end here, no expression compiled)
     words = 1
     while (
         words < len(segments) - 1 and segments[words].isalpha() and len(segments[words]) <= _PREFIX_WORD_MAX
     ):
         words += 1
-    if sum(map(len, segments[words:])) < _BODY_MARKED:
+    if sum(map(len, segments[words:])) < _BODY_MODE:
         return False
     if (digits and len(prefix) >= _HEX_PREFIX and not prefix.strip(_HEX)) or _HASH_NAME.fullmatch(prefix):
         return False
-    marked = any(
+    named = [word.lower() for word in segments[:words]]
+    idish = any(word in _ID_STEMS for word in named)
+    mode = not idish and any(word in _MODE_WORDS for word in named)
+    marked = mode or any(
         _SECRET_MARKER.fullmatch(word)
         for i, word in enumerate(segments)
         if i < words or (word.isalpha() and len(word) <= _PREFIX_WORD_MAX)  # 'pi_…_secret_…'
     )
-    if len(prefix) < _SHORT_PREFIX and not marked and token[len(prefix)] != ".":
-        return False
-    if not marked and any(_FIXTURE_WORD.fullmatch(word) for word in segments[:words]):
-        return False  # 'task_test_…', 'demo_…': a fixture's id, unless a word says secret
     body = segments[words:]
     core = "".join(body)
-    if len(core) < (_BODY_MARKED if marked else _BODY_PLAIN):
+    if len(prefix) == 1 and not marked and len(core) < _BODY_ONE_LETTER:
+        return False  # one letter: as often the head of a random string ('M.GSE…', 'a-Kk…')
+    if len(prefix) < _SHORT_PREFIX and not marked and token[len(prefix)] != ".":
+        # two letters: the head of a random base64url id, unless a short word follows
+        # ('bb_pr_…') or the body is long ('NF-' and 32)
+        if not (words > 1 or len(core) >= _BODY_TWO_LETTERS):
+            return False
+    if not marked and any(_FIXTURE_WORD.fullmatch(word) for word in segments[:words]):
+        return False  # 'task_test_…', 'demo_…': a fixture's id, unless a word says secret
+    if len(core) < (_BODY_MODE if mode else _BODY_MARKED if marked else _BODY_PLAIN):
         return False
+    dotted = marked and len(body) >= _MANY_PARTS and all(len(part) < _LONG_SEGMENT for part in body)
     if body[-1].isalpha() and len(body[-1]) <= _EXTENSION_MAX and token[-1 - len(body[-1])] == ".":
-        return False  # a file or host name: 'bundle-….min.js', '….example.com'
-    if core.isdigit() or (core.isalpha() and (core.islower() or core.isupper())) or sequential(core):
+        if not dotted:
+            return False  # a file or host name: 'bundle-….min.js', '….example.com'
+    if core.isdigit() or len(set(core)) <= _PLACEHOLDER_CHARS or sequential(core):
+        # a placeholder: a stand-in after a prefix that says secret or names a vendor
+        return len(core) >= _BODY_PLAIN and (
+            marked or (words == 1 and len(body) == 1 and len(prefix) >= _SHORT_PREFIX and not idish)
+        )
+    if core.isalpha() and (core.islower() or core.isupper()):
         return False
     if sum(c not in _HEX for c in core) <= 1:  # hex, or hex with one slip ('…F2Cee9G…'): hashes
-        return marked and shannon_entropy(core) >= _HEX_MARKED_ENTROPY
+        if marked:
+            return shannon_entropy(core) >= _HEX_MARKED_ENTROPY
+        return (
+            len(body) == 1
+            and len(core) >= _HEX_BODY
+            and not idish
+            and (token[len(token) - len(core) - 1] == "_" or len(core) not in _DIGEST_HEX)
+            and alphabet_size(core) == len(_HEX_DIGITS)  # one case, no slip
+            and random_enough(core)
+        )
     if len(body) == 1 and (
         _ULID.fullmatch(core) or (_KSUID.fullmatch(core) and not core.islower() and not core.isupper())
     ):
         return False  # a prefixed ULID (a TypeID) or KSUID: 'user_01h…', 'msg_2Kw…'
+    if dotted:  # many short parts ('sk.ab1.Cd2.eF3.…'): judged joined
+        return not wordy(core) and random_enough(core)
     long = [part for part in body if len(part) >= _LONG_SEGMENT]
     return bool(long) and all(not wordy(part) and random_enough(part) for part in long)
 
@@ -1435,7 +1496,7 @@ _ENTROPY_SLACK = 0.75
 
 
 PREFIXED_REGEX = (
-    r"(?<![A-Za-z0-9_.+/-])(?:[a-z]{2,11}|[A-Z]{2,11})[0-9]?(?:[_.-]++[A-Za-z0-9]++)++[_-]*+={0,2}+"
+    r"(?<![A-Za-z0-9_.+/-])(?:[a-z]{1,11}|[A-Z]{1,11})[0-9]?(?:[_.-]++[A-Za-z0-9]++)++[_-]*+={0,2}+"
     r"(?![A-Za-z0-9+/=]|[_.-][A-Za-z0-9])"
 )
 """The default policy's ``prefixed-token`` expression (:meth:`PrefixedTokenRule.__call__` knows

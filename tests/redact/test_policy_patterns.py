@@ -135,6 +135,11 @@ TOKEN_FORMATS: list[tuple[str, str, str]] = [
         "jira = {s}",
     ),
     ("atlassian token, url-escaped checksum", "ATATT3" + pick(ALNUM + "_-", 170) + "%3D" + hexs(8), "u={s}"),
+    (
+        "atlassian token of another generation, in a sentence",
+        "ATATT" + pick(ALNUM, 44) + "=" + pick(ALNUM, 8),
+        "Here's the token to try the tracker's APIs: {s}",
+    ),
     ("dropbox long-lived token", pick(ALNUM, 11) + "AAAAAAAAAA" + pick(ALNUM + "_-", 43), "var g = '{s}'"),
     (
         "base64-wrapped pem private key",

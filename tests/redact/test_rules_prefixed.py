@@ -30,6 +30,7 @@ UPPER_DIGITS = string.ascii_uppercase + string.digits
 URLSAFE = ALNUM + "-_"
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+HEX = "0123456789abcdef"
 
 
 def pick(alphabet: str, n: int) -> str:
@@ -75,6 +76,23 @@ TOKENS: list[tuple[str, str]] = [
         "github server token, new format",
         "ghs_" + "_".join(pick(ALNUM, 20) for _ in range(6)) + pick(ALNUM, 7),
     ),
+    # the shapes issue 37's bare misses showed (made-up prefixes, values of our own)
+    ("hex body after '_'", f"{word(3)}_{pick(HEX, 32)}"),
+    ("long hex body after '_'", f"{word(6)}_{pick(HEX, 64)}"),
+    ("hex body of no digest's length after '-'", f"{word(3)}-{pick(HEX, 32)}"),
+    ("two short words, hex body", f"{word(2)}_{pick(string.ascii_lowercase, 2)}_{pick(HEX, 30)}"),
+    ("a key's mode, hex body", f"live_{pick(HEX, 35)}"),
+    ("a key's test mode, hex body", f"test_{pick(HEX, 35)}"),
+    ("a key's mode after a vendor prefix", f"{word(3)}_live_{pick(ALNUM, 20)}"),
+    ("a key's mode, short body", f"{word(3)}_live_{pick(ALNUM, 14)}"),
+    ("placeholder body after a secret word", "sk-" + word(2) + "-00000000-0000-0000-0000-000000000000"),
+    ("repeated placeholder body", f"{word(4)}_" + "c" * 27),
+    ("digit placeholder body", f"{word(3)}-" + "7" * 32),
+    ("sequential placeholder body", f"{word(4)}_" + "abcdefghijklmnopqrstuvwxyz1"),
+    ("one letter, long body", f"k_{pick(ALNUM, 80)}"),
+    ("one letter, long body in parts", f"u-{pick(ALNUM, 2)}_{pick(ALNUM, 12)}.{pick(ALNUM, 30)}"),
+    ("two upper-case letters, long body", f"{word(2, upper=True)}-{pick(ALNUM, 32)}"),
+    ("a secret word, many short parts", "sk." + ".".join(pick(ALNUM, 3) for _ in range(20)) + ".x"),
 ]
 
 
@@ -106,6 +124,19 @@ def harmless() -> list[str]:
         "abc_internationalizationConfiguration",
         "ab-" + pick(ALNUM, 30),  # two letters: as often the head of a random base64url id
         "e9f04a2b-" + pick(URLSAFE, 27),  # an etag: a hash's head, then base64url
+        # hex after a word that names an id, or a digest after '-'; placeholders after an id's
+        # name; one letter and a short body; a fixture's id
+        "req_" + pick(HEX, 32),
+        "commit_" + pick(HEX, 40),
+        "main-" + pick(HEX, 40),
+        "layer-" + pick(HEX, 64),
+        "user_" + "0" * 30,
+        "order_" + "1234567890" * 3,
+        "x_" + "0" * 30,
+        "ab_" + "a" * 30,
+        "a-" + pick(ALNUM, 20),
+        "task_test_" + pick(ALNUM, 26),
+        "sk.foo.bar.baz.qux.quux.corge.grault.garply.waldo.fred",
     ]
 
 
