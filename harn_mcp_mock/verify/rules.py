@@ -333,9 +333,15 @@ RULE_DOCS: dict[str, RuleDoc] = {
     "B9": RuleDoc(
         "WARN",
         "clients and agents that parse the answer: keys, types or the text's layout changed",
-        "A read-only call's result changed structure (a key added or gone, a list grown or shrunk, a "
+        "A read-only call's result changed structure (a key gone, a list grown or shrunk, a "
         "type changed) or the layout of its text (its lines with digits, ids and times masked), "
         "with the diff.",
+    ),
+    "B10": RuleDoc(
+        "INFO",
+        "only readers that reject unknown keys",
+        "A read-only call's result only gained keys (`structuredContent` beside the same text, a "
+        "new field in a JSON text); nothing was removed or retyped.",
     ),
     "R1": RuleDoc("ERR", "clients that read it", "A resource or resource template is gone."),
     "R2": RuleDoc("INFO", _NOBODY, "A new resource or resource template."),
