@@ -506,7 +506,10 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
                     ex.method != "tools/call"
                     or not effective_hints(new_tools.get(label or "", {}))["openWorldHint"]
                 )
-                add(read_only_change(where, label, was_detail, now_detail, ignore, words=words))
+                # a resource's or prompt's text is its content (a document edited between
+                # releases): only a JSON text's structure is held to the recording
+                prose = ex.method != "tools/call"
+                add(read_only_change(where, label, was_detail, now_detail, ignore, words=words, prose=prose))
         if ex.latency_ms is not None and cand.latency_ms is not None:
             pair = latencies[(ex.method, label or "")]
             pair[0].append(ex.latency_ms)
@@ -606,7 +609,14 @@ def _shape(value: Any) -> Any:
 
 
 def read_only_change(
-    where: str, label: str | None, was: Any, now: Any, ignore: list[Pointer], *, words: bool = True
+    where: str,
+    label: str | None,
+    was: Any,
+    now: Any,
+    ignore: list[Pointer],
+    *,
+    words: bool = True,
+    prose: bool = False,
 ) -> Finding:
     """B7, B9 or B10 for a read-only call whose result differs.
 
@@ -618,7 +628,9 @@ def read_only_change(
     text): only readers that reject unknown keys trip on it. B7 INFO when only values changed:
     a read-only call's answer legitimately carries volatile values (clock times, random ids,
     "created at" text) that differ on every call of an unchanged server. ``words=False`` (an
-    open-world tool) compares a text's JSON structure and punctuation but not its words.
+    open-world tool) compares a text's JSON structure and punctuation but not its words;
+    ``prose=True`` (``resources/read``, ``prompts/get``: the text is the content) compares only
+    a text that holds JSON (or stopped or started holding it).
     ``--ignore-path`` drops a volatile field from the comparison.
     """
     a, b = orjson.loads(_comparable(was, ignore)), orjson.loads(_comparable(now, ignore))
@@ -630,7 +642,7 @@ def read_only_change(
         if d[1] or not d[0].endswith("/text") or not isinstance(d[2], str) or not isinstance(d[3], str):
             continue
         old_layout, new_layout = text_layout(d[2], words=words), text_layout(d[3], words=words)
-        if old_layout == new_layout:
+        if old_layout == new_layout or (prose and old_layout[0] == new_layout[0] == "text"):
             continue
         if old_layout[0] == new_layout[0] == "json" and all(
             not x[1] or x[2] is _ABSENT for x in _differences(orjson.loads(d[2]), orjson.loads(d[3]))

@@ -84,8 +84,9 @@ RULE_DOCS: dict[str, RuleDoc] = {
         "`serverInfo` `version`, `title`, `description`, `websiteUrl` or `icons` changed.",
     ),
     "S4": RuleDoc(
-        "WARN",
-        "clients that speak only the version the server used to answer with",
+        "WARN; INFO when the new version is the one the client asked for",
+        "clients that speak only the version the server used to answer with; nobody when the "
+        "server now answers with the client's own version",
         "The same `initialize` request got another `protocolVersion`.",
     ),
     "T1": RuleDoc("ERR", "agents and code that call the tool", "A recorded tool is gone."),

@@ -467,3 +467,18 @@ def test_behaviour_findings_of_resources_and_prompts_are_about_a_resource_or_a_p
     gone = Session().exchange("prompts/get", {"name": "p"}, {"error": {"code": -32602, "message": "no"}})
     assert [(f.rule, f.kind, f.tool) for f in findings_of(old, new)] == [("B4", "resource", "x://a")]
     assert [(f.rule, f.kind, f.tool) for f in findings_of(prompt, gone)] == [("B4", "prompt", "p")]
+
+
+def test_b7_a_resource_document_edited_is_content_but_its_json_structure_is_held() -> None:
+    """server-everything 2026.1.26 -> 2026.8.31 edited features.md (prose): not a format change."""
+    read = {"uri": "demo://features.md"}
+
+    def doc(text: str) -> Session:
+        return Session().exchange(
+            "resources/read", read, {"result": {"contents": [{"uri": "x", "text": text}]}}
+        )
+
+    assert behaviour(doc("# Features\n- echo\n"), doc("# Features\n- echo\n- add: sums two numbers\n")) == [
+        ("B7", "INFO")
+    ]
+    assert behaviour(doc('{"a": 1, "b": 2}'), doc('{"a": 1}')) == [("B9", "WARN")]
