@@ -228,13 +228,17 @@ def server_rules(old: Surface, new: Surface) -> list[Finding]:
     pv_a, pv_b = a.get("protocolVersion"), b.get("protocolVersion")
     asked_a, asked_b = _initialize_version(old.exchanges), _initialize_version(new.exchanges)
     if pv_a and pv_b and pv_a != pv_b and asked_a == asked_b:
+        # the server now answers with the version the client asked for: it caught up, which
+        # breaks nobody (server-filesystem 2025.3.28 -> 2026.8.31: 2024-11-05 -> 2025-11-25)
+        caught_up = asked_b is not None and pv_b == asked_b
+        how = " (the version the client asked for)" if caught_up else ""
         out.append(
             Finding(
                 "S4",
-                WARN,
+                INFO if caught_up else WARN,
                 None,
                 "/protocolVersion",
-                f"the same initialize request now gets protocol version {pv_b!r}, not {pv_a!r}",
+                f"the same initialize request now gets protocol version {pv_b!r}{how}, not {pv_a!r}",
                 pv_a,
                 pv_b,
                 "server",

@@ -56,6 +56,8 @@ NOT_BEHAVIOUR = frozenset(
     }
 )
 READ_ONLY_METHODS = frozenset({"resources/read", "prompts/get"})
+SUBJECT_KINDS = {"resources/read": "resource", "prompts/get": "prompt"}
+"""What a behaviour finding is about, by the request's method (a ``tools/call`` is a tool)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,7 +411,10 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
     latencies: dict[tuple[str, str], tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
     replayed = 0
 
+    subject = ["tool"]  # the kind of what the current request is about
+
     def add(f: Finding) -> None:
+        f.kind = subject[0]
         key = (f.rule, f.tool, f.pointer)  # one finding per rule/tool/pointer: the most severe
         if key not in findings or f.severity > findings[key].severity:
             findings[key] = f
@@ -423,6 +428,7 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
             continue  # not replayed against the candidate: surface rules speak for it
         cand = pool[min(used[key], len(pool) - 1)]
         used[key] += 1
+        subject[0] = SUBJECT_KINDS.get(ex.method, "tool")
         replayed += 1
         tool = (
             str(ex.params.get("name"))
@@ -500,12 +506,16 @@ def behaviour_rules(old: Surface, new: Surface, options: VerifyOptions) -> tuple
                     ex.method != "tools/call"
                     or not effective_hints(new_tools.get(label or "", {}))["openWorldHint"]
                 )
-                add(read_only_change(where, label, was_detail, now_detail, ignore, words=words))
+                # a resource's or prompt's text is its content (a document edited between
+                # releases): only a JSON text's structure is held to the recording
+                prose = ex.method != "tools/call"
+                add(read_only_change(where, label, was_detail, now_detail, ignore, words=words, prose=prose))
         if ex.latency_ms is not None and cand.latency_ms is not None:
             pair = latencies[(ex.method, label or "")]
             pair[0].append(ex.latency_ms)
             pair[1].append(cand.latency_ms)
     for (method, label), (a_lat, b_lat) in sorted(latencies.items()):
+        subject[0] = SUBJECT_KINDS.get(method, "tool")
         f = latency_rule(method, label or None, a_lat, b_lat, options)
         if f is not None:
             add(f)
@@ -599,32 +609,48 @@ def _shape(value: Any) -> Any:
 
 
 def read_only_change(
-    where: str, label: str | None, was: Any, now: Any, ignore: list[Pointer], *, words: bool = True
+    where: str,
+    label: str | None,
+    was: Any,
+    now: Any,
+    ignore: list[Pointer],
+    *,
+    words: bool = True,
+    prose: bool = False,
 ) -> Finding:
-    """B7 or B9 for a read-only call whose result differs.
+    """B7, B9 or B10 for a read-only call whose result differs.
 
-    B9 WARN when the result's structure changed (a key added or gone, an array grown or
-    shrunk, a JSON type changed) or the layout of a ``text`` in it did (:func:`text_layout`:
-    its lines with times, dates, ids and numbers masked; a text holding JSON by that JSON's
-    shape); the finding carries the diff as evidence. B7 INFO when only values changed: a
-    read-only call's answer legitimately carries volatile values (clock times, random ids,
+    B9 WARN when the result's structure changed in a way a reader can trip on (a key gone, an
+    array grown or shrunk, a JSON type changed) or the layout of a ``text`` in it did
+    (:func:`text_layout`: its lines with times, dates, ids and numbers masked; a text holding
+    JSON by that JSON's structure); the finding carries the diff as evidence. B10 INFO when the
+    result only gained keys (``structuredContent`` beside the same text, a new field in a JSON
+    text): only readers that reject unknown keys trip on it. B7 INFO when only values changed:
+    a read-only call's answer legitimately carries volatile values (clock times, random ids,
     "created at" text) that differ on every call of an unchanged server. ``words=False`` (an
-    open-world tool) compares a text's JSON shape but not its words. ``--ignore-path`` drops a
-    volatile field from the comparison.
+    open-world tool) compares a text's JSON structure and punctuation but not its words;
+    ``prose=True`` (``resources/read``, ``prompts/get``: the text is the content) compares only
+    a text that holds JSON (or stopped or started holding it).
+    ``--ignore-path`` drops a volatile field from the comparison.
     """
     a, b = orjson.loads(_comparable(was, ignore)), orjson.loads(_comparable(now, ignore))
     where_differs = list(_differences(a, b))
-    reshaped = [d for d in where_differs if d[1]]
-    relaid = [
-        d
-        for d in where_differs
-        if not d[1]
-        and d[0].endswith("/text")
-        and isinstance(d[2], str)
-        and isinstance(d[3], str)
-        and text_layout(d[2], words=words) != text_layout(d[3], words=words)
-    ]
-    changed = reshaped or relaid
+    gained = [d for d in where_differs if d[1] and d[2] is _ABSENT]
+    reshaped = [d for d in where_differs if d[1] and d[2] is not _ABSENT]
+    relaid = []
+    for d in where_differs:
+        if d[1] or not d[0].endswith("/text") or not isinstance(d[2], str) or not isinstance(d[3], str):
+            continue
+        old_layout, new_layout = text_layout(d[2], words=words), text_layout(d[3], words=words)
+        if old_layout == new_layout or (prose and old_layout[0] == new_layout[0] == "text"):
+            continue
+        if old_layout[0] == new_layout[0] == "json" and all(
+            not x[1] or x[2] is _ABSENT for x in _differences(orjson.loads(d[2]), orjson.loads(d[3]))
+        ):
+            gained.append(d)  # a JSON text that only gained keys
+        else:
+            relaid.append(d)
+    changed = reshaped or relaid or gained
     shown = [d[0] for d in (changed or where_differs)][:3]
     first = f" (at {', '.join(shown)}; --ignore-path for volatile fields)" if shown else ""
     if not changed:
@@ -639,13 +665,18 @@ def read_only_change(
             _short(now),
         )
     pointer, _, before, after = changed[0]
-    what = "structure" if reshaped else "text layout"
+    if reshaped or relaid:
+        what = "structure" if reshaped else "text layout"
+        rule, severity, text = "B9", WARN, f"{where} is read-only but the {what} of its result changed{first}"
+    else:
+        rule, severity = "B10", INFO
+        text = f"{where} is read-only and its result only gained keys (nothing removed or retyped){first}"
     finding = Finding(
-        "B9",
-        WARN,
+        rule,
+        severity,
         label,
         "/result",
-        f"{where} is read-only but the {what} of its result changed{first}",
+        text,
         _short(None if before is _ABSENT else before),
         _short(None if after is _ABSENT else after),
     )

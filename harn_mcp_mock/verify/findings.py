@@ -82,6 +82,7 @@ RULE_TITLES: dict[str, str] = {
     "B7": "read-only result's values changed",
     "B8": "latency regression",
     "B9": "read-only result's structure or format changed",
+    "B10": "read-only result gained keys",
     "R1": "resource or resource template removed",
     "R2": "resource or resource template added",
     "R3": "resource or template mimeType changed",

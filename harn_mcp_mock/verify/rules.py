@@ -84,8 +84,9 @@ RULE_DOCS: dict[str, RuleDoc] = {
         "`serverInfo` `version`, `title`, `description`, `websiteUrl` or `icons` changed.",
     ),
     "S4": RuleDoc(
-        "WARN",
-        "clients that speak only the version the server used to answer with",
+        "WARN; INFO when the new version is the one the client asked for",
+        "clients that speak only the version the server used to answer with; nobody when the "
+        "server now answers with the client's own version",
         "The same `initialize` request got another `protocolVersion`.",
     ),
     "T1": RuleDoc("ERR", "agents and code that call the tool", "A recorded tool is gone."),
@@ -333,9 +334,15 @@ RULE_DOCS: dict[str, RuleDoc] = {
     "B9": RuleDoc(
         "WARN",
         "clients and agents that parse the answer: keys, types or the text's layout changed",
-        "A read-only call's result changed structure (a key added or gone, a list grown or shrunk, a "
+        "A read-only call's result changed structure (a key gone, a list grown or shrunk, a "
         "type changed) or the layout of its text (its lines with digits, ids and times masked), "
         "with the diff.",
+    ),
+    "B10": RuleDoc(
+        "INFO",
+        "only readers that reject unknown keys",
+        "A read-only call's result only gained keys (`structuredContent` beside the same text, a "
+        "new field in a JSON text); nothing was removed or retyped.",
     ),
     "R1": RuleDoc("ERR", "clients that read it", "A resource or resource template is gone."),
     "R2": RuleDoc("INFO", _NOBODY, "A new resource or resource template."),

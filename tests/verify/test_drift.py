@@ -429,3 +429,56 @@ def test_a_call_with_empty_arguments_is_compared_with_the_same_call_without_them
     old = Session(t).exchange("tools/call", {"name": "t", "arguments": {}}, ok(1))
     new = Session(t).exchange("tools/call", {"name": "t"}, {"error": {"code": -32602, "message": "bad"}})
     assert behaviour(old, new) == [("B4", "ERR")]  # paired across the two wordings
+
+
+def test_b10_a_read_only_result_that_only_gained_keys_is_info() -> None:
+    """mcp-server-time 0.6.2 -> 2026.10.19: convert_time's answer gained day_of_week and
+    structuredContent, every recorded field kept; a reader that ignores unknown keys is fine."""
+    import json
+
+    ro = [tool("t", annotations={"readOnlyHint": True, "openWorldHint": False})]
+    old = calls(ro, ok(json.dumps({"time": "10:00"})))
+    new = calls(
+        ro, {"result": {"content": [{"type": "text", "text": json.dumps({"time": "11:00", "dow": "Sun"})}]}}
+    )
+    assert behaviour(old, new) == [("B10", "INFO")]
+    with_structured = calls(
+        ro,
+        {
+            "result": {
+                "content": [{"type": "text", "text": '{"time": "10:00"}'}],
+                "structuredContent": {"time": "10:00"},
+            }
+        },
+    )
+    assert behaviour(old, with_structured) == [("B10", "INFO")]
+    # a key gone is B9 WARN, in the result or in a JSON text
+    assert behaviour(new, old) == [("B9", "WARN")]
+
+
+def test_behaviour_findings_of_resources_and_prompts_are_about_a_resource_or_a_prompt() -> None:
+    """The text report showed `tool demo://resource/...` for a resources/read finding."""
+    read = {"uri": "x://a"}
+    old = Session().exchange(
+        "resources/read", read, {"result": {"contents": [{"uri": "x://a", "text": "a"}]}}
+    )
+    new = Session().exchange("resources/read", read, {"error": {"code": -32002, "message": "gone"}})
+    prompt = Session().exchange("prompts/get", {"name": "p"}, {"result": {"messages": []}})
+    gone = Session().exchange("prompts/get", {"name": "p"}, {"error": {"code": -32602, "message": "no"}})
+    assert [(f.rule, f.kind, f.tool) for f in findings_of(old, new)] == [("B4", "resource", "x://a")]
+    assert [(f.rule, f.kind, f.tool) for f in findings_of(prompt, gone)] == [("B4", "prompt", "p")]
+
+
+def test_b7_a_resource_document_edited_is_content_but_its_json_structure_is_held() -> None:
+    """server-everything 2026.1.26 -> 2026.8.31 edited features.md (prose): not a format change."""
+    read = {"uri": "demo://features.md"}
+
+    def doc(text: str) -> Session:
+        return Session().exchange(
+            "resources/read", read, {"result": {"contents": [{"uri": "x", "text": text}]}}
+        )
+
+    assert behaviour(doc("# Features\n- echo\n"), doc("# Features\n- echo\n- add: sums two numbers\n")) == [
+        ("B7", "INFO")
+    ]
+    assert behaviour(doc('{"a": 1, "b": 2}'), doc('{"a": 1}')) == [("B9", "WARN")]
