@@ -98,6 +98,12 @@ def check_world(path: str | Path) -> CheckResult:
     _check_tool_schemas(spec, path)
     if not spec.tasks:
         result.notes.append("no tasks: nothing to check beyond the schema")
+    for index, tool in enumerate(spec.tools.values()):
+        if tool.todo is not None or (tool.recorded is not None and not tool.modelled):
+            how = "answers only its recorded answers" if not tool.modelled else "modelled in part"
+            result.notes.append(
+                f"tools[{index}]: unmodelled tool '{tool.name}' ({how}): {tool.todo or 'write its effects'}"
+            )
     found = preflight(spec, observe=True)
     result.problems += [str(p) for p in [*found.problems, *found.untrue]]
     result.notes += found.notes

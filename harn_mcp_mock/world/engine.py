@@ -26,7 +26,7 @@ from harn_mcp_mock.jsonrpc.server import Out, receive_batch
 from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
 from harn_mcp_mock.world.spec import TaskSpec, ToolSpec, WorldSpec
 from harn_mcp_mock.world.state import EffectError, apply_effects, changed_paths, copy_state
-from harn_mcp_mock.world.templates import Context, concrete, render
+from harn_mcp_mock.world.templates import Context, bound, concrete, render
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ class WorldEngine:
         self.faults_fired: list[dict[str, Any]] = []
         self.forbidden_hits: list[dict[str, Any]] = []
         self._validators: dict[str, Any] = {}
+        self._recorded_seen: dict[tuple[str, bytes], int] = {}
 
     # -- JSON-RPC ----------------------------------------------------------------------------
 
@@ -249,20 +250,23 @@ class WorldEngine:
                 notes.append({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             if kind.delay_ms is not None:
                 self.now_ms += kind.delay_ms(rule)
+        if not tool.modelled and tool.recorded is not None:
+            entry["outcome"] = "recorded"
+            return CallOutcome(self._recorded(tool, args), notes)
         ctx = Context(
             args=args,
             state=self.state,
             now_ms=self.now_ms,
             call=ordinal,
-            extra={"seed": self.seed, "run_id": self.run_id},
+            extra={"seed": self.seed, "run_id": self.run_id, "before": self.state},
         )
         if tool.id_rule is not None:
             ctx.id = self._new_id(tool.id_rule)
         for predicate in tool.requires:
-            if not holds(predicate, self.state, lambda v: concrete(render(v, ctx))):
+            failed = _failing(predicate, self.state, ctx)
+            if failed is not None:
                 entry["outcome"] = "requires_failed"
-                message = concrete(render(predicate.get("error", "precondition failed"), ctx))
-                return CallOutcome(_tool_error(str(message)).response, notes)
+                return CallOutcome(_tool_error(failed).response, notes)
         hooks = KINDS[rule.kind] if rule is not None else None
         limit = hooks.limit(rule) if hooks is not None and hooks.limit is not None and rule else None
         try:
@@ -277,6 +281,10 @@ class WorldEngine:
                 )
                 ctx.state = new_state
                 result = render(tool.result, ctx) if tool.result is not None else None
+                if tool.text is not None:
+                    ctx.extra["result"] = concrete(result)
+                    text = concrete(render(tool.text, ctx))
+                    ctx.extra["text"] = text if isinstance(text, str) else deepjson.dumps(text).decode()
         except (EffectError, PredicateError) as exc:  # a bad pointer in a template is a tool error
             entry["outcome"] = "tool_error"
             return CallOutcome(_tool_error(str(exc)).response, notes)
@@ -290,7 +298,26 @@ class WorldEngine:
                 self.now_ms += changed.advance_ms
                 return CallOutcome(changed.response, notes)
             result = changed
-        return CallOutcome({"result": _shape(result, tool)}, notes)
+        return CallOutcome({"result": _shape(result, tool, ctx.extra.get("text"))}, notes)
+
+    def _recorded(self, tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        """The n-th recorded answer for these arguments, for the n-th call with them (the last
+        one again after that); a tool error when none was recorded for them."""
+        from harn_mcp_mock.store.canonical import canonical_bytes
+
+        key = canonical_bytes(args)
+        same = [e for e in tool.recorded or [] if canonical_bytes(e.get("arguments", {})) == key]
+        if not same:
+            return _tool_error(
+                f"{tool.name} is not modelled yet and was never recorded with these arguments "
+                "(world init: see the tool's todo)"
+            ).response
+        seen = self._recorded_seen.get((tool.name, key), 0)
+        self._recorded_seen[(tool.name, key)] = seen + 1
+        example = same[min(seen, len(same) - 1)]
+        if "error" in example:
+            return {"error": copy_state(example["error"])}
+        return {"result": copy_state(example["result"])}
 
     def _invalid(self, tool: ToolSpec, args: dict[str, Any]) -> str | None:
         validator = self._validators.get(tool.name)
@@ -402,9 +429,32 @@ def _tool_error(text: str) -> CallOutcome:
     return CallOutcome(tool_error(text))
 
 
-def _shape(result: Any, tool: ToolSpec) -> dict[str, Any]:
-    text = result if isinstance(result, str) else deepjson.dumps(result).decode()
+def _failing(predicate: dict[str, Any], state: Any, ctx: Context) -> str | None:
+    """The error text of a ``requires`` entry that does not hold (for every item of its
+    ``each`` list, bound to ``{as...}``), or None."""
+
+    def resolve(v: Any) -> Any:
+        return concrete(render(v, ctx))
+
+    if "each" not in predicate:
+        if holds(predicate, state, resolve):
+            return None
+        return str(concrete(render(predicate.get("error", "precondition failed"), ctx)))
+    items = concrete(render(predicate["each"], ctx))
+    name = str(predicate["as"]) if isinstance(predicate.get("as"), str) else "item"
+    plain = {k: v for k, v in predicate.items() if k not in ("each", "as")}
+    for item in items if isinstance(items, list) else []:
+        with bound(ctx, name, item):
+            failed = _failing(plain, state, ctx)
+        if failed is not None:
+            return failed
+    return None
+
+
+def _shape(result: Any, tool: ToolSpec, text: str | None = None) -> dict[str, Any]:
+    if text is None:
+        text = result if isinstance(result, str) else deepjson.dumps(result).decode()
     shaped: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
-    if tool.output_schema is not None:
+    if tool.output_schema is not None and (tool.text is None or result is not None):
         shaped["structuredContent"] = result
     return shaped
