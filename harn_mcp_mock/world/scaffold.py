@@ -175,7 +175,8 @@ class Collection:
 
 
 def verb(name: str) -> str:
-    """The first word of a tool name that says what it does (``git_status`` -> ``status``)."""
+    """The first word of a tool name that is a known verb (``mcp_delete_file`` -> ``delete``), else
+    its first word (``git_status`` -> ``git``)."""
     words = [w.lower() for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", name) if w]
     for w in words:
         if w in READ_VERBS | CREATE_VERBS | DELETE_VERBS:

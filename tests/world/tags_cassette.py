@@ -1,0 +1,139 @@
+"""A hand-made cassette of a small stateful "tags" server, for the ``world init`` tests.
+
+The server (simulated here, in plain Python) keeps tags keyed by name, each with a colour:
+``add_tags`` adds a batch (those already there are skipped and not returned), ``remove_tags``
+removes a batch of names, ``list_tags`` and ``find_tags`` (a case-insensitive query) read, and
+``roll_dice`` answers something no recording can explain (a model cannot be inferred for it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
+
+TAG = {"type": "object", "properties": {"name": {"type": "string"}, "color": {"type": "string"}}}
+TOOLS = [
+    {
+        "name": "add_tags",
+        "description": "Add tags.",
+        "inputSchema": {"type": "object", "properties": {"tags": {"type": "array", "items": TAG}}},
+        "outputSchema": {"type": "object", "properties": {"tags": {"type": "array", "items": TAG}}},
+        "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False},
+    },
+    {
+        "name": "remove_tags",
+        "description": "Remove tags by name.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"names": {"type": "array", "items": {"type": "string"}}},
+        },
+        "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
+    },
+    {
+        "name": "list_tags",
+        "description": "Every tag.",
+        "inputSchema": {"type": "object", "properties": {}},
+        "annotations": {"readOnlyHint": True},
+    },
+    {
+        "name": "find_tags",
+        "description": "Tags whose name or colour contains the query.",
+        "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}},
+        "annotations": {"readOnlyHint": True},
+    },
+    {"name": "roll_dice", "description": "A number.", "inputSchema": {"type": "object", "properties": {}}},
+]
+
+SESSION_A: list[tuple[str, dict[str, Any]]] = [
+    ("list_tags", {}),
+    ("add_tags", {"tags": [{"name": "bug", "color": "red"}, {"name": "docs", "color": "blue"}]}),
+    ("list_tags", {}),
+    ("add_tags", {"tags": [{"name": "bug", "color": "red"}, {"name": "idea", "color": "green"}]}),
+    ("find_tags", {"query": "RE"}),
+    ("remove_tags", {"names": ["docs"]}),
+    ("list_tags", {}),
+    ("roll_dice", {}),
+    ("roll_dice", {}),
+]
+
+SESSION_B: list[tuple[str, dict[str, Any]]] = [
+    ("add_tags", {"tags": [{"name": "ux", "color": "pink"}]}),
+    ("find_tags", {"query": "u"}),
+    ("add_tags", {"tags": [{"name": "ops", "color": "grey"}, {"name": "ux", "color": "pink"}]}),
+    ("remove_tags", {"names": ["ux", "nothing"]}),
+    ("list_tags", {}),
+]
+
+
+class TagsServer:
+    def __init__(self) -> None:
+        self.tags: list[dict[str, str]] = []
+        self.rolls = iter(["4", "1", "6"])
+
+    def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if name == "add_tags":
+            new = [t for t in args["tags"] if all(t["name"] != o["name"] for o in self.tags)]
+            self.tags += new
+            return {"content": [text(json.dumps(new, indent=2))], "structuredContent": {"tags": new}}
+        if name == "remove_tags":
+            self.tags = [t for t in self.tags if t["name"] not in args["names"]]
+            return {"content": [text("Tags removed")]}
+        if name == "list_tags":
+            return {"content": [text(json.dumps({"tags": self.tags}, separators=(",", ":")))]}
+        if name == "find_tags":
+            q = args["query"].lower()
+            found = [t for t in self.tags if q in t["name"].lower() or q in t["color"].lower()]
+            return {"content": [text(json.dumps({"tags": found}, separators=(",", ":")))]}
+        return {"content": [text(next(self.rolls))]}
+
+
+def text(value: str) -> dict[str, str]:
+    return {"type": "text", "text": value}
+
+
+def tags_cassette(
+    path: Path, session: list[tuple[str, dict[str, Any]]] = SESSION_A, *, list_tools: bool = True
+) -> Path:
+    """The cassette of ``session`` played against a fresh :class:`TagsServer`."""
+    server = TagsServer()
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    answer = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": {"name": "tags", "version": "1.0"},
+    }
+    wire: list[tuple[str, dict[str, Any]]] = [
+        ("client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
+        ("server", {"jsonrpc": "2.0", "id": 0, "result": answer}),
+        ("client", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+    if list_tools:
+        wire += [
+            ("client", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            ("server", {"jsonrpc": "2.0", "id": 1, "result": {"tools": TOOLS}}),
+        ]
+    for n, (name, args) in enumerate(session, start=2):
+        wire += [
+            (
+                "client",
+                {
+                    "jsonrpc": "2.0",
+                    "id": n,
+                    "method": "tools/call",
+                    "params": {"name": name, "arguments": args},
+                },
+            ),
+            ("server", {"jsonrpc": "2.0", "id": n, "result": server.call(name, args)}),
+        ]
+    messages = []
+    for seq, (direction, message) in enumerate(wire):
+        entry = Message(seq, direction, message)
+        if direction == "server":
+            entry.reply_to, entry.latency_ms = seq - 1, 1.0
+        messages.append(entry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_cassette(Cassette(messages, {"server": {"handshake": "initialize"}}), path)
+    return path

@@ -1,0 +1,191 @@
+"""``world init --from-cassette``: inference of collections, effects and templates, tested on
+hand-made cassettes of a small stateful server (:mod:`tests.world.tags_cassette`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.scoring.world_check import check_world
+from harn_mcp_mock.world.scaffold import (
+    figures,
+    read_recordings,
+    replay,
+    report_lines,
+    scaffold,
+    text_rule,
+    verb,
+    write_scaffold,
+)
+from tests.world.tags_cassette import SESSION_A, SESSION_B, tags_cassette
+
+
+@pytest.fixture
+def own(tmp_path: Path) -> Path:
+    return tags_cassette(tmp_path / "a.cassette.json")
+
+
+def tool_of(spec: dict, name: str) -> dict:
+    return next(t for t in spec["tools"] if t["name"] == name)
+
+
+def test_collections_and_initial_state_come_from_what_reads_show(own: Path) -> None:
+    result = scaffold([own])
+    [tags] = result.collections
+    assert (tags.name, tags.fields, tags.key) == ("tags", ["name", "color"], "name")
+    assert result.spec["state"] == {"tags": {}}  # the first read, before any write, showed none
+
+
+def test_tools_and_their_definitions_come_from_tools_list(own: Path) -> None:
+    spec = scaffold([own]).spec
+    assert [t["name"] for t in spec["tools"]] == [
+        "add_tags",
+        "remove_tags",
+        "list_tags",
+        "find_tags",
+        "roll_dice",
+    ]
+    add = tool_of(spec, "add_tags")
+    assert add["annotations"] == {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False}
+    assert add["outputSchema"]["properties"]["tags"]["type"] == "array"
+    assert spec["server"] == {"name": "tags", "version": "1.0"}
+
+
+def test_effects_are_inferred_and_reproduce_the_recording(own: Path) -> None:
+    result = scaffold([own])
+    spec = result.spec
+    add = tool_of(spec, "add_tags")
+    [each] = add["effects"]
+    assert each["op"] == "each" and each["items"] == "{args.tags}"
+    assert each["effects"][0]["op"] == "insert" and each["effects"][0]["when"] == {
+        "missing": "/tags/{x.name}"
+    }
+    assert add["text"] == {"$json": "{result.tags}", "indent": 2}  # the recorded layout
+    assert tool_of(spec, "remove_tags")["effects"][0]["effects"][0]["op"] == "delete"
+    assert tool_of(spec, "remove_tags")["text"] == "Tags removed"
+    assert tool_of(spec, "find_tags")["result"]["tags"]["match"] == {
+        "text": "{args.query}",
+        "fields": ["name", "color"],
+    }
+    assert tool_of(spec, "list_tags")["text"] == {"$json": "{result}"}  # compact, as recorded
+    assert figures(result.outcomes) == {
+        "steps": len(SESSION_A),
+        "reproduced": len(SESSION_A),
+        "share": 1.0,
+        "by_model": 7,
+        "by_model_reproduced": 7,
+    }
+
+
+def test_what_cannot_be_inferred_is_a_todo_with_its_recorded_answers(own: Path, tmp_path: Path) -> None:
+    result = scaffold([own])
+    dice = tool_of(result.spec, "roll_dice")
+    assert "not modelled" in dice["todo"]
+    assert [r["result"]["content"][0]["text"] for r in dice["recorded"]] == ["4", "1"]
+    out = tmp_path / "tags.world.json"
+    write_scaffold(result, out)
+    checked = check_world(out)
+    assert checked.ok, checked.problems
+    assert any("unmodelled tool 'roll_dice'" in note for note in checked.notes)
+    assert not any("add_tags" in note for note in checked.notes)
+
+
+def test_the_models_generalise_to_another_session(own: Path, tmp_path: Path) -> None:
+    spec = scaffold([own]).spec
+    other = read_recordings([tags_cassette(tmp_path / "b.cassette.json", SESSION_B)])
+    outcomes = replay(spec, other)
+    assert [o.ok for o in outcomes] == [True] * len(SESSION_B)
+    assert all(o.source == "model" for o in outcomes)
+
+
+def test_the_recorded_session_is_the_reference_task(own: Path) -> None:
+    [task] = scaffold([own]).spec["tasks"]
+    assert task["goal"] == [
+        {
+            "path": "/tags",
+            "equals": {"bug": {"name": "bug", "color": "red"}, "idea": {"name": "idea", "color": "green"}},
+        }
+    ]
+    assert [step["tool"] for step in task["reference"]] == [tool for tool, _ in SESSION_A]
+
+
+def test_a_miss_is_reported_with_a_diff_and_the_part_to_edit(own: Path) -> None:
+    spec = scaffold([own]).spec
+    tool_of(spec, "list_tags")["text"] = {"$json": "{result}", "indent": 2}
+    lines = report_lines(replay(spec, read_recordings([own])), spec)
+    assert "MISS session 1 step 3: list_tags {} (model)" in lines
+    assert "     edit tools[2] (list_tags): its requires, effects, result or text" in lines
+    assert any(line.startswith("     +") and '"text"' in line for line in lines)
+    assert lines[-1].startswith("reproduced 6/9 recorded answers (67%)")
+
+
+def test_text_rules_and_verbs() -> None:
+    assert verb("git_status") == "git"
+    assert verb("create_entities") == "create"
+    assert verb("listDirectory") == "list"
+    assert verb("mcp_delete_file") == "delete"
+
+
+def test_text_rule_templates_argument_values(tmp_path: Path) -> None:
+    from harn_mcp_mock.world.scaffold import argument_template
+
+    assert argument_template("Created branch 'dev' from 'main'", {"branch_name": "dev"}) == (
+        "Created branch '{args.branch_name}' from 'main'"
+    )
+    rec = read_recordings([tags_cassette(tmp_path / "a.cassette.json")])
+    assert text_rule("remove_tags", rec) == "Tags removed"  # the same text every time
+    assert text_rule("add_tags", rec) == {"$json": "{result.tags}", "indent": 2}
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harn_mcp_mock", "world", "init", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_cli_writes_the_spec_and_prints_the_replay(own: Path, tmp_path: Path) -> None:
+    out, report = tmp_path / "tags.world.json", tmp_path / "init.txt"
+    done = run_cli("--from-cassette", str(own), "--out", str(out), "--report", str(report))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == report.read_text()
+    assert done.stdout.startswith(f"wrote {out}: 5 tools, collections tags (key name)\n")
+    assert (
+        "reproduced 9/9 recorded answers (100%); 7 answered by models, 2 by recorded answers" in done.stdout
+    )
+    assert json.loads(out.read_text())["name"] == "tags"
+
+
+def test_cli_takes_several_cassettes(own: Path, tmp_path: Path) -> None:
+    other = tags_cassette(tmp_path / "b.cassette.json", SESSION_B)
+    done = run_cli("--from-cassette", str(own), str(other), "--out", str(tmp_path / "w.world.json"))
+    assert done.returncode == 0, done.stderr
+    assert "session 2 step 5: list_tags" in done.stdout
+    assert f"reproduced {len(SESSION_A) + len(SESSION_B)}/{len(SESSION_A) + len(SESSION_B)}" in done.stdout
+
+
+def test_cli_refuses_a_cassette_without_tools_list(tmp_path: Path) -> None:
+    bare = tags_cassette(tmp_path / "bare.cassette.json", list_tools=False)
+    done = run_cli("--from-cassette", str(bare), "--out", str(tmp_path / "w.world.json"))
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0
+    assert "no tools/list answer recorded" in done.stderr
+    with pytest.raises(UsageError):
+        scaffold([bare])
+
+
+def test_cli_refuses_a_missing_cassette(tmp_path: Path) -> None:
+    done = run_cli(
+        "--from-cassette", str(tmp_path / "absent.cassette.json"), "--out", str(tmp_path / "w.world.json")
+    )
+    assert done.returncode == 3
+    assert "absent.cassette.json" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "w.world.json").exists()
