@@ -26,7 +26,7 @@ from harn_mcp_mock.jsonrpc.server import Out, receive_batch
 from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
 from harn_mcp_mock.world.spec import TaskSpec, ToolSpec, WorldSpec
 from harn_mcp_mock.world.state import EffectError, apply_effects, changed_paths, copy_state
-from harn_mcp_mock.world.templates import Context, bound, concrete, render
+from harn_mcp_mock.world.templates import Context, bound, concrete, holds_in, render
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -433,11 +433,8 @@ def _failing(predicate: dict[str, Any], state: Any, ctx: Context) -> str | None:
     """The error text of a ``requires`` entry that does not hold (for every item of its
     ``each`` list, bound to ``{as...}``), or None."""
 
-    def resolve(v: Any) -> Any:
-        return concrete(render(v, ctx))
-
     if "each" not in predicate:
-        if holds(predicate, state, resolve):
+        if holds_in(predicate, state, ctx):
             return None
         return str(concrete(render(predicate.get("error", "precondition failed"), ctx)))
     items = concrete(render(predicate["each"], ctx))

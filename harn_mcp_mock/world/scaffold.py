@@ -249,6 +249,105 @@ def initial_state(
     return state
 
 
+# --- documents: values written and read back at a key ------------------------------------------
+
+KEY_ARGS = ("path", "key", "name", "id", "uri", "file", "filename", "filepath")
+VALUE_ARGS = ("content", "contents", "value", "text", "body", "data")
+SOURCE_ARGS = ("source", "src", "from", "old_path", "oldPath")
+DEST_ARGS = ("destination", "dest", "to", "target", "new_path", "newPath")
+
+
+@dataclass(slots=True)
+class Documents:
+    """A write tool stores ``value`` at ``key`` and a read tool given that key answers it back
+    (``write_file(path, content)``, ``read_text_file(path)``): the state keeps a collection of
+    documents keyed by the key (``/files/<path>``)."""
+
+    name: str
+    writer: str
+    key: str
+    value: str
+    readers: list[str]
+
+    def at(self, arg: str) -> str:
+        return f"/{self.name}/{{args.{arg}}}"
+
+
+def _strings(tool: dict[str, Any]) -> list[str]:
+    return [a for a, sc in _props(tool).items() if isinstance(sc, dict) and sc.get("type") == "string"]
+
+
+def find_documents(rec: Recording, tools: dict[str, dict[str, Any]], taken: set[str]) -> Documents | None:
+    for w in tools.values():
+        if is_read(w):
+            continue
+        strings = _strings(w)
+        key = next((a for a in KEY_ARGS if a in strings), None)
+        value = next((a for a in VALUE_ARGS if a in strings), None)
+        if key is None or value is None:
+            continue
+        readers: list[str] = []
+        for session in rec.sessions:
+            last: dict[Any, Any] = {}
+            for step in session:
+                if step.tool == w["name"] and step.ok:
+                    last[step.arguments.get(key)] = step.arguments.get(value)
+                elif step.ok and key in step.arguments and step.arguments[key] in last:
+                    if text_of(step.answer) == last[step.arguments[key]] and step.tool not in readers:
+                        readers.append(step.tool)
+        if readers:
+            words = [
+                x
+                for x in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", w["name"])
+                if x and verb(x) != verb(w["name"])
+            ]
+            name = (words[-1].lower() + "s") if words else "documents"
+            while name in taken:
+                name += "_"
+            return Documents(name, w["name"], key, value, readers)
+    return None
+
+
+def document_candidates(tool: dict[str, Any], rec: Recording, docs: Documents) -> list[dict[str, Any]]:
+    """Candidate models of a tool over the documents: the writer sets, a reader answers the
+    document (or the recorded error when there is none), a tool with a source and a destination
+    moves one, a delete tool with the key deletes one."""
+    name = tool["name"]
+    strings = _strings(tool)
+    missing = {"exists": docs.at(docs.key), "error": "TODO: the error when there is no such document"}
+    if name == docs.writer:
+        return [
+            {
+                "effects": [{"op": "set", "path": docs.at(docs.key), "value": f"{{args.{docs.value}}}"}],
+                "result": None,
+            }
+        ]
+    if name in docs.readers:
+        shown = [s for s in rec.steps if s.tool == name and s.ok]
+        sc = (shown[0].answer.get("result") or {}).get("structuredContent") if shown else None
+        get = {"$get": docs.at(docs.key)}
+        if isinstance(sc, dict) and len(sc) == 1:
+            field_name = next(iter(sc))
+            return [{"requires": [missing], "result": {field_name: get}, "text": f"{{result.{field_name}}}"}]
+        return [{"requires": [missing], "result": None, "text": get}]
+    source = next((a for a in SOURCE_ARGS if a in strings), None)
+    dest = next((a for a in DEST_ARGS if a in strings), None)
+    if source and dest:
+        src = {"exists": docs.at(source), "error": "TODO: the error when there is no such document"}
+        return [
+            {
+                "requires": [src],
+                "effects": [{"op": "move", "from": docs.at(source), "path": docs.at(dest)}],
+                "result": None,
+            }
+        ]
+    if verb(name) in DELETE_VERBS and docs.key in strings:
+        return [
+            {"requires": [missing], "effects": [{"op": "delete", "path": docs.at(docs.key)}], "result": None}
+        ]
+    return []
+
+
 # --- candidate models ----------------------------------------------------------------------------
 
 
@@ -545,13 +644,28 @@ def text_rule(tool: str, rec: Recording) -> Any:
                 one = _structured(pairs[0][0])
                 template = {**template, "$json": template["$json"] % next(iter(one))}
             return template
-    texts = {t for _, t, _ in pairs}
-    if len(texts) == 1:
-        return next(iter(texts))
     templated = {argument_template(t or "", s.arguments) for s, t, _ in pairs}
-    if len(templated) == 1:
+    if len(templated) == 1:  # the same text every time, or the same once arguments are put back
         return next(iter(templated))
     return None
+
+
+def _templated(value: Any, args: dict[str, Any]) -> Any:
+    if isinstance(value, str):
+        return argument_template(value, args)
+    if isinstance(value, list):
+        return [_templated(v, args) for v in value]
+    if isinstance(value, dict):
+        return {k: _templated(v, args) for k, v in value.items()}
+    return value
+
+
+def _guess(rec: Recording, tool: str) -> bool:
+    """Whether a constant answer would be a guess: one recorded answer without an argument in it."""
+    ok = [s for s in rec.steps if s.tool == tool and s.ok]
+    if len(ok) >= 2:
+        return False
+    return not any("{args." in argument_template(text_of(s.answer) or "", s.arguments) for s in ok)
 
 
 def _structured(step: Step) -> Any:
@@ -630,7 +744,9 @@ def _model_entry(
         result = constant
     if result is not None:
         tool["result"] = result
-    if text is not None:
+    if "text" in cand:
+        tool["text"] = cand["text"]
+    elif text is not None:
         tool["text"] = text
     elif result is None:
         tool["text"] = ""
@@ -665,6 +781,9 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
     tools = {t["name"]: t for t in rec.tools}
     colls = find_collections(rec, tools)
     state = initial_state(rec, tools, colls)
+    docs = find_documents(rec, tools, set(state))
+    if docs is not None:
+        state[docs.name] = {}
     entries: dict[str, dict[str, Any]] = {}
     for t in rec.tools:
         entry: dict[str, Any] = {
@@ -698,14 +817,15 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
         base = entries[t["name"]]
         text = text_rule(t["name"], rec)
         error = _error_template(rec, t["name"])
+        extra = document_candidates(t, rec, docs) if docs is not None else []
         if t in writes:
-            cands = write_candidates(t, rec, colls)
+            cands = [*extra, *write_candidates(t, rec, colls)]
             if text is not None:
                 cands.append({"result": None})
         else:
-            cands = [{"result": r} for r in read_candidates(t, rec, colls)]
-            if not cands and text is not None:  # a constant or argument-templated answer
-                cands = [{"result": None}]
+            cands = [*extra, *({"result": r} for r in read_candidates(t, rec, colls))]
+            if not cands and text is not None and not _guess(rec, t["name"]):
+                cands = [{"result": None}]  # a constant or argument-templated answer
         built = []
         for cand in cands:
             if error is not None:
@@ -761,6 +881,16 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
         entry = _tool_entry(doc, t["name"])
         if "recorded" in entry and t["name"] in called:
             entry["todo"] = _todo(t, rec)
+        elif any(str(r.get("error", "")).startswith("TODO") for r in entry.get("requires", [])):
+            entry["todo"] = (
+                f"modelled in part: the error '{t['name']}' gives when a requirement fails was never "
+                "recorded; write it in its requires (error)"
+            )
+        elif t in writes and not entry.get("effects"):
+            entry["todo"] = (
+                f"modelled in part: '{t['name']}' answers as recorded (a constant or argument template) but "
+                "no effect on the state was inferred; write its requires and effects"
+            )
     outcomes = replay(doc, rec)
     doc["tasks"] = [_reference_task(doc, rec)]
     return Scaffold(doc, outcomes, colls)
@@ -812,7 +942,7 @@ def _structured_of(answer: dict[str, Any]) -> Any:
 
 def _constant(rec: Recording, tool: str) -> Any:
     """The structured value every successful recorded answer of the tool had, if they all had one."""
-    values = [_structured(s) for s in rec.steps if s.tool == tool and s.ok]
+    values = [_templated(_structured(s), s.arguments) for s in rec.steps if s.tool == tool and s.ok]
     if values and all(canonical_bytes(v) == canonical_bytes(values[0]) for v in values):
         return values[0]
     return None
@@ -889,11 +1019,13 @@ def report_lines(outcomes: list[Outcome], spec_doc: dict[str, Any]) -> list[str]
     modelled = sum(o.source == "model" for o in outcomes)
     share = ok / total if total else 1.0
     tools = spec_doc.get("tools", [])
-    todo = [t["name"] for t in tools if "todo" in t]
+    unmodelled = [t["name"] for t in tools if "recorded" in t]
+    partly = [t["name"] for t in tools if "todo" in t and "recorded" not in t]
     lines.append(
         f"reproduced {ok}/{total} recorded answers ({share:.0%}); {modelled} answered by models, "
-        f"{total - modelled} by recorded answers; {len(tools) - len(todo)}/{len(tools)} tools modelled"
-        + (f" (todo: {', '.join(todo)})" if todo else "")
+        f"{total - modelled} by recorded answers; tools: {len(tools) - len(unmodelled) - len(partly)} modelled"
+        + (f", {len(partly)} in part ({', '.join(partly)})" if partly else "")
+        + (f", {len(unmodelled)} not ({', '.join(unmodelled)})" if unmodelled else "")
     )
     return lines
 

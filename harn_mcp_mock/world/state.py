@@ -6,8 +6,8 @@ import orjson
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.store import pointer as jsonptr
-from harn_mcp_mock.world.predicates import MISSING, get_path, holds, split_pointer, subset_match
-from harn_mcp_mock.world.templates import Context, bound, concrete, render, render_path
+from harn_mcp_mock.world.predicates import MISSING, get_path, split_pointer, subset_match
+from harn_mcp_mock.world.templates import Context, bound, concrete, holds_in, render, render_path
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def apply_one(cow: _CopyOnWrite, effect: dict[str, Any], ctx: Context) -> None:
     op = effect["op"]
     when = effect.get("when")
     if isinstance(when, dict):
-        if not holds(when, cow.root, lambda v: concrete(render(v, ctx))):
+        if not holds_in(when, cow.root, ctx):
             return  # a guarded effect whose guard does not hold is skipped
     if op == "each":  # the nested effects once per item, with the item bound to {as...}
         items = concrete(render(effect.get("items"), ctx))

@@ -249,7 +249,7 @@ def _map(template: dict[str, Any], ctx: Context) -> list[Any]:
     out = []
     for item in items:
         with bound(ctx, name, item):
-            if isinstance(when, dict) and not holds(when, state, lambda v: concrete(render(v, ctx))):
+            if isinstance(when, dict) and not holds_in(when, state, ctx):
                 continue
             out.append(concrete(render(template["to"], ctx)) if "to" in template else item)
     return out
@@ -276,3 +276,13 @@ class bound:
             self.ctx.extra.pop(self.name, None)
         else:
             self.ctx.extra[self.name] = self.saved
+
+
+def holds_in(predicate: dict[str, Any], state: Any, ctx: Context) -> bool:
+    """``predicate`` on ``state`` with its templates rendered in ``ctx`` (paths segment by segment)."""
+    return holds(
+        predicate,
+        state,
+        lambda v: concrete(render(v, ctx)),
+        lambda p: render_path(p, ctx) if isinstance(p, str) else p,
+    )

@@ -4,6 +4,9 @@ The server (simulated here, in plain Python) keeps tags keyed by name, each with
 ``add_tags`` adds a batch (those already there are skipped and not returned), ``remove_tags``
 removes a batch of names, ``list_tags`` and ``find_tags`` (a case-insensitive query) read, and
 ``roll_dice`` answers something no recording can explain (a model cannot be inferred for it).
+
+A second server, "notes", keeps documents at paths: ``write_note`` stores, ``read_note`` answers
+one back (or ``no note at PATH``), ``move_note`` moves one.
 """
 
 from __future__ import annotations
@@ -98,24 +101,33 @@ def tags_cassette(
     path: Path, session: list[tuple[str, dict[str, Any]]] = SESSION_A, *, list_tools: bool = True
 ) -> Path:
     """The cassette of ``session`` played against a fresh :class:`TagsServer`."""
-    server = TagsServer()
+    return _cassette(path, TOOLS if list_tools else None, TagsServer(), session, "tags")
+
+
+def _cassette(
+    path: Path,
+    tools: list[dict[str, Any]] | None,
+    server: Any,
+    session: list[tuple[str, dict[str, Any]]],
+    name: str,
+) -> Path:
     init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
     answer = {
         "protocolVersion": "2025-11-25",
         "capabilities": {"tools": {"listChanged": False}},
-        "serverInfo": {"name": "tags", "version": "1.0"},
+        "serverInfo": {"name": name, "version": "1.0"},
     }
     wire: list[tuple[str, dict[str, Any]]] = [
         ("client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
         ("server", {"jsonrpc": "2.0", "id": 0, "result": answer}),
         ("client", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
     ]
-    if list_tools:
+    if tools is not None:
         wire += [
             ("client", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-            ("server", {"jsonrpc": "2.0", "id": 1, "result": {"tools": TOOLS}}),
+            ("server", {"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}),
         ]
-    for n, (name, args) in enumerate(session, start=2):
+    for n, (tool, args) in enumerate(session, start=2):
         wire += [
             (
                 "client",
@@ -123,10 +135,10 @@ def tags_cassette(
                     "jsonrpc": "2.0",
                     "id": n,
                     "method": "tools/call",
-                    "params": {"name": name, "arguments": args},
+                    "params": {"name": tool, "arguments": args},
                 },
             ),
-            ("server", {"jsonrpc": "2.0", "id": n, "result": server.call(name, args)}),
+            ("server", {"jsonrpc": "2.0", "id": n, "result": server.call(tool, args)}),
         ]
     messages = []
     for seq, (direction, message) in enumerate(wire):
@@ -137,3 +149,62 @@ def tags_cassette(
     path.parent.mkdir(parents=True, exist_ok=True)
     save_cassette(Cassette(messages, {"server": {"handshake": "initialize"}}), path)
     return path
+
+
+NOTE_TOOLS = [
+    {
+        "name": "write_note",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        },
+    },
+    {"name": "read_note", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    {
+        "name": "move_note",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"source": {"type": "string"}, "destination": {"type": "string"}},
+        },
+    },
+]
+
+NOTES_A: list[tuple[str, dict[str, Any]]] = [
+    ("write_note", {"path": "/a/todo.txt", "content": "milk"}),
+    ("read_note", {"path": "/a/todo.txt"}),
+    ("read_note", {"path": "/a/none.txt"}),
+    ("move_note", {"source": "/a/todo.txt", "destination": "/b/todo.txt"}),
+    ("read_note", {"path": "/b/todo.txt"}),
+    ("move_note", {"source": "/a/todo.txt", "destination": "/c.txt"}),
+]
+
+NOTES_B: list[tuple[str, dict[str, Any]]] = [
+    ("read_note", {"path": "/x"}),
+    ("write_note", {"path": "/x", "content": "one"}),
+    ("write_note", {"path": "/x", "content": "two"}),
+    ("read_note", {"path": "/x"}),
+    ("move_note", {"source": "/x", "destination": "/y/z"}),
+    ("read_note", {"path": "/y/z"}),
+]
+
+
+class NotesServer:
+    def __init__(self) -> None:
+        self.notes: dict[str, str] = {}
+
+    def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if name == "write_note":
+            self.notes[args["path"]] = args["content"]
+            return {"content": [text(f"Saved {args['path']}")]}
+        source = args.get("source", args.get("path"))
+        if source not in self.notes:
+            return {"content": [text(f"no note at {source}")], "isError": True}
+        if name == "read_note":
+            return {"content": [text(self.notes[source])]}
+        self.notes[args["destination"]] = self.notes.pop(source)
+        return {"content": [text(f"Moved {source} to {args['destination']}")]}
+
+
+def notes_cassette(path: Path, session: list[tuple[str, dict[str, Any]]] = NOTES_A) -> Path:
+    """The cassette of ``session`` played against a fresh :class:`NotesServer`."""
+    return _cassette(path, NOTE_TOOLS, NotesServer(), session, "notes")

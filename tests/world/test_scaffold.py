@@ -22,7 +22,7 @@ from harn_mcp_mock.world.scaffold import (
     verb,
     write_scaffold,
 )
-from tests.world.tags_cassette import SESSION_A, SESSION_B, tags_cassette
+from tests.world.tags_cassette import NOTES_B, SESSION_A, SESSION_B, notes_cassette, tags_cassette
 
 
 @pytest.fixture
@@ -189,3 +189,23 @@ def test_cli_refuses_a_missing_cassette(tmp_path: Path) -> None:
     assert done.returncode == 3
     assert "absent.cassette.json" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "w.world.json").exists()
+
+
+def test_documents_written_and_read_back_at_a_key(tmp_path: Path) -> None:
+    spec = scaffold([notes_cassette(tmp_path / "a.cassette.json")]).spec
+    assert spec["state"] == {"notes": {}}
+    assert tool_of(spec, "write_note")["effects"] == [
+        {"op": "set", "path": "/notes/{args.path}", "value": "{args.content}"}
+    ]
+    read = tool_of(spec, "read_note")
+    assert read["requires"] == [{"exists": "/notes/{args.path}", "error": "no note at {args.path}"}]
+    assert read["text"] == {"$get": "/notes/{args.path}"}
+    move = tool_of(spec, "move_note")
+    assert move["effects"] == [
+        {"op": "move", "from": "/notes/{args.source}", "path": "/notes/{args.destination}"}
+    ]
+    assert move["text"] == "Moved {args.source} to {args.destination}"
+    assert not any("todo" in t for t in spec["tools"])
+    # keys with a / in them are one key each, in effects and in requires alike
+    outcomes = replay(spec, read_recordings([notes_cassette(tmp_path / "b.cassette.json", NOTES_B)]))
+    assert [o.ok for o in outcomes] == [True] * len(NOTES_B)
