@@ -1011,7 +1011,7 @@ def report_lines(outcomes: list[Outcome], spec_doc: dict[str, Any]) -> list[str]
         lines.append(f"{mark} session {s.session + 1} step {s.index + 1}: {s.tool} {args} ({o.source})")
         if not o.ok:
             where = f"tools[{index.get(s.tool, '?')}]"
-            lines.append(f"     edit {where} ({s.tool}): its requires, effects, result or text")
+            lines.append(f"     edit {where} ({s.tool}): {part_to_edit(s.answer, o.got, spec_doc, s.tool)}")
             for line in answer_diff(s.answer, o.got):
                 lines.append(f"     {line}")
     total = len(outcomes)
@@ -1028,6 +1028,25 @@ def report_lines(outcomes: list[Outcome], spec_doc: dict[str, Any]) -> list[str]
         + (f", {len(unmodelled)} not ({', '.join(unmodelled)})" if unmodelled else "")
     )
     return lines
+
+
+def part_to_edit(want: dict[str, Any], got: dict[str, Any], spec_doc: dict[str, Any], tool: str) -> str:
+    """Which part of the tool's spec a miss points at."""
+    entry: dict[str, Any] = next((t for t in spec_doc.get("tools", []) if t.get("name") == tool), {})
+    if "recorded" in entry:
+        return "not modelled (todo): write its requires, effects and result"
+    if "error" in want or "error" in got:
+        return "its requires (the recorded answer is a JSON-RPC error)"
+    w, g = want.get("result") or {}, got.get("result") or {}
+    if w.get("isError") != g.get("isError"):
+        return (
+            "its requires (one answer is an error, the other not) or its effects (the state before the call)"
+        )
+    if w.get("isError"):
+        return "the error text of its requires"
+    if canonical_bytes(w.get("structuredContent")) != canonical_bytes(g.get("structuredContent")):
+        return "its result, or the effects of the calls before it (the state it reads)"
+    return "its text (the layout of the answer)"
 
 
 def answer_diff(want: dict[str, Any], got: dict[str, Any]) -> list[str]:

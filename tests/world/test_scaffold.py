@@ -119,7 +119,7 @@ def test_a_miss_is_reported_with_a_diff_and_the_part_to_edit(own: Path) -> None:
     tool_of(spec, "list_tags")["text"] = {"$json": "{result}", "indent": 2}
     lines = report_lines(replay(spec, read_recordings([own])), spec)
     assert "MISS session 1 step 3: list_tags {} (model)" in lines
-    assert "     edit tools[2] (list_tags): its requires, effects, result or text" in lines
+    assert "     edit tools[2] (list_tags): its text (the layout of the answer)" in lines
     assert any(line.startswith("     +") and '"text"' in line for line in lines)
     assert lines[-1].startswith("reproduced 6/9 recorded answers (67%)")
 
@@ -209,3 +209,18 @@ def test_documents_written_and_read_back_at_a_key(tmp_path: Path) -> None:
     # keys with a / in them are one key each, in effects and in requires alike
     outcomes = replay(spec, read_recordings([notes_cassette(tmp_path / "b.cassette.json", NOTES_B)]))
     assert [o.ok for o in outcomes] == [True] * len(NOTES_B)
+
+
+def test_a_miss_in_the_result_points_at_the_result_or_the_effects_before_it(own: Path) -> None:
+    spec = scaffold([own]).spec
+    tool_of(spec, "add_tags")["effects"] = []  # nothing is ever added: reads show nothing
+    lines = report_lines(replay(spec, read_recordings([own])), spec)
+    assert 'MISS session 1 step 5: find_tags {"query":"RE"} (model)' in lines
+    assert "     edit tools[3] (find_tags): its text (the layout of the answer)" in lines
+    spec = scaffold([own]).spec
+    tool_of(spec, "add_tags")["result"] = {"tags": []}
+    lines = report_lines(replay(spec, read_recordings([own])), spec)
+    assert (
+        "     edit tools[0] (add_tags): its result, or the effects of the calls before it (the state it reads)"
+        in lines
+    )
