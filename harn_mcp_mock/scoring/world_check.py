@@ -104,6 +104,12 @@ def check_world(path: str | Path) -> CheckResult:
             result.notes.append(
                 f"tools[{index}]: unmodelled tool '{tool.name}' ({how}): {tool.todo or 'write its effects'}"
             )
+    for kind, key, served in (("resources", "uri", spec.resources), ("prompts", "name", spec.prompts)):
+        for index, entry in enumerate(served):
+            if "todo" in entry:
+                result.notes.append(
+                    f"{kind}[{index}]: unmodelled {kind[:-1]} '{entry[key]}': {entry['todo']}"
+                )
     found = preflight(spec, observe=True)
     result.problems += [str(p) for p in [*found.problems, *found.untrue]]
     result.notes += found.notes

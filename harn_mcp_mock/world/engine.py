@@ -103,6 +103,10 @@ class WorldEngine:
             return [_ok(msg_id, {})]
         if method == "tools/list":
             return [_ok(msg_id, {"tools": [t.definition for t in self.tools.values()]})]
+        if method in _TASK_METHODS and (self.spec.resources or self.spec.prompts):
+            served = self._served_answer(msg_id, method, params)
+            if served is not None:
+                return [served]
         if method in _TASK_METHODS and self.task is not None:
             return [self._task_answer(msg_id, method, params)]
         if method == "tools/call":
@@ -140,7 +144,52 @@ class WorldEngine:
             result["capabilities"].update(
                 {"prompts": {"listChanged": False}, "resources": {"listChanged": False}}
             )
+        if self.spec.prompts:
+            result["capabilities"]["prompts"] = {"listChanged": False}
+        if self.spec.resources:
+            result["capabilities"]["resources"] = {"listChanged": False}
         return result
+
+    def _served_answer(self, msg_id: Any, method: str, params: dict[str, Any]) -> Out | None:
+        """The spec's own resources and prompts (listed after the task's), each read or got
+        answering its recorded answers; None for what the task answers (or nothing does)."""
+        if method in ("resources/list", "prompts/list"):
+            kind = "resources" if method == "resources/list" else "prompts"
+            mine = [
+                {k: v for k, v in d.items() if k not in ("recorded", "todo")}
+                for d in (self.spec.resources if kind == "resources" else self.spec.prompts)
+            ]
+            first: list[Any] = []
+            if self.task is not None:
+                task = self._task_answer(msg_id, method, params).message.get("result", {})
+                first = task.get(kind, [])
+            return _ok(msg_id, {kind: [*first, *mine]})
+        if method == "resources/templates/list":
+            return None if self.task is not None else _ok(msg_id, {"resourceTemplates": []})
+        key, wanted, served = (
+            ("uri", params.get("uri"), self.spec.resources)
+            if method == "resources/read"
+            else ("name", params.get("name"), self.spec.prompts)
+        )
+        found = next((d for d in served if d.get(key) == wanted), None)
+        if found is None:
+            if self.task is not None:
+                return None
+            what = "resource" if key == "uri" else "prompt"
+            error = {"code": INVALID_PARAMS, "message": f"Unknown {what}: {wanted}"}
+            return Out({"jsonrpc": "2.0", "id": msg_id, "error": error})
+        args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        if method == "resources/read" and "contents" in found:  # a resource modelled on the state
+            ctx = Context(args={}, state=self.state, now_ms=self.now_ms, extra={"seed": self.seed})
+            if "result" in found:
+                ctx.extra["result"] = concrete(render(found["result"], ctx))
+            contents = concrete(render(found["contents"], ctx))
+            return _ok(msg_id, {"contents": contents})
+        answer = self._recorded_answer(f"{method} {wanted}", found.get("recorded") or [], args or {})
+        if answer is None:
+            error = {"code": INVALID_PARAMS, "message": f"{wanted}: not modelled, and never recorded so"}
+            return Out({"jsonrpc": "2.0", "id": msg_id, "error": error})
+        return Out({"jsonrpc": "2.0", "id": msg_id, **answer})
 
     def _task_answer(self, msg_id: Any, method: str, params: dict[str, Any]) -> Out:
         """The selected task over MCP, so an agent can read its instructions with MCP alone."""
@@ -303,17 +352,25 @@ class WorldEngine:
     def _recorded(self, tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
         """The n-th recorded answer for these arguments, for the n-th call with them (the last
         one again after that); a tool error when none was recorded for them."""
-        from harn_mcp_mock.store.canonical import canonical_bytes
-
-        key = canonical_bytes(args)
-        same = [e for e in tool.recorded or [] if canonical_bytes(e.get("arguments", {})) == key]
-        if not same:
+        answer = self._recorded_answer(tool.name, tool.recorded or [], args)
+        if answer is None:
             return _tool_error(
                 f"{tool.name} is not modelled yet and was never recorded with these arguments "
                 "(world init: see the tool's todo)"
             ).response
-        seen = self._recorded_seen.get((tool.name, key), 0)
-        self._recorded_seen[(tool.name, key)] = seen + 1
+        return answer
+
+    def _recorded_answer(
+        self, name: str, recorded: list[dict[str, Any]], args: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        from harn_mcp_mock.store.canonical import canonical_bytes
+
+        key = canonical_bytes(args)
+        same = [e for e in recorded if canonical_bytes(e.get("arguments", {})) == key]
+        if not same:
+            return None
+        seen = self._recorded_seen.get((name, key), 0)
+        self._recorded_seen[(name, key)] = seen + 1
         example = same[min(seen, len(same) - 1)]
         if "error" in example:
             return {"error": copy_state(example["error"])}

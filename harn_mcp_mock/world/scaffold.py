@@ -56,6 +56,13 @@ class Step:
     arguments: dict[str, Any]
     answer: dict[str, Any]
     """``{"result": ...}`` or ``{"error": ...}``, as recorded (see :func:`normal`)."""
+    method: str = "tools/call"
+    """``tools/call`` (``tool`` is the tool's name), ``resources/read`` (the URI) or
+    ``prompts/get`` (the prompt's name)."""
+
+    @property
+    def label(self) -> str:
+        return self.tool if self.method == "tools/call" else f"{self.method} {self.tool}"
 
     @property
     def ok(self) -> bool:
@@ -68,10 +75,13 @@ class Recording:
     tools: list[dict[str, Any]]
     server: dict[str, Any]
     sessions: list[list[Step]]
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def steps(self) -> list[Step]:
-        return [s for session in self.sessions for s in session]
+        """The tool calls of every session."""
+        return [s for session in self.sessions for s in session if s.method == "tools/call"]
 
 
 def read_recordings(paths: Sequence[Path]) -> Recording:
@@ -81,6 +91,7 @@ def read_recordings(paths: Sequence[Path]) -> Recording:
     tools: list[dict[str, Any]] = []
     server: dict[str, Any] = {}
     sessions: list[list[Step]] = []
+    offered: dict[str, list[dict[str, Any]]] = {"resources": [], "prompts": []}
     for n, path in enumerate(paths):
         cassette = load_cassette(path)
         answers = cassette.responses_by_request()
@@ -102,27 +113,39 @@ def read_recordings(paths: Sequence[Path]) -> Recording:
                 listed = reply["result"].get("tools")
                 if isinstance(listed, list) and listed:
                     tools = [t for t in listed if isinstance(t, dict) and isinstance(t.get("name"), str)]
+            elif msg.method in ("resources/list", "prompts/list") and isinstance(reply.get("result"), dict):
+                kind = msg.method.split("/")[0]
+                found = reply["result"].get(kind)
+                if isinstance(found, list) and found:
+                    offered[kind] = [d for d in found if isinstance(d, dict)]
             elif msg.method == "tools/call" and isinstance(params.get("name"), str):
                 args: dict[str, Any] = (
                     params["arguments"] if isinstance(params.get("arguments"), dict) else {}
                 )
                 steps.append(Step(n, len(steps), params["name"], args, normal(reply)))
+            elif msg.method == "resources/read" and isinstance(params.get("uri"), str):
+                steps.append(Step(n, len(steps), params["uri"], {}, normal(reply, tool=False), msg.method))
+            elif msg.method == "prompts/get" and isinstance(params.get("name"), str):
+                args = params["arguments"] if isinstance(params.get("arguments"), dict) else {}
+                steps.append(Step(n, len(steps), params["name"], args, normal(reply, tool=False), msg.method))
         sessions.append(steps)
     if not tools:
         raise UsageError(
             f"{paths[0]}: no tools/list answer recorded: record a session that lists the tools "
             "(every MCP client does on start-up)"
         )
-    return Recording(tools, server, sessions)
+    return Recording(tools, server, sessions, offered["resources"], offered["prompts"])
 
 
-def normal(reply: dict[str, Any]) -> dict[str, Any]:
-    """An answer as compared: a result's content, structuredContent and isError (false when
-    absent); an error's code and message."""
+def normal(reply: dict[str, Any], *, tool: bool = True) -> dict[str, Any]:
+    """An answer as compared: a tool result's content, structuredContent and isError (false when
+    absent), another result without its ``_meta``; an error's code and message."""
     if isinstance(reply.get("error"), dict):
         error = reply["error"]
         return {"error": {"code": error.get("code"), "message": error.get("message")}}
     result: dict[str, Any] = reply["result"] if isinstance(reply.get("result"), dict) else {}
+    if not tool:
+        return {"result": {k: v for k, v in result.items() if k != "_meta"}}
     out: dict[str, Any] = {"content": result.get("content", [])}
     if "structuredContent" in result:
         out["structuredContent"] = result["structuredContent"]
@@ -233,6 +256,8 @@ def initial_state(
     """Each collection with the items reads showed before the first write of the first session."""
     state: dict[str, Any] = {c.name: ({} if c.key else []) for c in colls}
     for step in rec.sessions[0] if rec.sessions else []:
+        if step.method != "tools/call":
+            continue
         if step.tool not in tools or not is_read(tools[step.tool]):
             break
         if not step.ok:
@@ -290,6 +315,8 @@ def find_documents(rec: Recording, tools: dict[str, dict[str, Any]], taken: set[
         for session in rec.sessions:
             last: dict[Any, Any] = {}
             for step in session:
+                if step.method != "tools/call":
+                    continue
                 if step.tool == w["name"] and step.ok:
                     last[step.arguments.get(key)] = step.arguments.get(value)
                 elif step.ok and key in step.arguments and step.arguments[key] in last:
@@ -706,6 +733,18 @@ def replay(spec_doc: dict[str, Any], rec: Recording, path: Path | None = None) -
     for session in rec.sessions:
         engine = WorldEngine(spec)
         for step in session:
+            if step.method != "tools/call":
+                key = "uri" if step.method == "resources/read" else "name"
+                params: dict[str, Any] = {key: step.tool}
+                if step.method == "prompts/get" and step.arguments:
+                    params["arguments"] = step.arguments
+                sent = engine.receive({"jsonrpc": "2.0", "id": 1, "method": step.method, "params": params})
+                got = normal(sent[-1].message, tool=False)
+                served = spec.resources if step.method == "resources/read" else spec.prompts
+                entry = next((d for d in served if d.get(key) == step.tool), {})
+                source = "model" if "contents" in entry else RECORDED
+                out.append(Outcome(step, got, got == step.answer, source))
+                continue
             outcome = engine.call(step.tool, step.arguments)
             got = normal(outcome.response)
             tool = spec.tools.get(step.tool)
@@ -805,6 +844,21 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
         "state": state,
         "tools": list(entries.values()),
     }
+    for kind, key, method in (("resources", "uri", "resources/read"), ("prompts", "name", "prompts/get")):
+        defs = rec.resources if kind == "resources" else rec.prompts
+        served = [dict(d) for d in defs]
+        for step in (s for session in rec.sessions for s in session if s.method == method):
+            one: dict[str, Any] | None = next((d for d in served if d.get(key) == step.tool), None)
+            if one is None:
+                one = {key: step.tool} if key == "name" else {key: step.tool, "name": step.tool}
+                served.append(one)
+            one.setdefault("recorded", []).append({"arguments": step.arguments, **step.answer})
+        for one in served:
+            one["todo"] = (
+                f"not modelled: answers only its recorded {'reads' if kind == 'resources' else 'answers'}"
+            )
+        if served:
+            doc[kind] = served
 
     def with_tool(base_doc: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
         return {**base_doc, "tools": [entry if e["name"] == entry["name"] else e for e in base_doc["tools"]]}
@@ -891,9 +945,36 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
                 f"modelled in part: '{t['name']}' answers as recorded (a constant or argument template) but "
                 "no effect on the state was inferred; write its requires and effects"
             )
+    for index, resource in enumerate(doc.get("resources", [])):
+        for cand in _resource_candidates(resource, doc):
+            trial = {**doc, "resources": [cand if i == index else r for i, r in enumerate(doc["resources"])]}
+            if _score(trial, rec) >= _score(doc, rec):
+                doc = trial
+                break
     outcomes = replay(doc, rec)
     doc["tasks"] = [_reference_task(doc, rec)]
     return Scaffold(doc, outcomes, colls)
+
+
+def _resource_candidates(resource: dict[str, Any], doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A resource whose reads answer what a modelled read tool without arguments answers (the
+    same result and text, as the resource's one content)."""
+    reads = [r.get("result", {}).get("contents") for r in resource.get("recorded", [])]
+    first = reads[0][0] if reads and isinstance(reads[0], list) and reads[0] else None
+    if not isinstance(first, dict) or "text" not in first:
+        return []
+    out = []
+    for tool in doc["tools"]:
+        required = (tool.get("inputSchema") or {}).get("required") or []
+        if "recorded" in tool or "text" not in tool or required or tool.get("effects"):
+            continue
+        item = {k: (tool["text"] if k == "text" else v) for k, v in first.items()}
+        cand = {k: v for k, v in resource.items() if k not in ("recorded", "todo")}
+        if "result" in tool:
+            cand["result"] = tool["result"]
+        cand["contents"] = [item]
+        out.append(cand)
+    return out
 
 
 def _tool_entry(doc: dict[str, Any], name: str) -> dict[str, Any]:
@@ -972,7 +1053,7 @@ def _reference_task(doc: dict[str, Any], rec: Recording) -> dict[str, Any]:
     from harn_mcp_mock.world.engine import WorldEngine
     from harn_mcp_mock.world.spec import compile_spec
 
-    steps = [s for s in (rec.sessions[0] if rec.sessions else []) if s.ok]
+    steps = [s for s in (rec.sessions[0] if rec.sessions else []) if s.ok and s.method == "tools/call"]
     engine = WorldEngine(compile_spec({**doc, "tasks": []}))
     kept: list[dict[str, Any]] = []
     for step in steps:
@@ -1008,9 +1089,9 @@ def report_lines(outcomes: list[Outcome], spec_doc: dict[str, Any]) -> list[str]
         s = o.step
         mark = "ok  " if o.ok else "MISS"
         args = clip(deepjson.dumps(s.arguments).decode(), 80)
-        lines.append(f"{mark} session {s.session + 1} step {s.index + 1}: {s.tool} {args} ({o.source})")
+        lines.append(f"{mark} session {s.session + 1} step {s.index + 1}: {s.label} {args} ({o.source})")
         if not o.ok:
-            where = f"tools[{index.get(s.tool, '?')}]"
+            where = f"tools[{index.get(s.tool, '?')}]" if s.method == "tools/call" else s.method.split("/")[0]
             lines.append(f"     edit {where} ({s.tool}): {part_to_edit(s.answer, o.got, spec_doc, s.tool)}")
             for line in answer_diff(s.answer, o.got):
                 lines.append(f"     {line}")
@@ -1026,6 +1107,11 @@ def report_lines(outcomes: list[Outcome], spec_doc: dict[str, Any]) -> list[str]
         f"{total - modelled} by recorded answers; tools: {len(tools) - len(unmodelled) - len(partly)} modelled"
         + (f", {len(partly)} in part ({', '.join(partly)})" if partly else "")
         + (f", {len(unmodelled)} not ({', '.join(unmodelled)})" if unmodelled else "")
+        + "".join(
+            f"; {kind}: {sum('todo' not in r for r in spec_doc[kind])} of {len(spec_doc[kind])} modelled"
+            for kind in ("resources", "prompts")
+            if spec_doc.get(kind)
+        )
     )
     return lines
 

@@ -92,6 +92,10 @@ class WorldSpec:
     tasks: dict[str, TaskSpec]
     fault_profiles: dict[str, list[FaultRule]]
     raw: dict[str, Any]
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    """Resources served beside the tools (``world init``: each with its recorded reads)."""
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+    """Prompts served beside the tools (``world init``: each with its recorded answers)."""
 
     def task(self, task_id: str | None) -> TaskSpec | None:
         if task_id is None:
@@ -195,6 +199,8 @@ TOP = {
     "tools",
     "tasks",
     "fault_profiles",
+    "resources",
+    "prompts",
 }
 TOOL = {
     "name",
@@ -257,6 +263,13 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
             _rule(r, f"fault_profiles.{pname}[{j}]", c, tools)
             for j, r in enumerate(c.lst(rules, f"fault_profiles.{pname}"))
         ]
+    resources = [
+        _served(r, f"resources[{i}]", "uri", c)
+        for i, r in enumerate(c.lst(doc.get("resources", []), "resources"))
+    ]
+    prompts = [
+        _served(p, f"prompts[{i}]", "name", c) for i, p in enumerate(c.lst(doc.get("prompts", []), "prompts"))
+    ]
     return WorldSpec(
         path,
         name,
@@ -269,7 +282,23 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
         tasks,
         profiles,
         doc,
+        resources,
+        prompts,
     )
+
+
+def _served(raw: Any, where: str, key: str, c: _Checker) -> dict[str, Any]:
+    """A resource (``uri``) or prompt (``name``): its definition, and its ``recorded`` answers."""
+    doc = c.obj(raw, where)
+    c.text(doc.get(key), f"{where}.{key}")
+    for i, example in enumerate(c.lst(doc.get("recorded", []), f"{where}.recorded")):
+        e = c.obj(example, f"{where}.recorded[{i}]")
+        c.known(e, {"arguments", "result", "error"}, f"{where}.recorded[{i}]")
+        if ("result" in e) == ("error" in e):
+            raise c.fail(f"{where}.recorded[{i}]", "expected one of 'result' or 'error'")
+    if "todo" in doc:
+        c.text(doc["todo"], f"{where}.todo")
+    return doc
 
 
 def _parse_start(value: Any, c: _Checker) -> int:

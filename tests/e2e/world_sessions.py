@@ -58,6 +58,7 @@ MEMORY_A: list[Step] = [
         relations=[relation("Ada", "Engine", "programs"), relation("Babbage", "Engine", "designs")],
     ),
     tool("add_observations", observations=[{"entityName": "Engine", "contents": ["analytical", "steam"]}]),
+    ("resource", "memory://knowledge-graph"),
     tool("read_graph"),
     tool("search_nodes", query="engine"),
     tool("open_nodes", names=["Ada"]),
@@ -72,6 +73,7 @@ MEMORY_A: list[Step] = [
     tool("open_nodes", names=["Ada", "Babbage", "Nobody"]),
     tool("delete_entities", entityNames=["Engine"]),
     tool("read_graph"),
+    ("resource", "memory://knowledge-graph"),
 ]
 
 MEMORY_B: list[Step] = [
@@ -108,6 +110,7 @@ MEMORY_B: list[Step] = [
     tool("add_observations", observations=[{"entityName": "Linux", "contents": ["gone"]}]),
     tool("delete_observations", deletions=[{"entityName": "Nobody", "observations": ["x"]}]),
     tool("read_graph"),
+    ("resource", "memory://knowledge-graph"),
     tool("open_nodes", names=[]),
 ]
 

@@ -62,6 +62,13 @@ SESSION_A: list[tuple[str, dict[str, Any]]] = [
     ("roll_dice", {}),
 ]
 
+SESSION_R: list[tuple[str, dict[str, Any]]] = [
+    ("resources/read", {"uri": "tags://all"}),
+    ("add_tags", {"tags": [{"name": "bug", "color": "red"}]}),
+    ("resources/read", {"uri": "tags://all"}),
+    ("list_tags", {}),
+]
+
 SESSION_B: list[tuple[str, dict[str, Any]]] = [
     ("add_tags", {"tags": [{"name": "ux", "color": "pink"}]}),
     ("find_tags", {"query": "u"}),
@@ -75,6 +82,9 @@ class TagsServer:
     def __init__(self) -> None:
         self.tags: list[dict[str, str]] = []
         self.rolls = iter(["4", "1", "6"])
+
+    def read(self, uri: str) -> dict[str, Any]:
+        return {"contents": [{"uri": uri, "mimeType": "application/json", "text": json.dumps(self.tags)}]}
 
     def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         if name == "add_tags":
@@ -127,17 +137,22 @@ def _cassette(
             ("client", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
             ("server", {"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}),
         ]
-    for n, (tool, args) in enumerate(session, start=2):
+    if any(tool == "resources/read" for tool, _ in session):
+        listed = {"resources": [{"uri": "tags://all", "name": "all tags", "mimeType": "application/json"}]}
         wire += [
-            (
-                "client",
-                {
-                    "jsonrpc": "2.0",
-                    "id": n,
-                    "method": "tools/call",
-                    "params": {"name": tool, "arguments": args},
-                },
-            ),
+            ("client", {"jsonrpc": "2.0", "id": 100, "method": "resources/list"}),
+            ("server", {"jsonrpc": "2.0", "id": 100, "result": listed}),
+        ]
+    for n, (tool, args) in enumerate(session, start=2):
+        if tool == "resources/read":
+            wire += [
+                ("client", {"jsonrpc": "2.0", "id": n, "method": tool, "params": args}),
+                ("server", {"jsonrpc": "2.0", "id": n, "result": server.read(args["uri"])}),
+            ]
+            continue
+        call = {"name": tool, "arguments": args}
+        wire += [
+            ("client", {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}),
             ("server", {"jsonrpc": "2.0", "id": n, "result": server.call(tool, args)}),
         ]
     messages = []

@@ -22,7 +22,7 @@ from harn_mcp_mock.world.scaffold import (
     verb,
     write_scaffold,
 )
-from tests.world.tags_cassette import NOTES_B, SESSION_A, SESSION_B, notes_cassette, tags_cassette
+from tests.world.tags_cassette import NOTES_B, SESSION_A, SESSION_B, SESSION_R, notes_cassette, tags_cassette
 
 
 @pytest.fixture
@@ -224,3 +224,31 @@ def test_a_miss_in_the_result_points_at_the_result_or_the_effects_before_it(own:
         "     edit tools[0] (add_tags): its result, or the effects of the calls before it (the state it reads)"
         in lines
     )
+
+
+def test_recorded_resources_are_served_and_replayed(tmp_path: Path) -> None:
+    cassette = tags_cassette(tmp_path / "r.cassette.json", SESSION_R)
+    result = scaffold([cassette])
+    [resource] = result.spec["resources"]
+    assert resource["uri"] == "tags://all" and resource["name"] == "all tags"
+    assert [r["result"]["contents"][0]["text"] for r in resource["recorded"]] == [
+        "[]",
+        '[{"name": "bug", "color": "red"}]',
+    ]
+    lines = report_lines(result.outcomes, result.spec)
+    assert "ok   session 1 step 3: resources/read tags://all {} (recorded)" in lines
+    assert lines[-1].startswith("reproduced 4/4 recorded answers (100%); 2 answered by models")
+    out = tmp_path / "r.world.json"
+    write_scaffold(result, out)
+    checked = check_world(out)
+    assert checked.ok and any("resources[0]: unmodelled resource 'tags://all'" in n for n in checked.notes)
+    from harn_mcp_mock.world.engine import WorldEngine
+    from harn_mcp_mock.world.spec import load_spec
+
+    engine = WorldEngine(load_spec(out), task="recorded-session")
+    listed = engine.receive({"jsonrpc": "2.0", "id": 1, "method": "resources/list"})[0].message["result"]
+    assert [r["uri"] for r in listed["resources"]] == ["harn://task", "tags://all"]
+    task = engine.receive(
+        {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "harn://task"}}
+    )
+    assert "recorded session" in task[0].message["result"]["contents"][0]["text"]
