@@ -156,7 +156,7 @@ class WorldEngine:
         if method in ("resources/list", "prompts/list"):
             kind = "resources" if method == "resources/list" else "prompts"
             mine = [
-                {k: v for k, v in d.items() if k not in ("recorded", "todo")}
+                {k: v for k, v in d.items() if k not in ("recorded", "todo", "result", "contents")}
                 for d in (self.spec.resources if kind == "resources" else self.spec.prompts)
             ]
             first: list[Any] = []

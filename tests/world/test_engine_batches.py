@@ -207,3 +207,49 @@ def test_the_new_fields_are_checked() -> None:
         engine({"name": "t", "recorded": [{"arguments": {}}]})
     with pytest.raises(WorldSpecError, match=r"tools\[0\]\.effects\[0\]\.when: not a predicate"):
         engine({"name": "t", "effects": [{"op": "set", "path": "/x", "value": 1, "when": {"bogus": 1}}]})
+
+
+def test_spec_resources_and_prompts_are_served() -> None:
+    doc = {
+        "format": "harn-mcp-mock/world",
+        "version": 1,
+        "name": "w",
+        "state": STATE,
+        "tools": [],
+        "resources": [
+            {
+                "uri": "mem://people",
+                "name": "people",
+                "result": {"$list": "/people", "fields": ["name"]},
+                "contents": [{"uri": "mem://people", "text": {"$json": "{result}"}}],
+            },
+            {"uri": "mem://old", "name": "old", "recorded": [{"arguments": {}, "result": {"contents": []}}]},
+        ],
+        "prompts": [
+            {
+                "name": "greet",
+                "arguments": [{"name": "who"}],
+                "recorded": [{"arguments": {"who": "ada"}, "result": {"messages": ["hi ada"]}}],
+                "todo": "model it",
+            }
+        ],
+    }
+    e = WorldEngine(compile_spec(doc))
+
+    def ask(method: str, **params: Any) -> dict[str, Any]:
+        return e.receive({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})[0].message  # type: ignore[no-any-return]
+
+    caps = ask("initialize", protocolVersion="2025-11-25")["result"]["capabilities"]
+    assert caps["resources"] == {"listChanged": False} and caps["prompts"] == {"listChanged": False}
+    listed = ask("resources/list")["result"]
+    assert listed == {
+        "resources": [{"uri": "mem://people", "name": "people"}, {"uri": "mem://old", "name": "old"}]
+    }
+    assert ask("resources/read", uri="mem://people")["result"] == {
+        "contents": [{"uri": "mem://people", "text": '[{"name":"ada"}]'}]
+    }
+    assert ask("resources/read", uri="mem://old")["result"] == {"contents": []}
+    assert ask("resources/read", uri="mem://nope")["error"]["message"] == "Unknown resource: mem://nope"
+    assert ask("prompts/list")["result"] == {"prompts": [{"name": "greet", "arguments": [{"name": "who"}]}]}
+    assert ask("prompts/get", name="greet", arguments={"who": "ada"})["result"] == {"messages": ["hi ada"]}
+    assert "never recorded" in ask("prompts/get", name="greet", arguments={"who": "bob"})["error"]["message"]
