@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import product
+from itertools import islice, product
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,8 @@ READ_VERBS = {"read", "get", "list", "open", "search", "find", "query", "show", 
 CREATE_VERBS = {"create", "add", "insert", "new", "put", "post", "register", "append", "write"}
 DELETE_VERBS = {"delete", "remove", "destroy", "drop", "purge", "unlink"}
 RECORDED = "recorded"
+MAX_COMBINATIONS = 64
+"""Candidate views of one read tool tried at most (a view per collection its answers show)."""
 
 
 # --- the recording -------------------------------------------------------------------------------
@@ -618,9 +620,7 @@ def read_candidates(tool: dict[str, Any], rec: Recording, colls: list[Collection
                 (key, {**src, "match": {"text": f"{{args.{a}}}", "fields": searchable}}) for a in texts
             ]
         per_key.append(options)
-    combos = []
-    for choice in product(*per_key):
-        combos.append(dict(choice))
+    combos = [dict(choice) for choice in islice(product(*per_key), MAX_COMBINATIONS)]
     # collections referring to another shown (filtered) collection
     out = []
     for combo in combos:
