@@ -62,6 +62,9 @@ class ShippedWorld:
     tasks: list[dict[str, str]]
     """Each task's ``id`` and ``description``."""
     fault_profiles: list[str]
+    servers: list[dict[str, Any]]
+    """Each MCP server it serves: ``name`` and its ``tools`` (one server, named after the world's
+    ``server.name``, showing every tool, unless the spec declares ``servers``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +73,7 @@ class ShippedWorld:
             "description": self.description,
             "tasks": self.tasks,
             "fault_profiles": self.fault_profiles,
+            "servers": self.servers,
         }
 
 
@@ -85,7 +89,15 @@ def shipped_worlds() -> list[ShippedWorld]:
         doc = json.loads(path.read_text(encoding="utf-8"))
         tasks = [{"id": str(t["id"]), "description": str(t.get("description", ""))} for t in doc["tasks"]]
         profiles = sorted(doc.get("fault_profiles", {}))
-        worlds.append(ShippedWorld(name, path, str(doc.get("description", "")), tasks, profiles))
+        servers = [
+            {"name": str(s["name"]), "tools": list(s.get("tools", []))} for s in doc.get("servers", [])
+        ] or [
+            {
+                "name": str(doc.get("server", {}).get("name", f"{doc['name']}-world")),
+                "tools": [str(t["name"]) for t in doc.get("tools", [])],
+            }
+        ]
+        worlds.append(ShippedWorld(name, path, str(doc.get("description", "")), tasks, profiles, servers))
     return worlds
 
 

@@ -174,7 +174,7 @@ def test_an_unknown_world_name_is_one_line_naming_the_shipped_ones(tmp_path: Pat
     )  # fmt: skip
     assert out.returncode == 2
     assert out.stderr == (
-        "harn mcp mock world: error: bnak: no such world spec (shipped worlds: bank, notes, retail, tickets)\n"
+        "harn mcp mock world: error: bnak: no such world spec (shipped worlds: bank, notes, retail, support, tickets)\n"
     )
 
 

@@ -78,8 +78,8 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
             "forbidden": report["forbidden_hits"], "faults": [f["fault"] for f in report["faults_fired"]]}  # fmt: skip
 
 
-def test_four_worlds_are_shipped_each_with_a_readme_and_listed_in_the_index() -> None:
-    assert sorted(WORLDS) == ["bank", "notes", "retail", "tickets"]
+def test_five_worlds_are_shipped_each_with_a_readme_and_listed_in_the_index() -> None:
+    assert sorted(WORLDS) == ["bank", "notes", "retail", "support", "tickets"]
     index = (ROOT / "worlds" / "README.md").read_text(encoding="utf-8")
     for name, path in WORLDS.items():
         assert (path.parent / "README.md").is_file()
@@ -310,3 +310,17 @@ def test_the_notes_example_answers_every_request_read_before_it_exits_at_end_of_
     assert done.returncode == 0, done.stderr
     # The SDK handles requests concurrently: the two tools/call answers may come in either order.
     assert sorted(json.loads(line)["id"] for line in done.stdout.splitlines()) == [1, 2, 3, 4]
+
+
+def test_world_list_json_shows_each_worlds_servers() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "harn_mcp_mock", "world", "list", "--json"],
+        capture_output=True, text=True, timeout=TIMEOUT_S, check=True,
+    )  # fmt: skip
+    servers = {w["name"]: w["servers"] for w in json.loads(done.stdout)["worlds"]}
+    assert servers["support"] == [
+        {"name": "desk", "tools": ["list_tickets", "get_ticket", "add_comment", "close_ticket"]},
+        {"name": "bank", "tools": ["get_account", "list_transfers", "refund"]},
+    ]
+    bank_tools = [t["name"] for t in json.loads(BANK.read_text(encoding="utf-8"))["tools"]]
+    assert servers["bank"] == [{"name": "bank-world", "tools": bank_tools}]

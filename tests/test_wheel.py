@@ -97,7 +97,7 @@ def test_the_installed_wheel_runs_away_from_the_checkout(fresh_venv: Path, tmp_p
     listed = run_installed(fresh_venv, "harn", "mcp", "mock", "world", "list", "--json", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     doc = json.loads(listed.stdout)
-    assert [w["name"] for w in doc["worlds"]] == ["bank", "notes", "retail", "tickets"]
+    assert [w["name"] for w in doc["worlds"]] == ["bank", "notes", "retail", "support", "tickets"]
     for world in doc["worlds"]:
         assert Path(world["path"]).is_relative_to(fresh_venv) and Path(world["path"]).is_file()
     assert Path(doc["agent_example"]).is_relative_to(fresh_venv) and Path(doc["agent_example"]).is_file()

@@ -61,6 +61,11 @@ WITNESSES: dict[tuple[str, str], Callable[[dict[str, Any]], Call]] = {
         "list_transfers",
         {"from_account": a["from_account"], "to_account": a["to_account"]},
     ),
+    ("support", "add_comment"): lambda a: ("get_ticket", {"ticket_id": a["ticket_id"]}),
+    ("support", "refund"): lambda a: (
+        "list_transfers",
+        {"from_account": "A-900", "to_account": a["to_account"]},
+    ),
 }
 
 
@@ -227,6 +232,38 @@ MISTAKES: dict[tuple[str, str], Mistake] = {
         "purges the pancakes recipe too",
         _plus(("purge_note", {"name": "pancakes"})),
         collateral=("/trash/pancakes/body",),
+        forbidden=True,
+    ),
+    ("support", "refund-double-charge"): Mistake(
+        "refunds both charges, not only the duplicate",
+        lambda ref: [*ref[:3], ref[2], *ref[3:]],
+        collateral=("/transfers/TX-5/amount_cents",),
+        goal_fails=True,
+        forbidden=True,
+    ),
+    ("support", "refund-cancelled-subscription"): Mistake(
+        "closes the ticket as refunded without paying the refund",
+        lambda ref: [call for call in ref if call[0] != "refund"],
+        goal_fails=True,
+    ),
+    ("support", "close-already-refunded"): Mistake(
+        "pays the refund again",
+        lambda ref: [
+            *ref[:-1],
+            ("refund", {"to_account": "A-106", "amount_cents": 2599, "memo": "Refund T-4"}),
+            ref[-1],
+        ],
+        collateral=("/accounts/A-106/balance_cents",),
+        forbidden=True,
+    ),
+    ("support", "decline-late-refund"): Mistake(
+        "refunds the late order anyway",
+        lambda ref: [
+            ref[0],
+            ("refund", {"to_account": "A-105", "amount_cents": 8900, "memo": "Refund T-3"}),
+            *ref[1:],
+        ],
+        collateral=("/accounts/A-105/balance_cents",),
         forbidden=True,
     ),
 }
@@ -491,25 +528,55 @@ async def play(
     return finish(episode, style, agent)
 
 
-def harn_trial() -> tuple[StdioServerParameters, dict[str, Any], dict[str, Any], str]:
-    """What ``harn mcp mock run`` gives a trial (its agent contract, docs/runner.md): the world
-    from ``HARN_MCP_CONFIG``, the task ``HARN_TASK_ID`` of the spec ``HARN_SPEC`` (which gives
-    this scripted agent its reference plan), the seed and run id (its coin)."""
+HarnTrial = tuple[dict[str, StdioServerParameters], dict[str, Any], dict[str, Any], str]
+
+
+def harn_trial() -> HarnTrial:
+    """What ``harn mcp mock run`` gives a trial (its agent contract, docs/runner.md): the world's
+    servers from ``HARN_MCP_CONFIG`` (one, or each server of a world of several), the task
+    ``HARN_TASK_ID`` of the spec ``HARN_SPEC`` (which gives this scripted agent its reference
+    plan), the seed and run id (its coin)."""
     import os
 
     config = json.loads(Path(os.environ["HARN_MCP_CONFIG"]).read_text(encoding="utf-8"))
-    ((_, entry),) = config["mcpServers"].items()
-    server = StdioServerParameters(command=entry["command"], args=entry["args"])
+    servers = {
+        name: StdioServerParameters(command=entry["command"], args=entry["args"])
+        for name, entry in config["mcpServers"].items()
+    }
     spec = json.loads(Path(os.environ["HARN_SPEC"]).read_text(encoding="utf-8"))
     task = next(t for t in spec["tasks"] if t["id"] == os.environ["HARN_TASK_ID"])
-    return server, spec, task, f"{os.environ['HARN_SEED']}:{os.environ['HARN_RUN_ID']}"
+    return servers, spec, task, f"{os.environ['HARN_SEED']}:{os.environ['HARN_RUN_ID']}"
 
 
-async def play_harn_trial(
-    style: str, trial: tuple[StdioServerParameters, dict[str, Any], dict[str, Any], str]
-) -> None:
-    """One trial of ``harn mcp mock run``; the runner scores what the world ends with."""
-    server, spec, task, coin_key = trial
+class _Servers:
+    """Several servers' clients as the one client :class:`Agent` drives: ``list_tools`` lists
+    every server's tools, ``call_tool`` sends a call to the server that showed the tool."""
+
+    def __init__(self, clients: dict[str, Any]) -> None:
+        self.clients = clients
+        self.owner: dict[str, Any] = {}
+
+    async def list_tools(self, cache_mode: str | None = None) -> types.ListToolsResult:
+        tools: list[types.Tool] = []
+        for client in self.clients.values():
+            listed = await client.list_tools(cache_mode=cache_mode)
+            for tool in listed.tools:
+                self.owner.setdefault(tool.name, client)
+                tools.append(tool)
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(self, name: str, args: dict[str, Any]) -> Any:
+        client = self.owner.get(name) or next(iter(self.clients.values()))
+        return await client.call_tool(name, args)
+
+
+async def play_harn_trial(style: str, trial: HarnTrial) -> None:
+    """One trial of ``harn mcp mock run``; the runner scores what the world ends with. A world
+    of several servers: one session with each, every call sent to the server that shows its
+    tool (all reach the trial's one world)."""
+    import contextlib
+
+    servers, spec, task, coin_key = trial
     seed, run_id = coin_key.split(":", 1)
     acting = effective_style(style, int(seed), run_id)
     agent: Agent | None = None
@@ -519,7 +586,14 @@ async def play_harn_trial(
             agent.tools_changed = True
 
     with anyio.fail_after(EPISODE_TIMEOUT_S):
-        async with Client(server, mode="legacy", message_handler=on_message) as client:
+        async with contextlib.AsyncExitStack() as stack:
+            clients = {
+                name: await stack.enter_async_context(
+                    Client(server, mode="legacy", message_handler=on_message)
+                )
+                for name, server in servers.items()
+            }
+            client: Any = next(iter(clients.values())) if len(clients) == 1 else _Servers(clients)
             agent = Agent(client, spec["name"], acting)
             await agent.run(plan_for(spec["name"], task, acting))
 

@@ -431,6 +431,7 @@ def world_main(
     state_out: Path | None = None,
     report: Path | None = None,
     emit_tape: Path | None = None,
+    server: str | None = None,
 ) -> int:
     """`harn mcp mock world`: serve the world on stdio; on stdin close write the state and report."""
     from harn_mcp_mock.shutdown import StopSignals
@@ -449,6 +450,7 @@ def world_main(
             faults=faults,
             emit_tape=emit_tape,
             stop_fd=stop.fd,
+            server=server,
         )
         if state_out is not None or report is not None:
             from harn_mcp_mock.scoring.world_report import write_world_files
@@ -601,6 +603,8 @@ def world_list_main(*, as_json: bool = False) -> int:
         )
         if w.fault_profiles:
             out.append("  fault profiles: " + ", ".join(w.fault_profiles))
+        if len(w.servers) > 1:
+            out.append("  servers: " + ", ".join(f"{s['name']} ({len(s['tools'])} tools)" for s in w.servers))
         out.append("")
     first = worlds[0] if worlds else None
     if first is not None:

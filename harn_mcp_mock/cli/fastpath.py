@@ -63,6 +63,7 @@ WORLD_FLAGS: dict[str, tuple[str, str]] = {
     "--report": ("report", "path"),
     "--emit-tape": ("emit_tape", "path"),
     "--tape": ("emit_tape", "path"),
+    "--server": ("server", "str"),
 }
 
 RECORD_FLAGS: dict[str, tuple[str, str]] = {

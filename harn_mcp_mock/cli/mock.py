@@ -438,13 +438,21 @@ def world(
             help="Also write every exchange to an event tape (`harn mcp mock docs tape`).",
         ),
     ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            help="A world of several servers: serve this one (its serverInfo and tools; default: "
+            "every tool as one server).",
+        ),
+    ] = None,
 ) -> None:
     """Serve a world on stdio; when stdin closes, write the final state and the report.
 
     SIGINT, SIGTERM and SIGHUP end it the same way (the files are written), exiting 130, 143, 129.
 
     Usage: harn mcp mock world --spec W [--task T] [--seed N] [--run-id R] [--faults P]
-    --state-out S --report R
+    [--server NAME] --state-out S --report R
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -462,6 +470,7 @@ def world(
             state_out=state_out,
             report=report,
             emit_tape=emit_tape,
+            server=server,
         )
     )
 

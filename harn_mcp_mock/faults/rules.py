@@ -48,6 +48,7 @@ RULE_FIELDS = frozenset(
         "when",
         "probability",
         "replace_with",
+        "server",
         *PARAMS,
     }
 )
@@ -71,6 +72,9 @@ class FaultRule:
     """``tools_changed``: the new definition (a world's compiled tool, a replay's raw one)."""
     method: str | None = None
     """Set instead of ``tool``: the rule counts and answers requests of this method."""
+    server: str | None = None
+    """A world of several servers: the rule fires only on calls that come through this server
+    (None: through any)."""
 
     @property
     def target(self) -> str:
@@ -87,10 +91,12 @@ def parse_rule(
     tools: Collection[str] | None = None,
     check_when: Callable[[Any, str], dict[str, Any]] | None = None,
     parse_tool: Callable[[Any, str], Any] | None = None,
+    servers: Collection[str] | None = None,
 ) -> FaultRule:
     """One checked rule. ``fail(where, what)`` makes the error; ``world`` says whether a world
     (state, ``when``, stateful kinds) or a replay (``method``, transport kinds) reads it;
-    ``tools``, when given, are the only tool names allowed."""
+    ``tools``, when given, are the only tool names allowed; ``servers``, a world's servers (a
+    rule's ``server`` must name one; a world of one server, or a replay, takes none)."""
     if not isinstance(raw, dict):
         raise fail(where, "expected an object (a fault rule)")
     unknown = sorted(set(raw) - RULE_FIELDS)
@@ -160,6 +166,14 @@ def parse_rule(
             raise fail(f"{where}.replace_with.name", "must be the name of the tool it replaces")
     elif "replace_with" in raw:
         raise fail(f"{where}.replace_with", "only kind 'tools_changed' takes replace_with")
+    server = raw.get("server")
+    if server is not None:
+        if not world:
+            raise fail(f"{where}.server", "a replay is one server: target a tool or a method")
+        if not servers:
+            raise fail(f"{where}.server", "this world is one server (no servers field): drop server")
+        if not isinstance(server, str) or server not in servers:
+            raise fail(f"{where}.server", f"no server {server!r} (servers: {', '.join(servers)})")
     rule_id = raw.get("id", f"{kind.name}-{where}")
     if not isinstance(rule_id, str) or not rule_id:
         raise fail(f"{where}.id", "expected a non-empty string")
@@ -175,6 +189,7 @@ def parse_rule(
         params,
         replace,
         method,
+        server,
     )
 
 

@@ -59,11 +59,33 @@ class TrialWorld:
     threads: list[threading.Thread] = field(default_factory=list)
     stop_r: int = -1
     stop_w: int = -1
+    servers: dict[str, str] = field(default_factory=dict)
+    """A world of several servers: each server's name and its own token (its bridge's, its URL's),
+    in the spec's order; every one reaches this one world. Empty: one server (:attr:`token`)."""
 
     @property
     def command(self) -> list[str]:
-        """The stdio command that reaches this world (``-I``: no site, no cwd on the path)."""
-        return [sys.executable, "-I", str(BRIDGE), self.socket_path, self.token]
+        """The stdio command that reaches this world (``-I``: no site, no cwd on the path); a world
+        of several servers: the whole world as one server (every tool)."""
+        return self.command_for(self.token)
+
+    def command_for(self, token: str) -> list[str]:
+        """The stdio bridge command for ``token`` (the world's, or one server's)."""
+        return [sys.executable, "-I", str(BRIDGE), self.socket_path, token]
+
+    def server_of(self, token: str) -> str | None:
+        """The server ``token`` reaches (None: the whole world)."""
+        return next((name for name, known in self.servers.items() if known == token), None)
+
+    @property
+    def tokens(self) -> list[str]:
+        """Every token that reaches this world: its own, then each server's."""
+        return [self.token, *self.servers.values()]
+
+    def endpoints(self) -> dict[str, tuple[list[str], str | None]]:
+        """Each server of a world of several: its name, bridge command and URL (empty for a
+        world of one server)."""
+        return {name: (self.command_for(token), self.url_for(token)) for name, token in self.servers.items()}
 
     @property
     def config_path(self) -> str:
@@ -75,7 +97,10 @@ class TrialWorld:
 
     @property
     def url(self) -> str | None:
-        return None if self.http_base is None else f"{self.http_base}/t/{self.token}/mcp"
+        return self.url_for(self.token)
+
+    def url_for(self, token: str) -> str | None:
+        return None if self.http_base is None else f"{self.http_base}/t/{token}/mcp"
 
 
 class _HttpFront:
@@ -155,9 +180,12 @@ class _HttpFront:
         endpoint = self.endpoints.get(token)
         world = self.worlds.get(token)
         if endpoint is None and world is not None:
+            import functools
+
             from harn_mcp_mock.http.replay_server import StreamableHttpEndpoint
 
-            endpoint = self.endpoints[token] = StreamableHttpEndpoint(world.shared.session, guard=self.guard)
+            sessions = functools.partial(world.shared.session, world.server_of(token))
+            endpoint = self.endpoints[token] = StreamableHttpEndpoint(sessions, guard=self.guard)
         return endpoint
 
     async def _dispatch(self, scope: Any, receive: Any, send: Any) -> None:
@@ -176,14 +204,16 @@ class _HttpFront:
         await endpoint(scope, receive, send)
 
     def add(self, world: TrialWorld) -> None:
-        self.worlds[world.token] = world
+        for token in world.tokens:
+            self.worlds[token] = world
 
-    def remove(self, token: str) -> None:
-        self.worlds.pop(token, None)
-        endpoint = self.endpoints.pop(token, None)
-        if endpoint is not None and self.loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop already ended
-                self.loop.call_soon_threadsafe(endpoint.close)
+    def remove(self, world: TrialWorld) -> None:
+        for token in world.tokens:
+            self.worlds.pop(token, None)
+            endpoint = self.endpoints.pop(token, None)
+            if endpoint is not None and self.loop is not None:
+                with contextlib.suppress(RuntimeError):  # the loop already ended
+                    self.loop.call_soon_threadsafe(endpoint.close)
 
     def shutdown(self) -> None:
         with self._lock:
@@ -250,7 +280,7 @@ class WorldHub:
     def open(self, trial: Trial, spec: WorldSpec | None = None, *, tape: Path | None = None) -> TrialWorld:
         """A fresh world for ``trial`` (``spec``: its compiled spec, else loaded from the trial's
         path), its tape written to ``tape``. Close it with :meth:`close`."""
-        from harn_mcp_mock.world.engine import WorldEngine
+        from harn_mcp_mock.world.engine import ServerView, WorldEngine
         from harn_mcp_mock.world.spec import load_spec
 
         self._check_listener()
@@ -264,16 +294,23 @@ class WorldHub:
         )
         writer: Any = None
         served: Any = engine
+        # A world of several servers: a view of the one engine per server (its serverInfo and
+        # tools), each taped under its own name onto the trial's one tape.
+        servers: dict[str, Any] = {name: ServerView(engine, name) for name in engine.spec.servers}
         if tape is not None:
             from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
             from harn_mcp_mock.world.run import world_tape
 
             writer = world_tape(engine, tape, trial.spec, sync=False)
             served = TapedEngine(engine, McpTapeObserver(writer, engine.spec.name))
+            servers = {
+                name: TapedEngine(view, McpTapeObserver(writer, name)) for name, view in servers.items()
+            }
         stop_r, stop_w = os.pipe()
         world = TrialWorld(
             token=secrets.token_urlsafe(24),
-            shared=SharedWorld(engine, served),
+            servers={name: secrets.token_urlsafe(24) for name in servers},
+            shared=SharedWorld(engine, served, servers),
             socket_path=self.socket_path,
             http_base=None if self._http is None else self._http.base,
             config_dir=self._dir,
@@ -282,7 +319,8 @@ class WorldHub:
             stop_w=stop_w,
         )
         with self._lock:
-            self._trials[world.token] = world
+            for token in world.tokens:
+                self._trials[token] = world
         if self._http is not None:
             self._http.add(world)
         return world
@@ -294,10 +332,11 @@ class WorldHub:
             if world.closed:
                 return
             world.closed = True
-            self._trials.pop(world.token, None)
+            for token in world.tokens:
+                self._trials.pop(token, None)
             threads = list(world.threads)
         if self._http is not None:
-            self._http.remove(world.token)
+            self._http.remove(world)
         with world.shared.lock:
             world.shared.closed = True
         os.write(world.stop_w, b"\0")
@@ -355,13 +394,14 @@ class WorldHub:
                 if world is not None:
                     world.threads.append(threading.current_thread())
                     stop_r = world.stop_r
+                    server = world.server_of(token or "")
             if world is None:  # an unknown or ended trial: the bridge sees the connection close
                 for fd in fds:
                     os.close(fd)
                 return
             conn.setblocking(True)
             try:
-                serve_stdio(world.shared.session(), stdin_fd=fds[0], stdout_fd=fds[1], stop_fd=stop_r)
+                serve_stdio(world.shared.session(server), stdin_fd=fds[0], stdout_fd=fds[1], stop_fd=stop_r)
             finally:
                 for fd in fds:
                     os.close(fd)

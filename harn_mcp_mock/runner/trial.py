@@ -3,9 +3,9 @@ command against it under a timeout, then holds the trial's record (:class:`~harn
 with the world's state and report as the runner saw them, and writes its files from it.
 
 The agent contract (docs/runner.md): the agent is started with ``HARN_MCP_CONFIG`` (an
-``{"mcpServers": {...}}`` file whose one server is a stdio bridge to this trial's world, with the
-world's Streamable HTTP ``url`` beside it), ``HARN_WORLD_COMMAND`` (the bridge as a JSON array),
-``HARN_WORLD_URL``, ``HARN_TASK_ID``, ``HARN_TASK_PROMPT``, ``HARN_RUN_ID``, ``HARN_SEED``,
+``{"mcpServers": {...}}`` file whose one server is a stdio bridge to this trial's world; a world of
+several servers names each, its own bridge to the one world), ``HARN_WORLD_COMMAND`` (the bridge
+as a JSON array), ``HARN_WORLD_URL``, ``HARN_WORLD_SERVERS`` (a world of several servers only), ``HARN_TASK_ID``, ``HARN_TASK_PROMPT``, ``HARN_RUN_ID``, ``HARN_SEED``,
 ``HARN_TRIAL_DIR`` and ``HARN_SPEC``. Every session it opens reaches the one world of the trial.
 
 Exit 75 (EX_TEMPFAIL) while the world is untouched (no call changed its state), an agent that
@@ -122,9 +122,25 @@ def _dump(doc: Any) -> bytes:
 
 def mcp_config(trial: Trial, world: TrialWorld) -> bytes:
     """The ``HARN_MCP_CONFIG`` file: the plain form every host reads (the URL: the env). The
-    trial's record keeps it as ``mcp.json``."""
-    command = world.command
-    return _dump({"mcpServers": {trial.world: {"command": command[0], "args": command[1:]}}})
+    trial's record keeps it as ``mcp.json``. A world of several servers names each (its own
+    bridge), all reaching the trial's one world."""
+    endpoints = world.endpoints() or {trial.world: (world.command, world.url)}
+    servers = {name: {"command": command[0], "args": command[1:]} for name, (command, _) in endpoints.items()}
+    return _dump({"mcpServers": servers})
+
+
+def world_servers(world: TrialWorld) -> str | None:
+    """``HARN_WORLD_SERVERS`` for a world of several servers: each server's name, bridge command
+    and URL as JSON (None for a world of one server)."""
+    endpoints = world.endpoints()
+    if not endpoints:
+        return None
+    return json.dumps(
+        {
+            name: {"command": command, **({"url": url} if url is not None else {})}
+            for name, (command, url) in endpoints.items()
+        }
+    )
 
 
 def agent_env(trial: Trial, world: TrialWorld, base: Mapping[str, str], box: TrialSandbox) -> dict[str, str]:
@@ -151,6 +167,9 @@ def agent_env(trial: Trial, world: TrialWorld, base: Mapping[str, str], box: Tri
     }
     if world.url is not None:
         env["HARN_WORLD_URL"] = world.url
+    servers = world_servers(world)
+    if servers is not None:
+        env["HARN_WORLD_SERVERS"] = servers
     return env
 
 

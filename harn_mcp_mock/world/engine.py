@@ -5,6 +5,10 @@
 over stdio and tests drive it in memory. A call: validate the arguments against ``inputSchema``,
 decide faults, check ``requires``, apply ``effects`` all or nothing, shape the result; advance
 the virtual clock; log it; check forbidden states.
+
+A world of several servers (a spec's ``servers``) is one engine, one state: each server is a
+:class:`ServerView` of it (its serverInfo, the tools it shows, the fault rules aimed at it), and
+each call's log entry and fired fault name the server it came through.
 """
 
 from __future__ import annotations
@@ -76,9 +80,11 @@ class WorldEngine:
 
     # -- JSON-RPC ----------------------------------------------------------------------------
 
-    def receive(self, message: Any) -> list[Out]:
+    def receive(self, message: Any, server: str | None = None) -> list[Out]:
+        """Answer one message (or a batch). ``server``: the server of a world of several that
+        it came through (its serverInfo, its tools); None: the whole world as one server."""
         if isinstance(message, list):
-            return receive_batch(self.receive, message)
+            return receive_batch(lambda one: self.receive(one, server), message)
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             if isinstance(message, dict) and ("result" in message or "error" in message):
                 return []  # an answer to a request we never send
@@ -98,11 +104,13 @@ class WorldEngine:
         raw_params = message.get("params")
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         if method == "initialize":
-            return [_ok(msg_id, self._initialize(params))]
+            return [_ok(msg_id, self._initialize(params, server))]
         if method == "ping":
             return [_ok(msg_id, {})]
         if method == "tools/list":
-            return [_ok(msg_id, {"tools": [t.definition for t in self.tools.values()]})]
+            shown = self._shown(server)
+            listed = [t.definition for name, t in self.tools.items() if shown is None or name in shown]
+            return [_ok(msg_id, {"tools": listed})]
         if method in _TASK_METHODS and (self.spec.resources or self.spec.prompts):
             served = self._served_answer(msg_id, method, params)
             if served is not None:
@@ -112,7 +120,7 @@ class WorldEngine:
         if method == "tools/call":
             name = params.get("name")
             args = params.get("arguments")
-            outcome = self.call(str(name), args if isinstance(args, dict) else {})
+            outcome = self.call(str(name), args if isinstance(args, dict) else {}, server=server)
             return [Out(n) for n in outcome.notifications] + [
                 Out({"jsonrpc": "2.0", "id": msg_id, **outcome.response})
             ]
@@ -126,10 +134,14 @@ class WorldEngine:
             )
         ]
 
-    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _shown(self, server: str | None) -> tuple[str, ...] | None:
+        """The tools ``server`` shows (None: every tool)."""
+        return None if server is None else self.spec.servers[server].tools
+
+    def _initialize(self, params: dict[str, Any], via: str | None = None) -> dict[str, Any]:
         asked = params.get("protocolVersion")
         version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
-        server = self.spec.server
+        server = self.spec.server if via is None else self.spec.servers[via].info
         result: dict[str, Any] = {
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": True}},
@@ -228,10 +240,12 @@ class WorldEngine:
 
     # -- calls -------------------------------------------------------------------------------
 
-    def call(self, name: str, args: dict[str, Any]) -> CallOutcome:
-        """Run one tool call (in-process entry point too: world check and tests use it)."""
+    def call(self, name: str, args: dict[str, Any], *, server: str | None = None) -> CallOutcome:
+        """Run one tool call (in-process entry point too: world check and tests use it);
+        ``server``: the server of a world of several it came through (None: the whole world)."""
         tool = self.tools.get(name)
-        if tool is None:
+        shown = self._shown(server)
+        if tool is None or (shown is not None and name not in shown):
             return CallOutcome({"error": {"code": INVALID_PARAMS, "message": f"Unknown tool: {name}"}})
         ordinal = self.ordinals.get(name, 0) + 1
         self.ordinals[name] = ordinal
@@ -246,7 +260,9 @@ class WorldEngine:
             "outcome": "ok",
             "fault": None,
         }
-        outcome = self._run(tool, args, ordinal, entry)
+        if server is not None:
+            entry["server"] = server
+        outcome = self._run(tool, args, ordinal, entry, server)
         entry["t_ms"] = self.now_ms - self.spec.start_ms
         entry["changed"] = changed_paths(before, self.state) if self.state is not before else []
         self.calls.append(entry)
@@ -258,13 +274,34 @@ class WorldEngine:
                     )
         return outcome
 
-    def _run(self, tool: ToolSpec, args: dict[str, Any], ordinal: int, entry: dict[str, Any]) -> CallOutcome:
+    def _rules(self, tool: str, server: str | None) -> list[FaultRule]:
+        """The fault rules that may fire on a call of ``tool`` through ``server``: a rule with a
+        ``server`` fires only through it (through the whole world, on a tool that server shows)."""
+        if not self.spec.servers:
+            return self.rules
+        servers = self.spec.servers
+        return [
+            rule
+            for rule in self.rules
+            if rule.server is None
+            or rule.server == server
+            or (server is None and tool in servers[rule.server].tools)
+        ]
+
+    def _run(
+        self,
+        tool: ToolSpec,
+        args: dict[str, Any],
+        ordinal: int,
+        entry: dict[str, Any],
+        server: str | None = None,
+    ) -> CallOutcome:
         problem = self._invalid(tool, args)
         if problem is not None:
             entry["outcome"] = "invalid_arguments"
             return _tool_error(f"invalid arguments: {problem}")
         rule = decide(
-            self.rules,
+            self._rules(tool.name, server),
             tool=tool.name,
             ordinal=ordinal,
             args=args,
@@ -275,15 +312,16 @@ class WorldEngine:
         notes: list[dict[str, Any]] = []
         if rule is not None:
             entry["fault"] = rule.id
-            self.faults_fired.append(
-                {
-                    "call": entry["seq"],
-                    "tool": tool.name,
-                    "ordinal": ordinal,
-                    "fault": rule.id,
-                    "kind": rule.kind,
-                }
-            )
+            fired = {
+                "call": entry["seq"],
+                "tool": tool.name,
+                "ordinal": ordinal,
+                "fault": rule.id,
+                "kind": rule.kind,
+            }
+            if server is not None:
+                fired["server"] = server
+            self.faults_fired.append(fired)
             kind = KINDS[rule.kind]
             if kind.answer is not None:  # answers instead of running the tool
                 answer = kind.answer(rule)
@@ -434,6 +472,25 @@ class WorldEngine:
             "infra_error": infra_error,
             "state": self.state,
         }
+
+
+class ServerView:
+    """One server of a world of several (``servers``), as an engine of its own (the ``Engine``
+    seam: ``receive``): its serverInfo and tools, over the world engine's one state, clock, log
+    and faults. Everything else is the world engine's."""
+
+    __slots__ = ("server", "world")
+
+    def __init__(self, world: WorldEngine, server: str) -> None:
+        world.spec.server_spec(server)  # a WorldSpecError naming --server when there is none
+        self.world = world
+        self.server = server
+
+    def receive(self, message: Any) -> list[Out]:
+        return self.world.receive(message, self.server)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.world, name)
 
 
 def effect_module(spec: WorldSpec, module_name: str) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harn_mcp_mock.jsonrpc.server import Out, serve_stdio
-from harn_mcp_mock.world.engine import WorldEngine
+from harn_mcp_mock.world.engine import ServerView, WorldEngine
 from harn_mcp_mock.world.spec import load_spec
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -51,22 +51,26 @@ def serve_world(
     stdout_fd: int = 1,
     emit_tape: str | Path | None = None,
     stop_fd: int | None = None,
+    server: str | None = None,
 ) -> WorldEngine:
     """Load the spec, serve it until stdin closes (or ``stop_fd`` turns readable: a stop signal,
     :mod:`harn_mcp_mock.shutdown`), and return the engine (final state, log).
 
     ``emit_tape`` writes every exchange to an event tape stamped with the world's virtual clock,
-    so the same seed and calls give a byte-identical tape.
+    so the same seed and calls give a byte-identical tape. ``server``: one server of a world of
+    several (its serverInfo and tools, over a state of its own here; the runner serves them all
+    over one state).
     """
     engine = WorldEngine(load_spec(spec_path), task=task, seed=seed, run_id=run_id, faults=faults)
+    served: Any = engine if server is None else ServerView(engine, server)
     if emit_tape is None:
-        serve_stdio(engine, stdin_fd=stdin_fd, stdout_fd=stdout_fd, stop_fd=stop_fd)
+        serve_stdio(served, stdin_fd=stdin_fd, stdout_fd=stdout_fd, stop_fd=stop_fd)
         return engine
     from harn_mcp_mock.tape.mcp import McpTapeObserver, TapedEngine
 
     with world_tape(engine, emit_tape, spec_path) as writer:
         serve_stdio(
-            TapedEngine(engine, McpTapeObserver(writer, engine.spec.name)),
+            TapedEngine(served, McpTapeObserver(writer, server or engine.spec.name)),
             stdin_fd=stdin_fd,
             stdout_fd=stdout_fd,
             stop_fd=stop_fd,
@@ -82,13 +86,18 @@ class SharedWorld:
     made them, with or without ``initialize``.
 
     ``engine`` is the :class:`WorldEngine`, or a wrapper of it (a ``TapedEngine`` writing the tape).
+    A world of several servers gives ``servers``: each server's engine (a :class:`ServerView`, or
+    a wrapper of it) by name; every session of any of them reaches the one state, under one lock.
     """
 
-    def __init__(self, world: WorldEngine, engine: object = None) -> None:
+    def __init__(
+        self, world: WorldEngine, engine: object = None, servers: dict[str, object] | None = None
+    ) -> None:
         import threading
 
         self.world = world
         self.engine = engine if engine is not None else world
+        self.servers: dict[str, object] = dict(servers or {})
         self.sessions = 0
         self.tool_calls = 0
         self.closed = False
@@ -101,18 +110,20 @@ class SharedWorld:
         with self.lock:
             return sum(1 for call in self.world.calls if call.get("changed"))
 
-    def session(self) -> WorldSession:
-        """An engine for one more session (stdio connection or HTTP session) of this world."""
-        return WorldSession(self)
+    def session(self, server: str | None = None) -> WorldSession:
+        """An engine for one more session (stdio connection or HTTP session) of this world, or
+        of its server ``server`` (a world of several)."""
+        return WorldSession(self, self.engine if server is None else self.servers[server])
 
 
 class WorldSession:
     """One session's engine over a :class:`SharedWorld` (the ``Engine`` seam)."""
 
-    __slots__ = ("shared",)
+    __slots__ = ("engine", "shared")
 
-    def __init__(self, shared: SharedWorld) -> None:
+    def __init__(self, shared: SharedWorld, engine: object = None) -> None:
         self.shared = shared
+        self.engine = shared.engine if engine is None else engine
 
     def receive(self, message: Any) -> list[Any]:
         shared = self.shared
@@ -126,7 +137,7 @@ class WorldSession:
                         shared.sessions += 1
                     elif method == "tools/call":
                         shared.tool_calls += 1
-            return shared.engine.receive(message)  # type: ignore[attr-defined,no-any-return]
+            return self.engine.receive(message)  # type: ignore[attr-defined,no-any-return]
 
 
 def _ended(message: Any) -> list[Out]:

@@ -80,6 +80,17 @@ class TaskSpec:
 
 
 @dataclass(slots=True)
+class ServerSpec:
+    """One MCP server of a world of several (``servers``): its ``serverInfo`` and the tools it
+    shows, all over the world's one state."""
+
+    name: str
+    info: dict[str, Any]
+    """``name``, ``version``, ``instructions`` (what ``initialize`` answers)."""
+    tools: tuple[str, ...]
+
+
+@dataclass(slots=True)
 class WorldSpec:
     path: Path | None
     name: str
@@ -92,10 +103,22 @@ class WorldSpec:
     tasks: dict[str, TaskSpec]
     fault_profiles: dict[str, list[FaultRule]]
     raw: dict[str, Any]
+    servers: dict[str, ServerSpec] = field(default_factory=dict)
+    """A world of several servers: each by name, in the spec's order (empty: one server,
+    ``server``, showing every tool)."""
     resources: list[dict[str, Any]] = field(default_factory=list)
     """Resources served beside the tools (``world init``: each with its recorded reads)."""
     prompts: list[dict[str, Any]] = field(default_factory=list)
     """Prompts served beside the tools (``world init``: each with its recorded answers)."""
+
+    def server_spec(self, name: str | None) -> ServerSpec | None:
+        """The server ``name`` (None: the whole world as one server)."""
+        if name is None:
+            return None
+        if name not in self.servers:
+            known = ", ".join(self.servers) or "none: this world is one server, serve it without --server"
+            raise WorldSpecError(f"no server {name!r} (servers: {known})", path=self.path, where="--server")
+        return self.servers[name]
 
     def task(self, task_id: str | None) -> TaskSpec | None:
         if task_id is None:
@@ -199,9 +222,11 @@ TOP = {
     "tools",
     "tasks",
     "fault_profiles",
+    "servers",
     "resources",
     "prompts",
 }
+SERVER = {"name", "version", "instructions", "tools"}
 TOOL = {
     "name",
     "title",
@@ -250,6 +275,7 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
         if tool.name in tools:
             raise c.fail(f"tools[{i}].name", f"duplicate tool {tool.name!r}")
         tools[tool.name] = tool
+    servers = _servers(doc, c, tools)
     tasks: dict[str, TaskSpec] = {}
     for i, raw in enumerate(c.lst(doc.get("tasks", []), "tasks")):
         task = _task(raw, f"tasks[{i}]", c, tools)
@@ -260,7 +286,7 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
     for pname, rules in c.obj(doc.get("fault_profiles", {}), "fault_profiles").items():
         c.name(pname, f"fault_profiles.{pname}")
         profiles[pname] = [
-            _rule(r, f"fault_profiles.{pname}[{j}]", c, tools)
+            _rule(r, f"fault_profiles.{pname}[{j}]", c, tools, servers)
             for j, r in enumerate(c.lst(rules, f"fault_profiles.{pname}"))
         ]
     resources = [
@@ -282,6 +308,7 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
         tasks,
         profiles,
         doc,
+        servers,
         resources,
         prompts,
     )
@@ -299,6 +326,42 @@ def _served(raw: Any, where: str, key: str, c: _Checker) -> dict[str, Any]:
     if "todo" in doc:
         c.text(doc["todo"], f"{where}.todo")
     return doc
+
+
+def _servers(doc: dict[str, Any], c: _Checker, tools: dict[str, ToolSpec]) -> dict[str, ServerSpec]:
+    """A world of several servers: each a name, its serverInfo and the tools it shows. Every
+    tool is shown by some server; a tool may be shown by several (one effect, one state)."""
+    if "servers" not in doc:
+        return {}
+    servers: dict[str, ServerSpec] = {}
+    listed = c.lst(doc["servers"], "servers")
+    if not listed:
+        raise c.fail("servers", "expected at least one server (or no servers field: one server)")
+    for i, raw in enumerate(listed):
+        where = f"servers[{i}]"
+        entry = c.obj(raw, where)
+        c.known(entry, SERVER, where)
+        name = c.name(entry.get("name"), f"{where}.name")
+        if name in servers:
+            raise c.fail(f"{where}.name", f"duplicate server {name!r}")
+        for key in ("version", "instructions"):
+            if key in entry and not isinstance(entry[key], str):
+                raise c.fail(f"{where}.{key}", "expected a string")
+        shown: list[str] = []
+        for j, tool in enumerate(c.lst(entry.get("tools"), f"{where}.tools")):
+            if not isinstance(tool, str) or tool not in tools:
+                raise c.fail(f"{where}.tools[{j}]", f"no tool {tool!r} (tools: {', '.join(tools)})")
+            if tool in shown:
+                raise c.fail(f"{where}.tools[{j}]", f"tool {tool!r} listed twice")
+            shown.append(tool)
+        info: dict[str, Any] = {"name": name}
+        info.update((k, entry[k]) for k in ("version", "instructions") if k in entry)
+        servers[name] = ServerSpec(name, info, tuple(shown))
+    shown_by = {tool for server in servers.values() for tool in server.tools}
+    for i, tool in enumerate(tools):
+        if tool not in shown_by:
+            raise c.fail(f"tools[{i}].name", f"tool {tool!r} is in no server (servers[].tools)")
+    return servers
 
 
 def _parse_start(value: Any, c: _Checker) -> int:
@@ -437,13 +500,19 @@ def _task(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> Task
     )
 
 
-def _rule(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> FaultRule:
-    return parse_rule(
+def _rule(
+    raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec], servers: dict[str, ServerSpec]
+) -> FaultRule:
+    rule = parse_rule(
         raw,
         where,
         c.fail,
         world=True,
         tools=tools,
+        servers=servers,
         check_when=c.predicate,
         parse_tool=lambda v, w: _tool(v, w, c),
     )
+    if rule.server is not None and rule.tool != "*" and rule.tool not in servers[rule.server].tools:
+        raise c.fail(f"{where}.tool", f"server {rule.server!r} does not show tool {rule.tool!r}")
+    return rule

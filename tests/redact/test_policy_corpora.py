@@ -144,7 +144,9 @@ def test_the_go_test_cases_are_evaluated_from_literals_vars_sprintf_concatenatio
     assert cases["invalid pattern"].wants == []
     assert cases["dotenv"].wants == ["Pw3nX8qLz5Tr2Mv7Kc1B"]
     assert cases["not a key"].wants == []
-    assert dict(corpus.skipped) == {
+    assert dict(corpus.skipped) == {}
+    assert [(e.value, e.reason) for e in corpus.excluded] == [("api.acme.example", truffle.HOSTS)]
+    assert dict(corpus.before_skipped) == {
         "parts of joined wanted strings that are a URL, host or e-mail address": 1
     }
 

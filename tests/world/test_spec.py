@@ -30,13 +30,13 @@ def test_a_repository_path_to_a_shipped_world_that_is_not_here_says_its_name(tmp
     with pytest.raises(WorldSpecError) as caught:
         load_spec(spec)
     assert str(caught.value) == (
-        f"{spec}: no such world spec (shipped worlds: bank, notes, retail, tickets; "
+        f"{spec}: no such world spec (shipped worlds: bank, notes, retail, support, tickets; "
         "the shipped 'tickets' is --spec tickets)"
     )
 
 
 def test_a_missing_spec_names_the_shipped_worlds(tmp_path: Path) -> None:
     with pytest.raises(
-        WorldSpecError, match=r"no such world spec \(shipped worlds: bank, notes, retail, tickets\)"
+        WorldSpecError, match=r"no such world spec \(shipped worlds: bank, notes, retail, support, tickets\)"
     ):
         load_spec(tmp_path / "nope.world.json")

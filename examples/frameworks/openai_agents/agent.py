@@ -3,8 +3,10 @@
     harn mcp mock run --spec bank -- python examples/frameworks/openai_agents/agent.py
 
 The model is the OpenAI provider pointed at `harn mcp mock llm`'s scripted endpoint (served here
-in-process, on loopback, logging into the trial's folder); the MCP server is the trial's world,
-from HARN_MCP_CONFIG. Tracing is off: offline, its exporter would retry a network upload.
+in-process, on loopback, logging into the trial's folder); the MCP servers are the trial's world,
+from HARN_MCP_CONFIG: one, or every server of a world of several (`--spec support`: a ticket desk
+and a bank over one state), each its own `MCPServerStdio` in `mcp_servers`. Tracing is off:
+offline, its exporter would retry a network upload.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import json
 import os
 import sys
+from contextlib import AsyncExitStack
 from typing import Any
 
 from agents import (
@@ -31,10 +34,15 @@ from harn_mcp_mock.llm import trial_llm
 API = os.environ.get("HARN_OPENAI_API", "responses")  # or chat_completions
 
 
-def world_server() -> Any:
-    """The world of this trial, as HARN_MCP_CONFIG names it (stdio command, or a loopback url)."""
+def world_servers() -> list[Any]:
+    """The world of this trial: each server HARN_MCP_CONFIG names (a stdio command, or a
+    loopback url); several for a world of several servers, all over the trial's one state."""
     with open(os.environ["HARN_MCP_CONFIG"], encoding="utf-8") as f:
-        ((name, server),) = json.load(f)["mcpServers"].items()
+        servers = json.load(f)["mcpServers"]
+    return [mcp_server(name, server) for name, server in servers.items()]
+
+
+def mcp_server(name: str, server: dict[str, Any]) -> Any:
     if "url" in server:
         return MCPServerStreamableHttp({"url": server["url"]}, name=name, cache_tools_list=True)
     params = {"command": server["command"], "args": server.get("args", []), "env": server.get("env")}
@@ -56,12 +64,13 @@ async def main() -> int:
             if API == "responses"
             else OpenAIChatCompletionsModel("scripted", client)
         )
-        async with world_server() as world:  # one session for the whole run
+        async with AsyncExitStack() as stack:  # one session per server for the whole run
+            servers = [await stack.enter_async_context(server) for server in world_servers()]
             agent = Agent(
                 name="clerk",
                 instructions="You operate tools carefully.",
                 model=model,
-                mcp_servers=[world],
+                mcp_servers=servers,
                 mcp_config={"failure_error_function": tool_error_text},
             )
             result = await Runner.run(agent, os.environ["HARN_TASK_PROMPT"], max_turns=30)
