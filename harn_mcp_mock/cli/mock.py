@@ -508,7 +508,9 @@ def world_init(
         ),
     ],
     out: Annotated[Path, typer.Option("--out", help="Write the spec here (NAME.world.json).")],
-    more: Annotated[list[Path] | None, typer.Argument(help="More cassettes of the same server.")] = None,
+    more: Annotated[
+        list[Path] | None, typer.Argument(metavar="CASSETTE", help="More cassettes of the same server.")
+    ] = None,
     report: Annotated[
         Path | None, typer.Option("--report", help="Also write the replay report here.")
     ] = None,

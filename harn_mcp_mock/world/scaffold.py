@@ -831,9 +831,7 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
             if k in t
         }
         entry["recorded"] = _examples(rec, t["name"])
-        entry["todo"] = (
-            "not modelled: it answers only its recorded answers (recorded); write its requires, effects and result"
-        )
+        entry["todo"] = "not modelled: never called in the recordings; write its requires, effects and result"
         entries[t["name"]] = entry
     doc: dict[str, Any] = {
         "format": "harn-mcp-mock/world",
@@ -894,7 +892,7 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
 
     def read_credit(d: dict[str, Any]) -> float:
         """What the reads could reproduce on the state the writes of ``d`` leave: for each read
-        tool, its best model's partial credit (a share of each answer's top-level fields)."""
+        tool, its best model's partial credit (how much of each answer it gets right)."""
         total = 0.0
         for t in reads:
             best_t = 0.0
