@@ -87,6 +87,25 @@ def test_server_memory_scaffold_reproduces_its_recording_and_another_session(tmp
     # the agreement comes from the models, not from recorded answers
     assert second["by_model"] == second["steps"]
 
+    # the tutorial's last step: an agent run against fresh copies of the scaffolded world
+    agent = Path(__file__).resolve().parents[2] / "examples" / "agent" / "scripted_agent.py"
+    run = harn(
+        "run",
+        "--spec",
+        str(spec),
+        "--k",
+        "2",
+        "--out",
+        str(tmp_path / "runs"),
+        "--",
+        sys.executable,
+        str(agent),
+        "--harn-trial",
+        "good",
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "eval: 2 trial(s) scored, 2 passed" in run.stdout + run.stderr
+
 
 def test_server_filesystem_scaffold_reproduces_its_recording(tmp_path: Path) -> None:
     root = tmp_path / "root"
