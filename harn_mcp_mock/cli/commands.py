@@ -502,6 +502,37 @@ def world_check_main(spec: Path, *, as_json: bool = False) -> int:
     return 0 if result.ok else 1
 
 
+def world_init_main(
+    cassettes: list[Path], out: Path, *, report: Path | None = None, name: str | None = None
+) -> int:
+    """`harn mcp mock world init`: scaffold a spec from cassettes; 0 written, 2 bad input."""
+    import sys
+
+    prog = "harn mcp mock world init"
+    with handle_errors(prog):
+        from harn_mcp_mock.store.cas import atomic_write
+        from harn_mcp_mock.world.scaffold import report_lines, scaffold, write_scaffold
+
+        _check_outputs(out, report)
+        result = scaffold(cassettes, name=name)
+        write_scaffold(result, out)
+        lines = [
+            f"wrote {out}: {len(result.spec['tools'])} tools, collections "
+            + (
+                ", ".join(c.name + (f" (key {c.key})" if c.key else " (list)") for c in result.collections)
+                or "none"
+            ),
+            "the recorded session replayed against it:",
+            *report_lines(result.outcomes, result.spec),
+            f"next: edit the todo fields, then `harn mcp mock world check --spec {out}`",
+        ]
+        text = "\n".join(lines) + "\n"
+        if report is not None:
+            atomic_write(report, text.encode())
+        sys.stdout.write(text)
+    return 0
+
+
 def eval_main(
     specs: list[Path],
     states: list[Path],

@@ -499,6 +499,37 @@ def world_check(
     raise typer.Exit(world_check_main(spec, as_json=as_json))
 
 
+@world_app.command("init", short_help="Scaffold a world spec from recorded cassettes.")
+def world_init(
+    from_cassette: Annotated[
+        list[Path],
+        typer.Option(
+            "--from-cassette", help="A cassette recorded with `record` (repeatable; more may follow)."
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Write the spec here (NAME.world.json).")],
+    more: Annotated[
+        list[Path] | None, typer.Argument(metavar="CASSETTE", help="More cassettes of the same server.")
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Also write the replay report here.")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="The world's name (default: the server's).")
+    ] = None,
+) -> None:
+    """Scaffold a world spec from cassettes of one server: tools, state, effects, result templates.
+
+    Prints the recorded session replayed against the new world, step by step, with the share of
+    answers reproduced and a diff of each miss; what could not be inferred is a `todo`.
+
+    Exit codes: 0 written; 2 unusable input (no tools/list recorded, unwritable --out); 3 unreadable cassette.
+    """
+    from harn_mcp_mock.cli.commands import world_init_main
+
+    raise typer.Exit(world_init_main([*from_cassette, *(more or [])], out, report=report, name=name))
+
+
 @app.command("eval", short_help="Score final states of world runs: pass_rate, pass^k.")
 def eval_(
     spec: Annotated[

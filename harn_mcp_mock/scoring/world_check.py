@@ -98,6 +98,18 @@ def check_world(path: str | Path) -> CheckResult:
     _check_tool_schemas(spec, path)
     if not spec.tasks:
         result.notes.append("no tasks: nothing to check beyond the schema")
+    for index, tool in enumerate(spec.tools.values()):
+        if tool.todo is not None or (tool.recorded is not None and not tool.modelled):
+            how = "answers only its recorded answers" if not tool.modelled else "modelled in part"
+            result.notes.append(
+                f"tools[{index}]: unmodelled tool '{tool.name}' ({how}): {tool.todo or 'write its effects'}"
+            )
+    for kind, key, served in (("resources", "uri", spec.resources), ("prompts", "name", spec.prompts)):
+        for index, entry in enumerate(served):
+            if "todo" in entry:
+                result.notes.append(
+                    f"{kind}[{index}]: unmodelled {kind[:-1]} '{entry[key]}': {entry['todo']}"
+                )
     found = preflight(spec, observe=True)
     result.problems += [str(p) for p in [*found.problems, *found.untrue]]
     result.notes += found.notes

@@ -30,7 +30,7 @@ from harn_mcp_mock.jsonrpc.server import Out, receive_batch
 from harn_mcp_mock.world.predicates import PredicateError, get_path, holds
 from harn_mcp_mock.world.spec import TaskSpec, ToolSpec, WorldSpec
 from harn_mcp_mock.world.state import EffectError, apply_effects, changed_paths, copy_state
-from harn_mcp_mock.world.templates import Context, concrete, render
+from harn_mcp_mock.world.templates import Context, bound, concrete, holds_in, render
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class WorldEngine:
         self.faults_fired: list[dict[str, Any]] = []
         self.forbidden_hits: list[dict[str, Any]] = []
         self._validators: dict[str, Any] = {}
+        self._recorded_seen: dict[tuple[str, bytes], int] = {}
 
     # -- JSON-RPC ----------------------------------------------------------------------------
 
@@ -110,6 +111,10 @@ class WorldEngine:
             shown = self._shown(server)
             listed = [t.definition for name, t in self.tools.items() if shown is None or name in shown]
             return [_ok(msg_id, {"tools": listed})]
+        if method in _TASK_METHODS and (self.spec.resources or self.spec.prompts):
+            served = self._served_answer(msg_id, method, params)
+            if served is not None:
+                return [served]
         if method in _TASK_METHODS and self.task is not None:
             return [self._task_answer(msg_id, method, params)]
         if method == "tools/call":
@@ -151,7 +156,52 @@ class WorldEngine:
             result["capabilities"].update(
                 {"prompts": {"listChanged": False}, "resources": {"listChanged": False}}
             )
+        if self.spec.prompts:
+            result["capabilities"]["prompts"] = {"listChanged": False}
+        if self.spec.resources:
+            result["capabilities"]["resources"] = {"listChanged": False}
         return result
+
+    def _served_answer(self, msg_id: Any, method: str, params: dict[str, Any]) -> Out | None:
+        """The spec's own resources and prompts (listed after the task's), each read or got
+        answering its recorded answers; None for what the task answers (or nothing does)."""
+        if method in ("resources/list", "prompts/list"):
+            kind = "resources" if method == "resources/list" else "prompts"
+            mine = [
+                {k: v for k, v in d.items() if k not in ("recorded", "todo", "result", "contents")}
+                for d in (self.spec.resources if kind == "resources" else self.spec.prompts)
+            ]
+            first: list[Any] = []
+            if self.task is not None:
+                task = self._task_answer(msg_id, method, params).message.get("result", {})
+                first = task.get(kind, [])
+            return _ok(msg_id, {kind: [*first, *mine]})
+        if method == "resources/templates/list":
+            return None if self.task is not None else _ok(msg_id, {"resourceTemplates": []})
+        key, wanted, served = (
+            ("uri", params.get("uri"), self.spec.resources)
+            if method == "resources/read"
+            else ("name", params.get("name"), self.spec.prompts)
+        )
+        found = next((d for d in served if d.get(key) == wanted), None)
+        if found is None:
+            if self.task is not None:
+                return None
+            what = "resource" if key == "uri" else "prompt"
+            error = {"code": INVALID_PARAMS, "message": f"Unknown {what}: {wanted}"}
+            return Out({"jsonrpc": "2.0", "id": msg_id, "error": error})
+        args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        if method == "resources/read" and "contents" in found:  # a resource modelled on the state
+            ctx = Context(args={}, state=self.state, now_ms=self.now_ms, extra={"seed": self.seed})
+            if "result" in found:
+                ctx.extra["result"] = concrete(render(found["result"], ctx))
+            contents = concrete(render(found["contents"], ctx))
+            return _ok(msg_id, {"contents": contents})
+        answer = self._recorded_answer(f"{method} {wanted}", found.get("recorded") or [], args or {})
+        if answer is None:
+            error = {"code": INVALID_PARAMS, "message": f"{wanted}: not modelled, and never recorded so"}
+            return Out({"jsonrpc": "2.0", "id": msg_id, "error": error})
+        return Out({"jsonrpc": "2.0", "id": msg_id, **answer})
 
     def _task_answer(self, msg_id: Any, method: str, params: dict[str, Any]) -> Out:
         """The selected task over MCP, so an agent can read its instructions with MCP alone."""
@@ -287,20 +337,23 @@ class WorldEngine:
                 notes.append({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             if kind.delay_ms is not None:
                 self.now_ms += kind.delay_ms(rule)
+        if not tool.modelled and tool.recorded is not None:
+            entry["outcome"] = "recorded"
+            return CallOutcome(self._recorded(tool, args), notes)
         ctx = Context(
             args=args,
             state=self.state,
             now_ms=self.now_ms,
             call=ordinal,
-            extra={"seed": self.seed, "run_id": self.run_id},
+            extra={"seed": self.seed, "run_id": self.run_id, "before": self.state},
         )
         if tool.id_rule is not None:
             ctx.id = self._new_id(tool.id_rule)
         for predicate in tool.requires:
-            if not holds(predicate, self.state, lambda v: concrete(render(v, ctx))):
+            failed = _failing(predicate, self.state, ctx)
+            if failed is not None:
                 entry["outcome"] = "requires_failed"
-                message = concrete(render(predicate.get("error", "precondition failed"), ctx))
-                return CallOutcome(_tool_error(str(message)).response, notes)
+                return CallOutcome(_tool_error(failed).response, notes)
         hooks = KINDS[rule.kind] if rule is not None else None
         limit = hooks.limit(rule) if hooks is not None and hooks.limit is not None and rule else None
         try:
@@ -315,6 +368,10 @@ class WorldEngine:
                 )
                 ctx.state = new_state
                 result = render(tool.result, ctx) if tool.result is not None else None
+                if tool.text is not None:
+                    ctx.extra["result"] = concrete(result)
+                    text = concrete(render(tool.text, ctx))
+                    ctx.extra["text"] = text if isinstance(text, str) else deepjson.dumps(text).decode()
         except (EffectError, PredicateError) as exc:  # a bad pointer in a template is a tool error
             entry["outcome"] = "tool_error"
             return CallOutcome(_tool_error(str(exc)).response, notes)
@@ -328,7 +385,34 @@ class WorldEngine:
                 self.now_ms += changed.advance_ms
                 return CallOutcome(changed.response, notes)
             result = changed
-        return CallOutcome({"result": _shape(result, tool)}, notes)
+        return CallOutcome({"result": _shape(result, tool, ctx.extra.get("text"))}, notes)
+
+    def _recorded(self, tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+        """The n-th recorded answer for these arguments, for the n-th call with them (the last
+        one again after that); a tool error when none was recorded for them."""
+        answer = self._recorded_answer(tool.name, tool.recorded or [], args)
+        if answer is None:
+            return _tool_error(
+                f"{tool.name} is not modelled yet and was never recorded with these arguments "
+                "(world init: see the tool's todo)"
+            ).response
+        return answer
+
+    def _recorded_answer(
+        self, name: str, recorded: list[dict[str, Any]], args: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        from harn_mcp_mock.store.canonical import canonical_bytes
+
+        key = canonical_bytes(args)
+        same = [e for e in recorded if canonical_bytes(e.get("arguments", {})) == key]
+        if not same:
+            return None
+        seen = self._recorded_seen.get((name, key), 0)
+        self._recorded_seen[(name, key)] = seen + 1
+        example = same[min(seen, len(same) - 1)]
+        if "error" in example:
+            return {"error": copy_state(example["error"])}
+        return {"result": copy_state(example["result"])}
 
     def _invalid(self, tool: ToolSpec, args: dict[str, Any]) -> str | None:
         validator = self._validators.get(tool.name)
@@ -459,9 +543,29 @@ def _tool_error(text: str) -> CallOutcome:
     return CallOutcome(tool_error(text))
 
 
-def _shape(result: Any, tool: ToolSpec) -> dict[str, Any]:
-    text = result if isinstance(result, str) else deepjson.dumps(result).decode()
+def _failing(predicate: dict[str, Any], state: Any, ctx: Context) -> str | None:
+    """The error text of a ``requires`` entry that does not hold (for every item of its
+    ``each`` list, bound to ``{as...}``), or None."""
+
+    if "each" not in predicate:
+        if holds_in(predicate, state, ctx):
+            return None
+        return str(concrete(render(predicate.get("error", "precondition failed"), ctx)))
+    items = concrete(render(predicate["each"], ctx))
+    name = str(predicate["as"]) if isinstance(predicate.get("as"), str) else "item"
+    plain = {k: v for k, v in predicate.items() if k not in ("each", "as")}
+    for item in items if isinstance(items, list) else []:
+        with bound(ctx, name, item):
+            failed = _failing(plain, state, ctx)
+        if failed is not None:
+            return failed
+    return None
+
+
+def _shape(result: Any, tool: ToolSpec, text: str | None = None) -> dict[str, Any]:
+    if text is None:
+        text = result if isinstance(result, str) else deepjson.dumps(result).decode()
     shaped: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
-    if tool.output_schema is not None:
+    if tool.output_schema is not None and (tool.text is None or result is not None):
         shaped["structuredContent"] = result
     return shaped

@@ -222,30 +222,35 @@ def _item_matches(item: Any, implicit_id: str | None, pattern: Any) -> bool:
 # --- evaluation ------------------------------------------------------------------------------
 
 
-def holds(predicate: dict[str, Any], state: Any, resolve: Resolve = _identity) -> bool:
+def holds(
+    predicate: dict[str, Any], state: Any, resolve: Resolve = _identity, resolve_path: Resolve | None = None
+) -> bool:
     """Whether ``predicate`` holds on ``state``.
 
     ``resolve`` is applied once to every path string and once to every operand value (the
     whole ``in`` list, ``any``/``none`` pattern, ``where`` object) before evaluation: the engine
-    passes its template resolver, scoring the identity. A predicate of no known form raises
-    :class:`PredicateError` (validated specs never have one).
+    passes its template resolver, scoring the identity. ``resolve_path``, when given, resolves
+    the path strings instead (the engine's escapes each templated segment, so a value with a
+    ``/`` in it is one key). A predicate of no known form raises :class:`PredicateError`
+    (validated specs never have one).
     """
+    at = resolve_path or resolve
     if "path" in predicate:
-        value = get_path(state, resolve(predicate["path"]))
+        value = get_path(state, at(predicate["path"]))
         for op in PATH_OPERATORS:
             if op in predicate:
                 return _path_op(op, value, resolve(predicate[op]), predicate, resolve)
         raise PredicateError(f"no operator: use one of {', '.join(PATH_OPERATORS)}")
     if "exists" in predicate:
-        return get_path(state, resolve(predicate["exists"])) is not MISSING
+        return get_path(state, at(predicate["exists"])) is not MISSING
     if "missing" in predicate:
-        return get_path(state, resolve(predicate["missing"])) is MISSING
+        return get_path(state, at(predicate["missing"])) is MISSING
     if "all" in predicate:
-        return all(holds(p, state, resolve) for p in predicate["all"])
+        return all(holds(p, state, resolve, resolve_path) for p in predicate["all"])
     if "any_of" in predicate:
-        return any(holds(p, state, resolve) for p in predicate["any_of"])
+        return any(holds(p, state, resolve, resolve_path) for p in predicate["any_of"])
     if "not" in predicate:
-        return not holds(predicate["not"], state, resolve)
+        return not holds(predicate["not"], state, resolve, resolve_path)
     raise PredicateError(f"not a predicate: use one of {', '.join(FORMS)}")
 
 

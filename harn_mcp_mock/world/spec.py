@@ -29,7 +29,10 @@ EFFECT_OPS = {
     "delete": ("path",),
     "move": ("from", "path"),
     "add": ("path", "by"),
+    "remove": ("path", "where"),
+    "each": ("items", "effects"),
 }
+EFFECT_FIELDS = {"op", "path", "value", "key", "from", "by", "where", "items", "as", "effects", "when"}
 DEFAULT_START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
 
@@ -43,6 +46,17 @@ class ToolSpec:
     result: Any = None
     id_rule: dict[str, Any] | None = None
     python: str | None = None
+    text: Any = None
+    """A template for the answer's text content (default: the result's JSON)."""
+    recorded: list[dict[str, Any]] | None = None
+    """Recorded answers (``world init``): a tool with no model answers its n-th call with given
+    arguments with the n-th recorded answer for them."""
+    todo: str | None = None
+    """What is left to model (``world init``); ``world check`` names the tool."""
+
+    @property
+    def modelled(self) -> bool:
+        return bool(self.effects or self.result is not None or self.text is not None or self.python)
 
     @property
     def output_schema(self) -> dict[str, Any] | None:
@@ -92,6 +106,10 @@ class WorldSpec:
     servers: dict[str, ServerSpec] = field(default_factory=dict)
     """A world of several servers: each by name, in the spec's order (empty: one server,
     ``server``, showing every tool)."""
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    """Resources served beside the tools (``world init``: each with its recorded reads)."""
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+    """Prompts served beside the tools (``world init``: each with its recorded answers)."""
 
     def server_spec(self, name: str | None) -> ServerSpec | None:
         """The server ``name`` (None: the whole world as one server)."""
@@ -205,6 +223,8 @@ TOP = {
     "tasks",
     "fault_profiles",
     "servers",
+    "resources",
+    "prompts",
 }
 SERVER = {"name", "version", "instructions", "tools"}
 TOOL = {
@@ -219,6 +239,9 @@ TOOL = {
     "result",
     "id",
     "python",
+    "text",
+    "recorded",
+    "todo",
 }
 TASK = {"id", "description", "goal", "may_change", "forbidden", "reference", "goal_holds_at_start"}
 
@@ -266,6 +289,13 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
             _rule(r, f"fault_profiles.{pname}[{j}]", c, tools, servers)
             for j, r in enumerate(c.lst(rules, f"fault_profiles.{pname}"))
         ]
+    resources = [
+        _served(r, f"resources[{i}]", "uri", c)
+        for i, r in enumerate(c.lst(doc.get("resources", []), "resources"))
+    ]
+    prompts = [
+        _served(p, f"prompts[{i}]", "name", c) for i, p in enumerate(c.lst(doc.get("prompts", []), "prompts"))
+    ]
     return WorldSpec(
         path,
         name,
@@ -279,7 +309,23 @@ def compile_spec(data: Any, path: Path | None = None) -> WorldSpec:
         profiles,
         doc,
         servers,
+        resources,
+        prompts,
     )
+
+
+def _served(raw: Any, where: str, key: str, c: _Checker) -> dict[str, Any]:
+    """A resource (``uri``) or prompt (``name``): its definition, and its ``recorded`` answers."""
+    doc = c.obj(raw, where)
+    c.text(doc.get(key), f"{where}.{key}")
+    for i, example in enumerate(c.lst(doc.get("recorded", []), f"{where}.recorded")):
+        e = c.obj(example, f"{where}.recorded[{i}]")
+        c.known(e, {"arguments", "result", "error"}, f"{where}.recorded[{i}]")
+        if ("result" in e) == ("error" in e):
+            raise c.fail(f"{where}.recorded[{i}]", "expected one of 'result' or 'error'")
+    if "todo" in doc:
+        c.text(doc["todo"], f"{where}.todo")
+    return doc
 
 
 def _servers(doc: dict[str, Any], c: _Checker, tools: dict[str, ToolSpec]) -> dict[str, ServerSpec]:
@@ -353,24 +399,16 @@ def _tool(raw: Any, where: str, c: _Checker) -> ToolSpec:
         definition["outputSchema"] = c.obj(doc["outputSchema"], f"{where}.outputSchema")
     if "annotations" in doc:
         definition["annotations"] = c.obj(doc["annotations"], f"{where}.annotations")
-    requires = [
-        c.predicate(p, f"{where}.requires[{i}]")
-        for i, p in enumerate(c.lst(doc.get("requires", []), f"{where}.requires"))
+    requires = []
+    for i, p in enumerate(c.lst(doc.get("requires", []), f"{where}.requires")):
+        entry = c.obj(p, f"{where}.requires[{i}]")
+        # "each" + "as": the predicate is checked once per item of a list (world init's batches)
+        c.predicate({k: v for k, v in entry.items() if k not in ("each", "as")}, f"{where}.requires[{i}]")
+        requires.append(entry)
+    effects = [
+        _effect(effect, f"{where}.effects[{i}]", c)
+        for i, effect in enumerate(c.lst(doc.get("effects", []), f"{where}.effects"))
     ]
-    effects = []
-    for i, effect in enumerate(c.lst(doc.get("effects", []), f"{where}.effects")):
-        e = c.obj(effect, f"{where}.effects[{i}]")
-        op = e.get("op")
-        if not isinstance(op, str) or op not in EFFECT_OPS:
-            raise c.fail(f"{where}.effects[{i}].op", f"unknown op {op!r} (ops: {', '.join(EFFECT_OPS)})")
-        c.known(e, {"op", "path", "value", "key", "from", "by"}, f"{where}.effects[{i}]")
-        for needed in EFFECT_OPS[op]:
-            if needed not in e:
-                raise c.fail(f"{where}.effects[{i}].{needed}", f"required by op {op!r}")
-        for key in ("path", "from"):
-            if key in e and (not isinstance(e[key], str) or not e[key].startswith("/")):
-                raise c.fail(f"{where}.effects[{i}].{key}", "expected a JSON pointer starting with '/'")
-        effects.append(e)
     id_rule = None
     if "id" in doc:
         id_rule = c.obj(doc["id"], f"{where}.id")
@@ -382,7 +420,53 @@ def _tool(raw: Any, where: str, c: _Checker) -> ToolSpec:
     python = doc.get("python")
     if python is not None and (not isinstance(python, str) or ":" not in python):
         raise c.fail(f"{where}.python", "expected 'module:function'")
-    return ToolSpec(name, definition, requires, effects, doc.get("result"), id_rule, python)
+    recorded = None
+    if "recorded" in doc:
+        recorded = []
+        for i, example in enumerate(c.lst(doc["recorded"], f"{where}.recorded")):
+            e = c.obj(example, f"{where}.recorded[{i}]")
+            c.known(e, {"arguments", "result", "error"}, f"{where}.recorded[{i}]")
+            c.obj(e.get("arguments", {}), f"{where}.recorded[{i}].arguments")
+            if ("result" in e) == ("error" in e):
+                raise c.fail(f"{where}.recorded[{i}]", "expected one of 'result' or 'error'")
+            recorded.append(e)
+    todo = doc.get("todo")
+    if todo is not None:
+        todo = c.text(todo, f"{where}.todo")
+    return ToolSpec(
+        name,
+        definition,
+        requires,
+        effects,
+        doc.get("result"),
+        id_rule,
+        python,
+        doc.get("text"),
+        recorded,
+        todo,
+    )
+
+
+def _effect(raw: Any, where: str, c: _Checker) -> dict[str, Any]:
+    e = c.obj(raw, where)
+    op = e.get("op")
+    if not isinstance(op, str) or op not in EFFECT_OPS:
+        raise c.fail(f"{where}.op", f"unknown op {op!r} (ops: {', '.join(EFFECT_OPS)})")
+    c.known(e, EFFECT_FIELDS, where)
+    for needed in EFFECT_OPS[op]:
+        if needed not in e:
+            raise c.fail(f"{where}.{needed}", f"required by op {op!r}")
+    for key in ("path", "from"):
+        if key in e and (not isinstance(e[key], str) or not e[key].startswith("/")):
+            raise c.fail(f"{where}.{key}", "expected a JSON pointer starting with '/'")
+    if "when" in e:
+        c.predicate(e["when"], f"{where}.when")
+    if op == "each":
+        if "as" in e and not isinstance(e["as"], str):
+            raise c.fail(f"{where}.as", "expected a name")
+        for i, sub in enumerate(c.lst(e["effects"], f"{where}.effects")):
+            _effect(sub, f"{where}.effects[{i}]", c)
+    return e
 
 
 def _task(raw: Any, where: str, c: _Checker, tools: dict[str, ToolSpec]) -> TaskSpec:

@@ -6,8 +6,8 @@ import orjson
 
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.store import pointer as jsonptr
-from harn_mcp_mock.world.predicates import MISSING, get_path, split_pointer
-from harn_mcp_mock.world.templates import Context, concrete, render, render_path
+from harn_mcp_mock.world.predicates import MISSING, get_path, split_pointer, subset_match
+from harn_mcp_mock.world.templates import Context, bound, concrete, holds_in, render, render_path
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -96,7 +96,32 @@ def apply_effects(
 
 def apply_one(cow: _CopyOnWrite, effect: dict[str, Any], ctx: Context) -> None:
     op = effect["op"]
+    when = effect.get("when")
+    if isinstance(when, dict):
+        if not holds_in(when, cow.root, ctx):
+            return  # a guarded effect whose guard does not hold is skipped
+    if op == "each":  # the nested effects once per item, with the item bound to {as...}
+        items = concrete(render(effect.get("items"), ctx))
+        name = str(effect["as"]) if isinstance(effect.get("as"), str) else "item"
+        for item in items if isinstance(items, list) else []:
+            with bound(ctx, name, item):
+                for sub in effect.get("effects") or []:
+                    apply_one(cow, sub, ctx)
+        return
     path = render_path(effect["path"], ctx)
+    if op == "remove":  # every item of a collection that matches `where` (none is fine)
+        if get_path(cow.root, path) is MISSING:
+            return
+        target = cow.container(split_pointer(path), path)
+        where = render(effect.get("where") or {}, ctx)
+        if isinstance(target, list):
+            target[:] = [item for item in target if not subset_match(item, where)]
+        elif isinstance(target, dict):
+            for key in [k for k, v in target.items() if subset_match(v, where)]:
+                del target[key]
+        else:
+            raise EffectError(f"{path}: not a collection")
+        return
     if op == "set":
         parent, key = cow.parent(path)
         value = concrete(render(effect.get("value"), ctx))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from harn_mcp_mock import deepjson
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
-from harn_mcp_mock.world.predicates import MISSING, get_path, items_of, split_pointer, subset_match
+from harn_mcp_mock.world.predicates import MISSING, get_path, holds, items_of, split_pointer, subset_match
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -132,6 +132,12 @@ def render_path(path: str, ctx: Context) -> str:
 
 
 def _operator(template: dict[str, Any], ctx: Context) -> Any:
+    if "$map" in template:
+        return _map(template, ctx)
+    if "$json" in template:
+        indent = template.get("indent")
+        value = concrete(render(template["$json"], ctx))
+        return json_text(value, indent if isinstance(indent, int) and not isinstance(indent, bool) else None)
     if "$get" in template:
         value = get_path(ctx.state, render_path(str(template["$get"]), ctx))
         return None if value is MISSING else value
@@ -143,6 +149,7 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
         where = render(template.get("where") or {}, ctx)
         if where:
             items = [item for item in items if subset_match(item, where)]
+        items = _filtered(items, template, ctx)
         if "$count" in template:
             return len(items)
         sort = template.get("sort")
@@ -166,3 +173,116 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
             items = items[:limit]
         return items
     raise ValueError(f"unknown template operator {sorted(template)[0]!r}")
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """``value`` as JSON text the way ``JSON.stringify(value, null, indent)`` writes it (no
+    escaping of non-ASCII; compact without ``indent``)."""
+    import json
+
+    if indent is None:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, indent=indent)
+
+
+def _in(value: Any, values: Any) -> bool:
+    return isinstance(values, list) and any(canonical_bytes(value) == canonical_bytes(v) for v in values)
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def _filtered(items: list[Any], template: dict[str, Any], ctx: Context) -> list[Any]:
+    """The ``where_in``, ``where_any_in``, ``not_in`` and ``match`` filters of ``$list`` and ``$map``.
+
+    - ``"where_in": {"field": [values]}``: every named field's value is one of its values;
+    - ``"where_any_in": {"field": [values], ...}``: at least one named field's value is;
+    - ``"not_in": [values]``: the item itself is none of the values;
+    - ``"match": {"text": t, "fields": [...]}``: ``t`` is a case-insensitive substring of one of
+      the fields (a list field: of one of its strings).
+    """
+    if "where_in" in template:
+        spec = render(template["where_in"], ctx)
+        if isinstance(spec, dict):
+            items = [
+                i for i in items if isinstance(i, dict) and all(_in(i.get(f), vs) for f, vs in spec.items())
+            ]
+    if "where_any_in" in template:
+        spec = render(template["where_any_in"], ctx)
+        if isinstance(spec, dict):
+            items = [
+                i for i in items if isinstance(i, dict) and any(_in(i.get(f), vs) for f, vs in spec.items())
+            ]
+    if "not_in" in template:
+        values = concrete(render(template["not_in"], ctx))
+        items = [i for i in items if not _in(i, values if isinstance(values, list) else [])]
+    if "match" in template:
+        spec = render(template["match"], ctx)
+        if isinstance(spec, dict):
+            text = spec.get("text")
+            needle = text.lower() if isinstance(text, str) else ""
+            fields: list[Any] = spec["fields"] if isinstance(spec.get("fields"), list) else []
+            items = [
+                i
+                for i in items
+                if isinstance(i, dict) and any(needle in t.lower() for f in fields for t in _texts(i.get(f)))
+            ]
+    return items
+
+
+def _map(template: dict[str, Any], ctx: Context) -> list[Any]:
+    """``{"$map": list, "as": "x", "to": template, "when": predicate, "on": "before"}``: each item
+    of the list bound to ``{x...}`` (default ``item``), kept when ``when`` holds (against the state
+    before the call with ``"on": "before"``), filtered like ``$list``, shaped by ``to``."""
+    source = concrete(render(template["$map"], ctx))
+    items = list(source) if isinstance(source, list) else []
+    items = _filtered(items, template, ctx)
+    name = template.get("as", "item")
+    name = name if isinstance(name, str) and name else "item"
+    when = template.get("when")
+    state = ctx.extra.get("before", ctx.state) if template.get("on") == "before" else ctx.state
+    out = []
+    for item in items:
+        with bound(ctx, name, item):
+            if isinstance(when, dict) and not holds_in(when, state, ctx):
+                continue
+            out.append(concrete(render(template["to"], ctx)) if "to" in template else item)
+    return out
+
+
+class bound:
+    """``with bound(ctx, name, value):`` binds ``{name...}`` (``item`` or another name) in ``ctx``."""
+
+    def __init__(self, ctx: Context, name: str, value: Any) -> None:
+        self.ctx, self.name, self.value = ctx, name, value
+
+    def __enter__(self) -> None:
+        if self.name == "item":
+            self.saved = self.ctx.item
+            self.ctx.item = self.value
+        else:
+            self.saved = self.ctx.extra.get(self.name, ABSENT)
+            self.ctx.extra[self.name] = self.value
+
+    def __exit__(self, *exc: object) -> None:
+        if self.name == "item":
+            self.ctx.item = self.saved
+        elif self.saved is ABSENT:
+            self.ctx.extra.pop(self.name, None)
+        else:
+            self.ctx.extra[self.name] = self.saved
+
+
+def holds_in(predicate: dict[str, Any], state: Any, ctx: Context) -> bool:
+    """``predicate`` on ``state`` with its templates rendered in ``ctx`` (paths segment by segment)."""
+    return holds(
+        predicate,
+        state,
+        lambda v: concrete(render(v, ctx)),
+        lambda p: render_path(p, ctx) if isinstance(p, str) else p,
+    )

@@ -5,6 +5,8 @@
 * ``mcp-server-time``: PyPI, pinned in the ``peers`` extra of ``pyproject.toml``, installed into
   the venv by ``make install`` (``pip install -e '.[dev,peers]'``).
 * ``@modelcontextprotocol/server-filesystem``: npm, pinned beside server-everything.
+* ``@modelcontextprotocol/server-memory`` (a knowledge graph in ``MEMORY_FILE_PATH``): npm, pinned
+  beside server-everything.
 * ``mcp-server-git``: PyPI, pinned in the ``peers`` extra beside mcp-server-time.
 * ``@modelcontextprotocol/inspector`` (a real MCP *client*: its ``--cli`` mode): npm, pinned in
   ``tests/e2e/package.json`` beside server-everything, installed by ``make peers``.
@@ -36,6 +38,7 @@ __all__ = [
     "git_server_command",
     "in_ci",
     "inspector_cli_command",
+    "memory_server_command",
     "npm_package_dir",
     "pinned_npm_version",
     "time_server_command",
@@ -193,3 +196,14 @@ def filesystem_server_command(root: Path) -> list[str]:
     if not script.is_file():
         raise PeerUnavailableError(f"{script} is missing: {_NPM_HINT}")
     return [node, str(script), str(root)]
+
+
+def memory_server_command() -> list[str]:
+    """``[node, <server-memory's dist/index.js>]`` (set ``MEMORY_FILE_PATH`` in its environment)."""
+    node = shutil.which("node")
+    if node is None:
+        raise PeerUnavailableError("`node` is not on PATH: install Node.js 20+")
+    script = npm_package_dir("@modelcontextprotocol/server-memory") / "dist" / "index.js"
+    if not script.is_file():
+        raise PeerUnavailableError(f"{script} is missing: {_NPM_HINT}")
+    return [node, str(script)]
