@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from harn_mcp_mock.http.guard import GuardSettings
     from harn_mcp_mock.options import ReplayOptions
-    from harn_mcp_mock.replay.run import ReplayOutcome
+    from harn_mcp_mock.stdio.run import ReplayOutcome
 
 
 def replay_main(
@@ -111,7 +111,7 @@ def replay_main(
 
     with StopSignals() as stop, handle_errors(prog):
         _only_with("--http", http_only)
-        from harn_mcp_mock.replay.run import run_replay
+        from harn_mcp_mock.stdio.run import run_replay
 
         outcome = run_replay(
             cassette,

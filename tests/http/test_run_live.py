@@ -18,7 +18,7 @@ from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.errors import HarnError
 from harn_mcp_mock.http.run import run_http_session
 from harn_mcp_mock.http.server import HttpServer
-from harn_mcp_mock.replay.run import ReplayOutcome
+from harn_mcp_mock.stdio.run import ReplayOutcome
 from tests.http.conftest import ACCEPT, INIT
 
 REPO = Path(__file__).resolve().parents[2]
