@@ -132,6 +132,7 @@ def run_http_session(
     stop: StopSignals | None = None,
     guard: GuardSettings | None = None,
     plan: SessionPlan | None = None,
+    live: LiveTarget | None = None,
 ) -> ReplayOutcome:
     """``replay --http`` in any record mode: serve what :func:`~harn_mcp_mock.cassette.modes.plan_session`
     plans over Streamable HTTP until a stop signal or ``server.stop()``.
@@ -146,12 +147,14 @@ def run_http_session(
     session is (a recording tapes what the clients and the live server exchanged; episodes
     every exchange served, replayed or live), redacted again at the end with what the
     redactors learned. ``plan``: one made already (the pytest plugin's; then ``mode`` is not
-    read again)."""
+    read again). ``live``: the live server as one value (then ``command``, ``url`` and
+    ``headers``, its keyword forms, are not read)."""
     from harn_mcp_mock.cassette.modes import parse_record_mode, plan_session
     from harn_mcp_mock.errors import UsageError
 
     record_mode = parse_record_mode(mode)
-    live = LiveTarget(command, url, headers)
+    if live is None:
+        live = LiveTarget(command, url, headers)
     if live and record_mode is RecordMode.NONE and plan is None:
         raise UsageError(
             "--mode none never starts a server: drop the live server (`--` or --url), or pick a mode that records"
