@@ -46,7 +46,7 @@ from harn_mcp_mock.errors import ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
 from harn_mcp_mock.jsonrpc.server import Out
-from harn_mcp_mock.options import ReplayOptions
+from harn_mcp_mock.options import LiveTarget, ReplayOptions
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.replay.handshake import PROTOCOL_VERSION_META, as_complete, is_modern_request
@@ -81,7 +81,7 @@ class NewEpisodes:
     def __init__(
         self,
         cassette: str | Path,
-        command: list[str],
+        live: LiveTarget,
         *,
         options: ReplayOptions | None = None,
         on_event: Callable[[str], None] | None = None,
@@ -89,19 +89,18 @@ class NewEpisodes:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         stderr: int | IO[Any] | None = None,
-        url: str | None = None,
-        headers: Mapping[str, str] | None = None,
         observer: Any = None,
     ) -> None:
         self.path = Path(cassette)
         self.observer = observer
         """Optional :class:`~harn_mcp_mock.tape.mcp.McpTapeObserver` (``--emit-tape``): it is given
         every exchange served, replayed or live, redacted (the live ones through the recorder)."""
-        self.url = url
-        """The live server is this Streamable HTTP endpoint rather than ``command`` (then ``[]``)."""
-        self.headers = dict(headers or {})
+        self.url = live.url
+        """The live server is this Streamable HTTP endpoint rather than a command."""
+        self.headers = live.header_map()
         """Added to every request to ``url`` (``--header``); their values are secrets to redaction."""
-        self.command = list(command) if url is None else ["--url", url]
+        self.timeout = live.timeout
+        self.command = list(live.command) if live.url is None else ["--url", live.url]
         self.on_event = on_event
         self.grace = grace
         self.env = dict(os.environ if env is None else env)
@@ -228,7 +227,9 @@ class NewEpisodes:
         self.recorder = recorder
         live: StdioUpstream | LineUpstream
         if self.url is not None:  # a Streamable HTTP server, read as lines like a child's stdout
-            upstream = open_upstream(self.url, headers=self.headers, timeout=30.0, on_event=self.on_event)
+            upstream = open_upstream(
+                self.url, headers=self.headers, timeout=self.timeout, on_event=self.on_event
+            )
             live = LineUpstream(upstream)
         else:
             live = StdioUpstream.spawn(

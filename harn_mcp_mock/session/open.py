@@ -138,30 +138,39 @@ class Refusing:
 
 
 class Session:
-    """One session as :func:`open_session` built it; use it as a context manager (the tape is
-    closed and the cassette's claim released on the way out).
+    """The session ``plan`` asks for (built as :func:`open_session`), over the live server
+    ``live`` (episodes and record; None for a replay) with ``options``; use it as a context
+    manager (the cassette's claim is held while it writes, the tape closed on the way out).
 
     :meth:`engine` makes the engine of one client session (stdio and the Python API serve one;
     Streamable HTTP one per ``Mcp-Session-Id``), already wrapped for the tape and the fault
     marking; :meth:`retire` takes an ended one back (its report folded in, its recording
     written, its new episodes appended); :meth:`report` is the merged report (replay,
-    episodes) and :attr:`cassette` the recording (record)."""
+    episodes) and :meth:`recorded` the recording (record).
+
+    ``tape``: every exchange also goes to the event tape there (``tape_argv`` in its header),
+    whatever the session is (a replay's exchanges; episodes' replayed and live ones; a
+    recording's), redacted again at the end with what the session's redactors learned; with
+    fault rules the tape marks the exchanges that got a fault. ``env``, ``cwd``, ``stderr``,
+    ``grace``: episodes' live child process. ``raw_lines``: a replay re-emits the recorded
+    server's non-JSON lines (stdio)."""
 
     def __init__(
         self,
         plan: SessionPlan,
-        live: LiveTarget | None,
-        options: ReplayOptions,
+        live: LiveTarget | None = None,
+        options: ReplayOptions | None = None,
         *,
-        tape: str | Path | None,
-        tape_argv: list[str],
-        on_event: Callable[[str], None] | None,
-        env: dict[str, str] | None,
-        cwd: str | None,
-        stderr: int | IO[Any] | None,
-        grace: float,
-        raw_lines: bool,
+        tape: str | Path | None = None,
+        tape_argv: Sequence[str] = ("replay",),
+        on_event: Callable[[str], None] | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        stderr: int | IO[Any] | None = None,
+        grace: float = 5.0,
+        raw_lines: bool = False,
     ) -> None:
+        options = options if options is not None else ReplayOptions()
         self.plan = plan
         self.kind: SessionKind = plan.kind
         self.mode: RecordMode = plan.mode
@@ -178,7 +187,7 @@ class Session:
         self.cassette: Cassette | None = None
         """The recording written (record), once the session ended."""
         self._tape_path = tape
-        self._tape_argv = tape_argv
+        self._tape_argv = list(tape_argv)
         self.tape: RecordingTape | None = None
         self._claim: Any = None
         self._origin: Any = None
@@ -260,18 +269,15 @@ class Session:
         wraps it in an :class:`~harn_mcp_mock.session.episodes.EpisodesEngine`)."""
         from harn_mcp_mock.session.episodes import NewEpisodes
 
-        live = self.live if self.live is not None else LiveTarget()
         session = NewEpisodes(
             self.path,
-            list(live.command),
+            self.live if self.live is not None else LiveTarget(),
             options=self.options,
             on_event=self.on_event,
             grace=self.grace,
             env=self.env,
             cwd=self.cwd,
             stderr=self.stderr,
-            url=live.url,
-            headers=live.header_map(),
         )
         if self.tape is not None:
             session.observer = self.tape.observer(tape_server_name(session.engine.cassette, self.path))
@@ -360,43 +366,9 @@ class Session:
         return self._origin  # type: ignore[no-any-return]
 
 
-def open_session(
-    plan: SessionPlan,
-    live: LiveTarget | None = None,
-    options: ReplayOptions | None = None,
-    *,
-    tape: str | Path | None = None,
-    tape_argv: Sequence[str] = ("replay",),
-    on_event: Callable[[str], None] | None = None,
-    env: dict[str, str] | None = None,
-    cwd: str | None = None,
-    stderr: int | IO[Any] | None = None,
-    grace: float = 5.0,
-    raw_lines: bool = False,
-) -> Session:
-    """The :class:`Session` ``plan`` asks for, over the live server ``live`` (episodes and
-    record; None for a replay) with ``options``: enter it, serve :meth:`Session.engine`'s
-    engines, :meth:`Session.retire` each ended one.
-
-    ``tape``: every exchange also goes to the event tape there (``tape_argv`` in its header),
-    whatever the session is (a replay's exchanges; episodes' replayed and live ones; a
-    recording's), redacted again at the end with what the session's redactors learned; with
-    fault rules the tape marks the exchanges that got a fault. ``env``, ``cwd``, ``stderr``,
-    ``grace``: episodes' live child process. ``raw_lines``: a replay re-emits the recorded
-    server's non-JSON lines (stdio)."""
-    return Session(
-        plan,
-        live,
-        options if options is not None else ReplayOptions(),
-        tape=tape,
-        tape_argv=list(tape_argv),
-        on_event=on_event,
-        env=env,
-        cwd=cwd,
-        stderr=stderr,
-        grace=grace,
-        raw_lines=raw_lines,
-    )
+open_session = Session
+"""``open_session(plan, live, options, tape=..., ...)``: the :class:`Session` ``plan`` asks for
+(the one way a session is built; see :class:`Session` for the parameters)."""
 
 
 def open_record(

@@ -1,6 +1,6 @@
-"""http/live.py: recording a stdio server while an HTTP client talks to it (``replay --http
---mode all -- CMD``), one session at a time, and a live server that fails under a session that
-records: raw HTTP against scripted servers."""
+"""``run_http_session`` (http/run.py) in the modes that record: recording a stdio server while
+an HTTP client talks to it (``replay --http --mode all -- CMD``), one session at a time, and a
+live server that fails under a session that records: raw HTTP against scripted servers."""
 
 from __future__ import annotations
 
