@@ -24,8 +24,6 @@ from pathlib import Path
 
 from harn_mcp_mock._record import record
 from harn_mcp_mock.cassette.modes import RecordMode, SessionKind
-from harn_mcp_mock.jsonrpc.codes import INVALID_REQUEST
-from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.options import LiveTarget, ReplayOptions
 from harn_mcp_mock.replay.engine import ReplayEngine, ReplayReport
 
@@ -35,7 +33,7 @@ if TYPE_CHECKING:
 
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.cassette.modes import SessionPlan
-    from harn_mcp_mock.jsonrpc.server import Engine
+    from harn_mcp_mock.jsonrpc.server import Engine, Out
     from harn_mcp_mock.session.episodes import NewEpisodes
     from harn_mcp_mock.session.record import RecordEngine
     from harn_mcp_mock.session.recorder import MessageRedactor
@@ -131,6 +129,9 @@ class Refusing:
         self.text = text
 
     def receive(self, message: Any) -> list[Out]:
+        from harn_mcp_mock.jsonrpc.codes import INVALID_REQUEST
+        from harn_mcp_mock.jsonrpc.server import Out
+
         if isinstance(message, dict) and isinstance(message.get("method"), str) and "id" in message:
             error = {"code": INVALID_REQUEST, "message": self.text}
             return [Out({"jsonrpc": "2.0", "id": message["id"], "error": error})]
