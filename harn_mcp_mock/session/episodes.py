@@ -23,7 +23,7 @@ live server sends is relayed to the client (its server-to-client request ids are
 the cassette in one atomic write. A cassette with no handshake yet is simply recorded.
 
 :class:`NewEpisodes` is the session, without I/O of its own: the stdio loop
-(:func:`serve_new_episodes`), the Python API's in-memory transport
+(:func:`serve_episodes_stdio`), the Python API's in-memory transport
 (:class:`harn_mcp_mock.api.EpisodesTransport`) and :class:`EpisodesEngine` (the engine
 ``replay --http`` serves) drive it. :func:`harn_mcp_mock.session.open.open_session` builds it.
 """
