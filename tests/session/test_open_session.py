@@ -110,3 +110,18 @@ def test_a_live_target_is_one_server_given_once() -> None:
     assert target.header_map() == {"Authorization": "Bearer x:y"}
     assert LiveTarget.of("http://h/mcp", headers=["Authorization: Bearer x:y"]) == target
     assert LiveTarget.of(["python", "s.py"]).argv == ["python", "s.py"] and not LiveTarget()
+
+
+def test_the_transports_runs_wire_no_tape_and_no_engine_of_their_own() -> None:
+    """stdio's and HTTP's runs serve what open_session builds: neither wraps an engine for the
+    tape, opens a tape, builds a replay engine or an episodes session itself."""
+    import ast
+
+    wired = {"TapedEngine", "McpTapeObserver", "TapeWriter", "RecordingTape", "engine_factory"}
+    wired |= {"open_engine", "NewEpisodes", "EpisodesEngine", "RecordEngine", "open_record"}
+    found = {}
+    for rel in ("harn_mcp_mock/stdio/run.py", "harn_mcp_mock/http/run.py"):
+        tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        found[rel] = sorted(names & wired)
+    assert found == {"harn_mcp_mock/stdio/run.py": [], "harn_mcp_mock/http/run.py": []}
