@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from harn_mcp_mock.cassette.claim import CassetteClaim
     from harn_mcp_mock.cassette.model import Cassette
     from harn_mcp_mock.options import ReplayKeywords, SessionKeywords
+    from harn_mcp_mock.session.open import Session
     from harn_mcp_mock.session.record import RecordCore
 
 __all__ = [
@@ -277,15 +278,18 @@ class ReplayTransport(EngineTransport):
         on_event: Callable[[str], None] | None = None,
         **keywords: Unpack[ReplayKeywords],
     ) -> None:
+        self._session: Session | None = None
         if isinstance(cassette, ReplayEngine):
             self.engine = cassette
         else:
-            from harn_mcp_mock.replay.session import open_engine
+            from harn_mcp_mock.session.open import open_session
 
             self.options = ReplayOptions.build(options, **keywords)
-            self.engine = open_engine(
-                Path(cassette), self.options, env={**os.environ, **(env or {})}, on_event=on_event
+            plan = SessionPlan.of(SessionKind.REPLAY, Path(cassette))
+            self._session = open_session(
+                plan, None, self.options, env={**os.environ, **(env or {})}, on_event=on_event
             )
+            self.engine = self._session.engine()  # type: ignore[assignment]  # no tape: the replay engine
         self.report: ReplayReport | None = None
         """The replay report, set when the transport exits."""
 
@@ -294,7 +298,11 @@ class ReplayTransport(EngineTransport):
         return self.engine.cassette.path
 
     def _finished(self) -> None:
-        self.report = self.engine.finish()
+        if self._session is None:
+            self.report = self.engine.finish()
+            return
+        self._session.retire(self.engine)
+        self.report = self._session.report()
 
     def _engine_failed(self, wire: Any, exc: Exception) -> list[Out]:
         outs = super()._engine_failed(wire, exc)
@@ -550,7 +558,7 @@ class EpisodesTransport(_SingleUse):
 
     It runs in this process: the replay engine answers in memory, as :class:`ReplayTransport`
     does, and the first miss starts ``command`` (the live server) as a child process, through
-    the same :class:`~harn_mcp_mock.replay.episodes.NewEpisodes` session the CLI's
+    the same :class:`~harn_mcp_mock.session.episodes.NewEpisodes` session the CLI's
     ``replay --mode new_episodes`` drives. It holds the cassette's recording claim while it
     runs (``claim``: one held already, as :func:`cassette_transport` passes). On exit it waits
     (up to ``shutdown_timeout`` seconds) for the live server's answers
@@ -598,20 +606,21 @@ class EpisodesTransport(_SingleUse):
         import anyio
         from mcp.shared.message import SessionMessage
 
-        from harn_mcp_mock.cassette.claim import recording_claim
-        from harn_mcp_mock.replay.episodes import NewEpisodes
+        from harn_mcp_mock.options import LiveTarget
+        from harn_mcp_mock.session.open import open_session
 
         claim, self._claim = self._claim, None  # one held already (plan_session), else taken here
-        with recording_claim(self.path, claim):  # appends to the cassette: one writer at a time
-            session = NewEpisodes(
-                self.path,
-                self.command,
-                options=self.options,
-                grace=self.shutdown_timeout,
-                env={**os.environ, **self.env},
-                cwd=os.fspath(self.cwd) if self.cwd is not None else None,
-                stderr=self.errlog or _default_errlog(),
-            )
+        plan = SessionPlan.of(SessionKind.EPISODES, self.path, claim)
+        with open_session(  # it holds the claim: appends to the cassette, one writer at a time
+            plan,
+            LiveTarget(self.command),
+            self.options,
+            grace=self.shutdown_timeout,
+            env={**os.environ, **self.env},
+            cwd=os.fspath(self.cwd) if self.cwd is not None else None,
+            stderr=self.errlog or _default_errlog(),
+        ) as opened:
+            session = opened.episodes()
             to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
             client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](0)
             live_done = anyio.Event()

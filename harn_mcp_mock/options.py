@@ -89,7 +89,34 @@ def parse_latency(value: str) -> float | None:
     raise UsageError(f"bad latency {value!r}: use none, recorded or scaled:X (X >= 0)", where="--latency")
 
 
-class ReplayOptions:
+class _Value:
+    """An immutable value compared by its fields (the subclass's ``__slots__``, in order): what
+    :class:`ReplayOptions`, :class:`RecordOptions` and :class:`LiveTarget` share."""
+
+    __slots__ = ()
+
+    def _fields(self) -> tuple[str, ...]:
+        fields: tuple[str, ...] = type(self).__slots__
+        return fields
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: build a new one instead of setting {name}")
+
+    def _key(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._fields())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
+        return f"{type(self).__name__}({inner})"
+
+
+class ReplayOptions(_Value):
     """How requests are matched and answered (the same for stdio, HTTP and in-memory replay).
 
     Immutable and compared by value. (A plain slotted class, not a dataclass: this module is on
@@ -162,21 +189,8 @@ class ReplayOptions:
         set_(self, "run_id", str(run_id))
         set_(self, "fault_rules", rules)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"ReplayOptions is immutable: build a new one instead of setting {name}")
-
-    def _key(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.names())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ReplayOptions) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.names())
-        return f"ReplayOptions({inner})"
+    def _fields(self) -> tuple[str, ...]:
+        return self.names()
 
     @classmethod
     def build(
@@ -250,7 +264,7 @@ def _thawed(value: Any) -> Any:
     return value
 
 
-class RecordOptions:
+class RecordOptions(_Value):
     """How a live server is recorded (stdio or ``--url``), built once where input arrives.
 
     Immutable and compared by value, like :class:`ReplayOptions`.
@@ -282,21 +296,76 @@ class RecordOptions:
         ):
             object.__setattr__(self, name, value)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"RecordOptions is immutable: build a new one instead of setting {name}")
 
-    def _key(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+def parse_header_option(text: str) -> tuple[str, str]:
+    """``"K:V"`` (as given to ``--header``) -> ``("K", "V")``."""
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip():
+        # Never quoted: the text may be a secret with its ':' forgotten (`X-Key=value`).
+        raise UsageError("bad header (no 'NAME:' before the value): use NAME:VALUE", where="--header")
+    return name.strip(), value.strip()
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RecordOptions) and self._key() == other._key()
 
-    def __hash__(self) -> int:
-        return hash(self._key())
+class LiveTarget(_Value):
+    """The live server a session reaches: a stdio ``command`` (its argv) or a Streamable HTTP
+    ``url`` with ``headers`` (``NAME:VALUE``, secrets to the redactor), and how long it may stay
+    silent (``timeout``, seconds). What ``record``, ``replay`` in the modes that record and
+    the episodes' live side take, built once where input arrives (the CLI, the Python API,
+    the pytest marker). Immutable and compared by value, like :class:`ReplayOptions`."""
 
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in sorted(self.__slots__))
-        return f"RecordOptions({inner})"
+    __slots__ = ("command", "headers", "timeout", "url")
+
+    command: tuple[str, ...]
+    url: str | None
+    headers: tuple[str, ...]
+    timeout: float
+
+    def __init__(
+        self,
+        command: Iterable[str] = (),
+        url: str | None = None,
+        headers: Iterable[str] = (),
+        timeout: float = 30.0,
+    ) -> None:
+        argv = tuple(str(arg) for arg in command)
+        given = tuple(headers)
+        if argv and url is not None:
+            raise UsageError(
+                "give the live server once: its command after `--`, or --url, not both", where="--url"
+            )
+        if given and url is None:
+            raise UsageError("--header applies to --url only", where="--header")
+        for header in given:
+            parse_header_option(header)  # a bad one fails here, where it was given
+        for name, value in zip(self.__slots__, (argv, given, float(timeout), url), strict=True):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def of(
+        cls, live: LiveTarget | Iterable[str] | str, *, headers: Iterable[str] = (), timeout: float = 30.0
+    ) -> LiveTarget:
+        """``live`` as a target: itself, a URL (a ``str``) with ``headers``, or a command."""
+        if isinstance(live, LiveTarget):
+            return live
+        if isinstance(live, str):
+            return cls(url=live, headers=headers, timeout=timeout)
+        return cls(command=live, headers=headers, timeout=timeout)
+
+    def __bool__(self) -> bool:
+        """True when a live server is given."""
+        return bool(self.command) or self.url is not None
+
+    @property
+    def argv(self) -> list[str]:
+        """What starts (or names) the live server, as a recording's command line holds it
+        before redaction: the command, or ``--url URL`` and its ``--header`` options."""
+        if self.url is None:
+            return list(self.command)
+        return ["--url", self.url, *(x for h in self.headers for x in ("--header", h))]
+
+    def header_map(self) -> dict[str, str]:
+        """The headers as a name -> value mapping."""
+        return dict(parse_header_option(h) for h in self.headers)
 
 
 FAULT_FLAGS: dict[str, tuple[str, str]] = {

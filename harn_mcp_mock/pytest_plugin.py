@@ -478,7 +478,7 @@ class MCPMock:
         import threading
 
         from harn_mcp_mock.http.run import run_http_session
-        from harn_mcp_mock.replay.run import ReplayOutcome
+        from harn_mcp_mock.stdio.run import ReplayOutcome
 
         plan = self._plan(claim_now=True)
         self._check_exists(plan)

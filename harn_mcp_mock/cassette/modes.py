@@ -86,6 +86,14 @@ class SessionPlan:
         self.cassette = cassette
         self.claim = claim
 
+    @classmethod
+    def of(cls, kind: SessionKind, cassette: Path, claim: CassetteClaim | None = None) -> SessionPlan:
+        """A plan of ``kind`` made without :func:`plan_session` (a caller that knows what it
+        runs: ``serve_new_episodes``, the Python API's ``EpisodesTransport``), under the mode
+        that always plans it."""
+        mode = {SessionKind.REPLAY: RecordMode.NONE, SessionKind.RECORD: RecordMode.ALL}
+        return cls(mode.get(kind, RecordMode.NEW_EPISODES), kind, cassette, claim)
+
     @property
     def records(self) -> bool:
         """True when the session writes the cassette (``record`` or ``episodes``)."""

@@ -1,5 +1,6 @@
 """The options every HTTP surface shares (``replay --http``, ``record --url``, ``protocol serve``):
-which Origin and Host values to accept, the body limit, and the session limits (docs/http.md)."""
+where to listen, which Origin and Host values to accept, the body limit, the session limits
+(docs/http.md), and the live Streamable HTTP server's headers."""
 
 from __future__ import annotations
 
@@ -7,6 +8,21 @@ from typing import Annotated
 
 import typer
 
+HostOpt = Annotated[
+    str, typer.Option("--host", help="HTTP: address to listen on (loopback unless --allow-remote).")
+]
+PortOpt = Annotated[
+    int, typer.Option("--port", help="HTTP: port (0 picks a free one; the URL is stdout's first line).")
+]
+AllowRemoteOpt = Annotated[bool, typer.Option("--allow-remote", help="HTTP: allow a non-loopback --host.")]
+HeaderOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header",
+        metavar="NAME:VALUE",
+        help="With --url: NAME:VALUE added to every request to the live server (repeatable; redacted).",
+    ),
+]
 AllowOriginOpt = Annotated[
     list[str] | None,
     typer.Option(

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from harn_mcp_mock.http.guard import GuardSettings
-    from harn_mcp_mock.options import ReplayOptions
-    from harn_mcp_mock.replay.run import ReplayOutcome
+    from harn_mcp_mock.options import LiveTarget, ReplayOptions
+    from harn_mcp_mock.stdio.run import ReplayOutcome
 
 
 def replay_main(
@@ -46,7 +46,7 @@ def replay_main(
 ) -> int:
     """`harn mcp mock replay`; returns the exit code."""
     prog = "harn mcp mock replay"
-    from harn_mcp_mock.options import ReplayOptions
+    from harn_mcp_mock.options import LiveTarget, ReplayOptions
 
     with handle_errors(prog):
         _check_outputs(report)
@@ -91,10 +91,13 @@ def replay_main(
                 session_idle_timeout=session_idle_timeout,
                 max_sessions=max_sessions,
             )
+            from harn_mcp_mock.options import LiveTarget
+
+            live = LiveTarget(command, url, header or ())  # the live server, once
         return _replay_http_main(
             prog,
             cassette,
-            command=command,
+            live=live,
             mode=mode,
             strict=strict,
             report=report,
@@ -104,14 +107,12 @@ def replay_main(
             port=port,
             allow_remote=allow_remote,
             guard=guard,
-            url=url,
-            headers=header or [],
         )
     from harn_mcp_mock.shutdown import StopSignals
 
     with StopSignals() as stop, handle_errors(prog):
         _only_with("--http", http_only)
-        from harn_mcp_mock.replay.run import run_replay
+        from harn_mcp_mock.stdio.run import run_replay
 
         outcome = run_replay(
             cassette,
@@ -157,7 +158,7 @@ def _replay_http_main(
     prog: str,
     cassette: Path,
     *,
-    command: list[str],
+    live: LiveTarget,
     mode: str,
     strict: bool,
     report: Path | None,
@@ -167,8 +168,6 @@ def _replay_http_main(
     port: int,
     allow_remote: bool,
     guard: GuardSettings,
-    url: str | None,
-    headers: list[str],
 ) -> int:
     """`harn mcp mock replay --http`: the session the mode plans, over Streamable HTTP (docs/http.md)."""
     from harn_mcp_mock.shutdown import StopSignals
@@ -179,9 +178,7 @@ def _replay_http_main(
         outcome = run_http_session(
             cassette,
             mode=mode,
-            command=command,
-            url=url,
-            headers=headers,
+            live=live,
             host=host,
             port=port,
             allow_remote=allow_remote,

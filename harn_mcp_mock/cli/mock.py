@@ -12,9 +12,13 @@ from harn_mcp_mock.cli._help import HarnGroup
 from harn_mcp_mock.cli._http_opts import (
     AllowHostOpt,
     AllowOriginOpt,
+    AllowRemoteOpt,
+    HeaderOpt,
+    HostOpt,
     IdleTimeoutOpt,
     MaxBodyOpt,
     MaxSessionsOpt,
+    PortOpt,
 )
 from harn_mcp_mock.runner.backend import BACKENDS, RAY_ADDRESS, backend_help
 
@@ -48,6 +52,12 @@ def _mock(version: VersionOpt = False) -> None:
 
 
 CassetteOpt = Annotated[Path, typer.Option("--cassette", help="Cassette file (NAME.cassette.json).")]
+EmitTapeOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--emit-tape", help="Also write every exchange to an event tape (`harn mcp mock docs tape`)."
+    ),
+]
 
 
 @app.command(context_settings=_SERVER_CMD, short_help="Record a server's traffic into a cassette.")
@@ -62,12 +72,7 @@ def record(
         typer.Option("--shutdown-timeout", help="Seconds the server gets to exit before SIGTERM/SIGKILL."),
     ] = 5.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line on stderr.")] = False,
-    emit_tape: Annotated[
-        Path | None,
-        typer.Option(
-            "--emit-tape", help="Also write every exchange to an event tape (`harn mcp mock docs tape`)."
-        ),
-    ] = None,
+    emit_tape: EmitTapeOpt = None,
     url: Annotated[
         str | None,
         typer.Option(
@@ -75,24 +80,10 @@ def record(
             help="Record this Streamable HTTP server through a loopback proxy (`harn mcp mock docs http`).",
         ),
     ] = None,
-    header: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--header",
-            metavar="NAME:VALUE",
-            help="With --url: NAME:VALUE added to every upstream request (repeatable).",
-        ),
-    ] = None,
-    host: Annotated[
-        str, typer.Option("--host", help="With --url: address to listen on (loopback unless --allow-remote).")
-    ] = "127.0.0.1",
-    port: Annotated[
-        int,
-        typer.Option("--port", help="With --url: port (0 picks a free one; the URL is printed on stdout)."),
-    ] = 0,
-    allow_remote: Annotated[
-        bool, typer.Option("--allow-remote", help="With --url: allow a non-loopback --host.")
-    ] = False,
+    header: HeaderOpt = None,
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 0,
+    allow_remote: AllowRemoteOpt = False,
     allow_empty: Annotated[
         bool,
         typer.Option(
@@ -231,31 +222,16 @@ def replay(
     run_id: Annotated[
         str, typer.Option("--run-id", help="With --faults: run id, keyed with the seed.")
     ] = "run",
-    emit_tape: Annotated[
-        Path | None,
-        typer.Option(
-            "--emit-tape", help="Also write every exchange to an event tape (`harn mcp mock docs tape`)."
-        ),
-    ] = None,
+    emit_tape: EmitTapeOpt = None,
     http: Annotated[
         bool,
         typer.Option(
             "--http", help="Serve over Streamable HTTP instead of stdio (`harn mcp mock docs http`)."
         ),
     ] = False,
-    host: Annotated[
-        str,
-        typer.Option("--host", help="With --http: address to listen on (loopback unless --allow-remote)."),
-    ] = "127.0.0.1",
-    port: Annotated[
-        int,
-        typer.Option(
-            "--port", help="With --http: port (0 picks a free one; the URL is stdout's first line)."
-        ),
-    ] = 0,
-    allow_remote: Annotated[
-        bool, typer.Option("--allow-remote", help="With --http: allow a non-loopback --host.")
-    ] = False,
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 0,
+    allow_remote: AllowRemoteOpt = False,
     allow_origin: AllowOriginOpt = None,
     allow_host: AllowHostOpt = None,
     max_body_bytes: MaxBodyOpt = None,
@@ -269,14 +245,7 @@ def replay(
             "endpoint (instead of a command after `--`).",
         ),
     ] = None,
-    header: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--header",
-            metavar="NAME:VALUE",
-            help="With --url: NAME:VALUE added to every upstream request (repeatable).",
-        ),
-    ] = None,
+    header: HeaderOpt = None,
 ) -> None:
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
 

@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from harn_mcp_mock.http.guard import GuardSettings, HttpGuard, SessionTable, guard_middleware
     from harn_mcp_mock.http.record_proxy import RecordProxy, build_proxy_app, record_http
     from harn_mcp_mock.http.replay_server import StreamableHttpEndpoint, build_app, serve_http
-    from harn_mcp_mock.http.run import ReportMerger, merge_reports, run_http_session, run_replay_http
+    from harn_mcp_mock.http.run import run_http_session, run_replay_http
     from harn_mcp_mock.http.server import HttpServer
+    from harn_mcp_mock.session.open import ReportMerger, merge_reports
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
 _HOME = {
@@ -23,13 +24,13 @@ _HOME = {
     "HttpGuard": "guard",
     "HttpServer": "server",
     "RecordProxy": "record_proxy",
-    "ReportMerger": "run",
+    "ReportMerger": "harn_mcp_mock.session.open",
     "SessionTable": "guard",
     "StreamableHttpEndpoint": "replay_server",
     "build_app": "replay_server",
     "build_proxy_app": "record_proxy",
     "guard_middleware": "guard",
-    "merge_reports": "run",
+    "merge_reports": "harn_mcp_mock.session.open",
     "record_http": "record_proxy",
     "run_http_session": "run",
     "run_replay_http": "run",

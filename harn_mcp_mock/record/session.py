@@ -120,13 +120,12 @@ def http_recorder(
     """(recorder, redactor, parsed ``--header`` values) for recording the Streamable HTTP
     server at ``upstream`` into ``cassette``; the header values are secrets to the redactor."""
     from harn_mcp_mock.cassette.claim import check_no_journal
-    from harn_mcp_mock.upstream.http import parse_header_option
+    from harn_mcp_mock.options import LiveTarget
 
     cassette = Path(cassette)
     check_no_journal(cassette)
-    parsed = dict(parse_header_option(h) for h in headers)
+    live = LiveTarget(url=upstream, headers=headers)
     # Every `--header` value is a secret to the redactor (but for harmless headers such as
     # Accept): replaced in the recorded command line and wherever it comes back.
-    argv = ["--url", upstream, *(x for h in headers for x in ("--header", h))]
-    recorder = new_recorder(cassette, load_policy(policy_path), argv, env=env, transport="http")
-    return recorder, recorder.redactor, parsed
+    recorder = new_recorder(cassette, load_policy(policy_path), live.argv, env=env, transport="http")
+    return recorder, recorder.redactor, live.header_map()

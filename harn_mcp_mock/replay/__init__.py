@@ -1,4 +1,5 @@
-"""Replay a cassette as an MCP server: the engine, the stdio loop and the session builder."""
+"""Replay a cassette as an MCP server: the engine and the engine builder (the stdio loop is
+:mod:`harn_mcp_mock.stdio`, the session :func:`harn_mcp_mock.session.open.open_session`)."""
 
 from __future__ import annotations
 
@@ -9,22 +10,22 @@ TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up s
 if TYPE_CHECKING:
     from harn_mcp_mock.options import parse_latency
     from harn_mcp_mock.replay.engine import Interaction, ReplayEngine, ReplayReport, build_interactions
-    from harn_mcp_mock.replay.episodes import serve_new_episodes
-    from harn_mcp_mock.replay.run import ReplayOutcome, run_replay
     from harn_mcp_mock.replay.session import engine_factory, open_engine
+    from harn_mcp_mock.session.open import ReplayOutcome
+    from harn_mcp_mock.stdio.run import run_replay, serve_new_episodes
 
 # name -> the module that defines it; loaded on first use (start-up speed, no heavy imports)
 _HOME = {
     "Interaction": "engine",
     "ReplayEngine": "engine",
-    "ReplayOutcome": "run",
+    "ReplayOutcome": "harn_mcp_mock.session.open",  # (the stdio loop's names: their homes moved up)
     "ReplayReport": "engine",
     "build_interactions": "engine",
     "engine_factory": "session",
     "open_engine": "session",
     "parse_latency": "harn_mcp_mock.options",
-    "run_replay": "run",
-    "serve_new_episodes": "episodes",
+    "run_replay": "harn_mcp_mock.stdio.run",
+    "serve_new_episodes": "harn_mcp_mock.stdio.run",
 }
 
 __getattr__ = lazy_exports(__name__, _HOME)

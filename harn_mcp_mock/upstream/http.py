@@ -30,6 +30,7 @@ import orjson
 
 from harn_mcp_mock.errors import ServerError, UpstreamTimeout, UsageError
 from harn_mcp_mock.jsonrpc.frames import SERVER, Frame, batch_items, parse_frame
+from harn_mcp_mock.options import parse_header_option as parse_header_option  # (its home was here)
 from harn_mcp_mock.upstream.base import ExitInfo, Reply, answered_ids
 
 if TYPE_CHECKING:
@@ -70,15 +71,6 @@ def upstream_relative(location: str, request_url: str, upstream: str) -> str | N
     if _origin(target) != _origin(urllib.parse.urlsplit(upstream)):
         return None
     return urllib.parse.urlunsplit(("", "", target.path or "/", target.query, target.fragment))
-
-
-def parse_header_option(text: str) -> tuple[str, str]:
-    """``"K:V"`` (as given to ``--header``) -> ``("K", "V")``."""
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip():
-        # Never quoted: the text may be a secret with its ':' forgotten (`X-Key=value`).
-        raise UsageError("bad header (no 'NAME:' before the value): use NAME:VALUE", where="--header")
-    return name.strip(), value.strip()
 
 
 class SseSplitter:

@@ -87,7 +87,7 @@ def test_a_dead_recorders_journal_in_the_way_is_refused_and_the_claim_let_go(tmp
 
 
 SESSION_MAKERS = {
-    "harn_mcp_mock/replay/run.py": "run_replay",
+    "harn_mcp_mock/stdio/run.py": "run_replay",
     "harn_mcp_mock/api.py": "cassette_transport",
     "harn_mcp_mock/pytest_plugin.py": "_plan",
     "harn_mcp_mock/http/run.py": "run_http_session",

@@ -24,11 +24,11 @@ from harn_mcp_mock.errors import NothingRecordedError, UsageError
 from harn_mcp_mock.http.guard import BodyTooLarge, GuardSettings, HttpGuard, SessionTable, render_jsonrpc
 from harn_mcp_mock.http.record_proxy import record_http
 from harn_mcp_mock.http.replay_server import build_app
-from harn_mcp_mock.http.run import ReportMerger
 from harn_mcp_mock.http.server import HttpServer
 from harn_mcp_mock.jsonrpc.server import Engine
 from harn_mcp_mock.replay.engine import ReplayEngine
 from harn_mcp_mock.replay.session import open_engine
+from harn_mcp_mock.session.open import ReportMerger
 from tests.agents.harness_client import KEYS, PERMISSIONS
 from tests.agents.harness_client import headers as protocol_headers
 

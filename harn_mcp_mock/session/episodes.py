@@ -22,10 +22,10 @@ live server sends is relayed to the client (its server-to-client request ids are
 :class:`~harn_mcp_mock.session.recorder.Recorder`. At the end the new messages are appended to
 the cassette in one atomic write. A cassette with no handshake yet is simply recorded.
 
-:class:`NewEpisodes` is the session, without I/O of its own: the CLI's stdio loop
-(:func:`serve_new_episodes`) and the Python API's in-memory transport
-(:class:`harn_mcp_mock.api.EpisodesTransport`) and ``replay --http``
-(:class:`harn_mcp_mock.http.live.EpisodesEngine`) drive it.
+:class:`NewEpisodes` is the session, without I/O of its own: the stdio loop
+(:func:`serve_episodes_stdio`), the Python API's in-memory transport
+(:class:`harn_mcp_mock.api.EpisodesTransport`) and :class:`EpisodesEngine` (the engine
+``replay --http`` serves) drive it. :func:`harn_mcp_mock.session.open.open_session` builds it.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import contextlib
 import os
 import select
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -45,11 +45,13 @@ from harn_mcp_mock.cassette.model import Cassette, cas_dir, journal_path, load_c
 from harn_mcp_mock.errors import ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
-from harn_mcp_mock.options import ReplayOptions
+from harn_mcp_mock.jsonrpc.server import Out
+from harn_mcp_mock.options import LiveTarget, ReplayOptions
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.replay.engine import ReplayReport
 from harn_mcp_mock.replay.handshake import PROTOCOL_VERSION_META, as_complete, is_modern_request
 from harn_mcp_mock.replay.session import open_engine
+from harn_mcp_mock.session.record import failed
 from harn_mcp_mock.session.recorder import Recorder
 from harn_mcp_mock.session.recorders import new_recorder
 from harn_mcp_mock.upstream import open_upstream
@@ -79,7 +81,7 @@ class NewEpisodes:
     def __init__(
         self,
         cassette: str | Path,
-        command: list[str],
+        live: LiveTarget,
         *,
         options: ReplayOptions | None = None,
         on_event: Callable[[str], None] | None = None,
@@ -87,19 +89,18 @@ class NewEpisodes:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         stderr: int | IO[Any] | None = None,
-        url: str | None = None,
-        headers: Mapping[str, str] | None = None,
         observer: Any = None,
     ) -> None:
         self.path = Path(cassette)
         self.observer = observer
         """Optional :class:`~harn_mcp_mock.tape.mcp.McpTapeObserver` (``--emit-tape``): it is given
         every exchange served, replayed or live, redacted (the live ones through the recorder)."""
-        self.url = url
-        """The live server is this Streamable HTTP endpoint rather than ``command`` (then ``[]``)."""
-        self.headers = dict(headers or {})
+        self.url = live.url
+        """The live server is this Streamable HTTP endpoint rather than a command."""
+        self.headers = live.header_map()
         """Added to every request to ``url`` (``--header``); their values are secrets to redaction."""
-        self.command = list(command) if url is None else ["--url", url]
+        self.timeout = live.timeout
+        self.command = list(live.command) if live.url is None else ["--url", live.url]
         self.on_event = on_event
         self.grace = grace
         self.env = dict(os.environ if env is None else env)
@@ -226,7 +227,9 @@ class NewEpisodes:
         self.recorder = recorder
         live: StdioUpstream | LineUpstream
         if self.url is not None:  # a Streamable HTTP server, read as lines like a child's stdout
-            upstream = open_upstream(self.url, headers=self.headers, timeout=30.0, on_event=self.on_event)
+            upstream = open_upstream(
+                self.url, headers=self.headers, timeout=self.timeout, on_event=self.on_event
+            )
             live = LineUpstream(upstream)
         else:
             live = StdioUpstream.spawn(
@@ -334,50 +337,12 @@ class NewEpisodes:
             self.recorder.abandon()
 
 
-def serve_new_episodes(
-    cassette: str | Path,
-    command: list[str],
-    *,
-    options: ReplayOptions | None = None,
-    on_event: Callable[[str], None] | None = None,
-    stdin_fd: int = 0,
-    stdout_fd: int = 1,
-    grace: float = 5.0,
-    stop_fd: int | None = None,
-    emit_tape: str | Path | None = None,
-) -> ReplayReport:
-    """Serve until the client's EOF (or ``stop_fd`` turns readable: a stop signal); append
-    what the live server recorded. ``emit_tape``: also write every exchange served, replayed
-    or live, redacted, to an event tape (redacted again at the end with what the session's
-    redactors learned)."""
-    if emit_tape is None:
-        session = NewEpisodes(cassette, command, options=options, on_event=on_event, grace=grace)
-        return _serve(session, stdin_fd, stdout_fd, grace, stop_fd)
-    from harn_mcp_mock.tape import TapeWriter
-    from harn_mcp_mock.tape.mcp import McpTapeObserver, redact_again
-
-    session = NewEpisodes(cassette, command, options=options, on_event=on_event, grace=grace)
-    argv = ["replay", "--mode", "new_episodes"]
-    with TapeWriter(emit_tape, script_path=str(cassette), argv=argv) as writer:
-        observer = McpTapeObserver(writer, tape_server_name(session.engine.cassette, Path(cassette)))
-        session.observer = observer
-        try:
-            report = _serve(session, stdin_fd, stdout_fd, grace, stop_fd)
-            observer.finish()  # requests never answered are on the tape too
-        finally:
-            writer.close()
-            redact_again(session.redactors, tape=writer.path)
-    return report
-
-
-def tape_server_name(cassette: Cassette, path: Path) -> str:
-    """The ``server`` of a replay's tape records: the recorded server's name, else the file's."""
-    return str((cassette.server.get("serverInfo") or {}).get("name") or path.name)
-
-
-def _serve(
+def serve_episodes_stdio(
     session: NewEpisodes, stdin_fd: int, stdout_fd: int, grace: float, stop_fd: int | None
 ) -> ReplayReport:
+    """The stdio loop of one ``new_episodes`` session: the client's lines and the live server's
+    output as they come (concurrent: what the live server says unprompted is relayed at once);
+    the report once the client's EOF (or ``stop_fd``) ended it and the new episodes are appended."""
     client_lines = LineSplitter()
 
     def to_client(lines: list[bytes]) -> None:
@@ -458,3 +423,73 @@ def _without_envelope(message: dict[str, Any]) -> dict[str, Any]:
     meta = {k: v for k, v in params["_meta"].items() if k not in ENVELOPE_KEYS}
     rest = {k: v for k, v in params.items() if k != "_meta"}
     return {**message, "params": {**rest, "_meta": meta} if meta else rest}
+
+
+# -- the engine a transport that serves engines serves ---------------------------------------------
+
+
+def _is_request(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("method"), str) and "id" in obj
+
+
+def _outs(lines: Sequence[bytes]) -> Iterator[Out]:
+    for line in lines:
+        try:
+            yield Out(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            continue  # a live server's non-JSON line: nothing an engine's client could take
+
+
+class EpisodesEngine:
+    """``new_episodes`` as an :class:`~harn_mcp_mock.jsonrpc.server.Engine`: one
+    :class:`NewEpisodes` session (``replay --http`` serves one per HTTP session).
+
+    For each client message it gives back what the replay answers, or what the live server
+    sent for it, up to its answer or a request of its own (sampling, elicitation, roots): the
+    client's answer, a later :meth:`receive`, goes on. The live server is waited for on the
+    caller's thread (up to ``timeout`` s of silence): one request at a time, for tests."""
+
+    def __init__(self, session: NewEpisodes, *, timeout: float = 30.0) -> None:
+        self.session = session
+        self.timeout = timeout
+        self._report: ReplayReport | None = None
+
+    @property
+    def cassette(self) -> Cassette:
+        """The replayed cassette (an HTTP endpoint reads its recorded HTTP facts)."""
+        return self.session.engine.cassette
+
+    def receive(self, message: Any) -> list[Out]:
+        try:
+            lines = self.session.from_client(deepjson.dumps(message))
+        except ServerError as exc:  # the live server could not be started or set up
+            return failed({orjson.dumps(message["id"])} if _is_request(message) else set(), exc)
+        return list(_outs(lines)) + self._pull()
+
+    def _pull(self) -> list[Out]:
+        """What the live server sends until the forwarded requests are answered, or it asks
+        the client something (then the client's answer, a later :meth:`receive`, goes on)."""
+        session = self.session
+        outs: list[Out] = []
+        try:
+            while session.waiting and session.live is not None:
+                chunk = session.live.read_chunk(self.timeout)
+                if chunk is None:
+                    raise UpstreamTimeout(f"the live server did not answer within {self.timeout:g}s")
+                batch = list(_outs(session.from_live(chunk)))
+                outs += batch
+                if any(_is_request(out.message) for out in batch):
+                    break
+        except (ServerError, UpstreamTimeout) as exc:
+            outs += failed(session.waiting, exc)
+        return outs
+
+    def finish(self) -> ReplayReport:
+        """Stop the live server and append what it recorded (see :meth:`NewEpisodes.finish`);
+        once (a later call returns the same report)."""
+        if self._report is None:
+            self._report = self.session.finish()
+        return self._report
+
+    def abort(self) -> None:
+        self.session.abort()

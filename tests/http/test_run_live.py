@@ -1,6 +1,6 @@
-"""http/live.py: recording a stdio server while an HTTP client talks to it (``replay --http
---mode all -- CMD``), one session at a time, and a live server that fails under a session that
-records: raw HTTP against scripted servers."""
+"""``run_http_session`` (http/run.py) in the modes that record: recording a stdio server while
+an HTTP client talks to it (``replay --http --mode all -- CMD``), one session at a time, and a
+live server that fails under a session that records: raw HTTP against scripted servers."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.errors import HarnError
 from harn_mcp_mock.http.run import run_http_session
 from harn_mcp_mock.http.server import HttpServer
-from harn_mcp_mock.replay.run import ReplayOutcome
+from harn_mcp_mock.stdio.run import ReplayOutcome
 from tests.http.conftest import ACCEPT, INIT
 
 REPO = Path(__file__).resolve().parents[2]

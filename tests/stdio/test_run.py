@@ -19,7 +19,7 @@ from harn_mcp_mock.tape import load_tape
 FAKE = str(Path(__file__).parents[1] / "servers" / "fake_server.py")
 NOTES = str(Path(__file__).parents[2] / "examples" / "servers" / "notes_server.py")
 # One worker runs the module, so the live server is recorded once (notes_session / recorded).
-pytestmark = pytest.mark.xdist_group("replay/test_run")
+pytestmark = pytest.mark.xdist_group("stdio/test_run")
 
 WAIT = 60
 HARN = [sys.executable, "-m", "harn_mcp_mock"]

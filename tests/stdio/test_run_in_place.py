@@ -33,7 +33,7 @@ from harn_mcp_mock.cassette.model import Cassette, load_cassette
 
 # One worker runs this module, so its module-scoped fixture (a recording, a server, a cluster) is
 # made once, not once per pytest-xdist worker (`make test` runs --dist loadgroup).
-pytestmark = pytest.mark.xdist_group("replay/test_run_in_place")
+pytestmark = pytest.mark.xdist_group("stdio/test_run_in_place")
 
 SERVER = Path(__file__).parents[1] / "servers" / "noisy_server.py"
 NOISY = [sys.executable, str(SERVER)]
