@@ -23,10 +23,13 @@ import re
 from collections.abc import Callable, Sequence
 
 from harn_mcp_mock.redact.gates import Facts, Text, lazy_regex
+from harn_mcp_mock.redact.pairs import _ID_WORDS, _NOT_CREDENTIAL_STEMS, name_words
 from harn_mcp_mock.redact.rules import (
     Hit,
     credential_like,
     plausible_value,
+    random_key,
+    sequential,
     shannon_entropy,
     weak_secret_name,
     wordy,
@@ -563,4 +566,232 @@ def context_rules(
     judge = NameJudge(secret_name, allowed_name, weak=True)
     xml_needles = tuple(needles) if needles is not None else ("",)
     prose = [ProseSecretRule(judge, needle) for needle in _PROSE_NEEDLES]
-    return [XmlSecretRule(judge, (*xml_needles, "access", "api")), *prose]
+    return [XmlSecretRule(judge, (*xml_needles, "access", "api")), *prose, NamedRandomRule(judge)]
+
+
+# --- a random value in a name's place -------------------------------------------------------------
+
+NAMED_RANDOM = "random-after-name"
+"""The finding name of :class:`NamedRandomRule`."""
+
+_KEYED_MIN = 16
+_KEYED_MAX = 128
+_KEYED_HEX_MIN = 32
+_HEX_HEAD = 5
+_KEYED_ONE_CASE_MIN = 20  # letters of one case only: 26 symbols, a longer run before it tells
+_KEYED_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_KEYED_NAME = lazy_regex(r"[A-Za-z][A-Za-z0-9_-]{0,47}\Z")
+_LETTERS_MIN = 3
+_WORDED = lazy_regex(r"(?:[a-z]{2,}|[A-Z]{2,})[0-9]?[_-]")  # 'web-7c9f…', 'msg_01…': a name and a suffix
+_ULID_SHAPE = lazy_regex(r"[0-7][0-9A-HJKMNP-TV-Z]{25}|[0-7][0-9a-hjkmnp-tv-z]{25}")
+_BEFORE_NAME = frozenset(" \t\r\n{([,;\"'`")
+_AFTER_VALUE = frozenset(" \t\r\n,;)]}")
+_QUOTES = "\"'`"
+_LINE_MARKS = " \t#/*->"
+_NOT_KEY_WORDS = frozenset(
+    # what a random value under such a name is: an id, a hash, a position, a public value
+    "id ids uid uuid guid oid cid ulid ref refs cursor marker offset after before next prev previous"
+    " etag sha sha1 sha256 sha512 hash hashes md5 digest checksum crc commit rev revision version ver"
+    " tree parent blob object head base merge fingerprint thumbprint serial signature sig nonce salt"
+    " integrity iv tag mac address owner mint wallet pubkey public name path file url uri link host"
+    " domain type spreadsheet presentation drive project repo repository branch customer subscription"
+    " plan price charge tenant slug alias handle label"
+    " data content body payload raw text image encoded".split()
+)
+_NAMED_VERDICTS: dict[str, int] = {}
+_NOT_RANDOM, _RANDOM, _RANDOM_HEX = 0, 1, 2
+
+
+def named_random_value(value: str) -> int:
+    """How a value standing in a name's place reads (cached): ``_RANDOM`` for a random key,
+    ``_RANDOM_HEX`` for a hex one (taken only after an explicit separator and a name that names
+    no hash), ``_NOT_RANDOM`` otherwise. A random key: 16 to 128 letters, digits, ``_`` and
+    ``-`` (no ``/``, ``+``, ``.``: paths, hosts, versions and base64 data), starting with a
+    letter or digit, not a UUID or ULID, not a name with a suffix (``web-7c9f…``, ``msg_01…``:
+    prefixed ids are :func:`~.rules.prefixed_secret`'s), and random by length and entropy
+    (:func:`~.rules.random_key`), 20 letters at least when of one case only; hex: 32 digits or
+    more, one case."""
+    verdict = _NAMED_VERDICTS.get(value)
+    if verdict is None:
+        verdict = _judge_named_value(value)
+        if len(_NAMED_VERDICTS) >= _JUDGED_MAX:
+            _NAMED_VERDICTS.clear()
+        _NAMED_VERDICTS[value] = verdict
+    return verdict
+
+
+def _judge_named_value(value: str) -> int:
+    core = value.rstrip("=")
+    n = len(core)
+    if n < _KEYED_MIN or n > _KEYED_MAX or not core[0].isalnum() or not _KEYED_CHARS.issuperset(core):
+        return _NOT_RANDOM
+    if _UUID.fullmatch(core) or _WORDED.match(core) or _ULID_SHAPE.fullmatch(core):
+        return _NOT_RANDOM
+    parts = [p for p in core.replace("_", "-").split("-") if p]
+    head = parts[0]
+    if len(parts) > 1 and len(head) >= _HEX_HEAD and _HEX.fullmatch(head) and not head.isalpha():
+        return _NOT_RANDOM  # '28dcbc6d-gc-INURq…': a hash's head, an etag's (as prefixed_secret reads one)
+    longest = max(parts, key=len)
+    if _HEX.fullmatch(longest) and (longest.islower() or longest.isupper() or longest.isdigit()):
+        if len(parts) > 1 or n < _KEYED_HEX_MIN or core.isdigit() or sequential(core):
+            return _NOT_RANDOM  # 'cf-ray'-like hex with a tail, short hashes, numbers
+        return _RANDOM_HEX if random_key(core) else _NOT_RANDOM
+    if _encoded_text(core):
+        return _NOT_RANDOM  # base64 of text: a cursor's '{"page":…}', a JWT's header
+    letters = core.replace("_", "").replace("-", "")
+    if letters.isalpha() and (letters.islower() or letters.isupper()) and len(letters) < _KEYED_ONE_CASE_MIN:
+        return _NOT_RANDOM
+    return _RANDOM if random_key(core) and not sequential(core) else _NOT_RANDOM
+
+
+def _encoded_text(value: str) -> bool:
+    """Whether ``value`` is base64 (or base64url) of printable ASCII text."""
+    import base64
+    import binascii
+
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return raw.isascii() and raw.decode("ascii").isprintable()
+
+
+def keyed_name(name: str) -> bool:
+    """Whether ``name`` may stand before a random key: an identifier with three letters or more,
+    none of whose words (``name_words``) says what the value is instead: an id, a hash, a cursor,
+    a path, a public or cryptographic value that is no secret (:data:`_NOT_KEY_WORDS`: ``id``,
+    ``sha``, ``etag``, ``cursor``, ``signature``, ``iv``…), or one of the ids that are no
+    credential's or the id half of a pair (``request``, ``trace``, ``message``, ``user``,
+    ``account``…: the ``credential-pair`` rule's lists)."""
+    if _KEYED_NAME.match(name) is None or sum(c.isalpha() for c in name) < _LETTERS_MIN:
+        return False
+    return not any(
+        w in _NOT_KEY_WORDS or w in _NOT_CREDENTIAL_STEMS or w in _ID_WORDS for w in name_words(name)
+    )
+
+
+class NamedRandomRule:
+    """A random key standing in a name's place, whatever the name (``mixpanel M0UX…``,
+    ``cloudsmith: "6fd0…"``, ``instamojo '…'``, ``apiMetrics := "…"``, ``plivo token - '…'``,
+    ``confluence_b=…``, ``github = 'x', 'y'``).
+
+    The value is a whole run of token characters (the part after ``=`` in ``name=value``) that
+    :func:`named_random_value` takes. Before it, in this order (leftwards): an optional quote,
+    a separator (``:``, ``=``, ``:=``, `` - ``) or white space alone, an optional quote, then a
+    name :func:`keyed_name` takes, itself at the start of a word (white space, a bracket, a
+    comma, a quote before it). A name followed by white space alone (``mixpanel M0UX…``,
+    ``kanban '…'``) must open its line (indentation and comment marks aside), or follow a
+    comma, a semicolon or the closing quote of a value before it. A hex value (a hash's shape)
+    only after an explicit separator or a quote. After the value: its closing quote, or the end of
+    the line, white space, ``,``, ``;`` or a closing bracket. A quoted value that follows another
+    one this rule took, after a comma (``github = 'x', 'y'``), is taken the same way. Names the
+    policy ``allow``-s (``next_page_token``) are left alone."""
+
+    __slots__ = ("_judge",)
+
+    name = NAMED_RANDOM
+    contained = False
+    run = 0
+    min_len = _KEYED_MIN + 2
+    _facts = Facts(min_len=_KEYED_MIN + 2, run=_KEYED_MIN)
+
+    def __init__(self, judge: NameJudge) -> None:
+        self._judge = judge
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < self.min_len or not text.has_run(_KEYED_MIN):
+            return []
+        hits: list[Hit] = []
+        ends: set[int] = set()
+        for a, b in text.runs(_KEYED_MIN):
+            eq = s.find("=", a, b)
+            while 0 <= eq < b - 1 and s[eq + 1] == "=":
+                eq = s.find("=", eq + 2, b)  # '==' inside: padding, or no name=value
+            if eq > a and eq < b - 1:
+                value_at = eq + 1  # 'name=value' in one run
+            else:
+                value_at = a
+            verdict = named_random_value(s[value_at:b])
+            if not verdict:
+                continue
+            if self._keyed(s, value_at, b, a, verdict == _RANDOM_HEX, ends):
+                hits.append((value_at, b, NAMED_RANDOM))
+                ends.add(b)
+        return hits
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
+
+    def _keyed(self, s: str, at: int, end: int, run_at: int, hex_value: bool, ends: set[int]) -> bool:
+        """Whether the value ``s[at:end]`` stands in a name's place (see the class docstring)."""
+        if at > run_at:  # 'name=value' in one run
+            if hex_value:
+                return False
+            name_end, name_at = at - 1, run_at
+            if name_at > 0 and s[name_at - 1] not in _BEFORE_NAME:
+                return False
+            if not self._after(s, end, ""):
+                return False
+            return self._name_ok(s[name_at:name_end])
+        quote = s[at - 1] if at > 0 and s[at - 1] in _QUOTES else ""
+        if not self._after(s, end, quote):
+            return False
+        i = at - len(quote)
+        j = i
+        while j > 0 and s[j - 1] in " \t":
+            j -= 1
+        spaced = j < i
+        separator = ""
+        if j >= 2 and s.startswith(":=", j - 2):
+            separator, j = ":=", j - 2
+        elif j > 0 and s[j - 1] in ":=" and not (j >= 2 and s[j - 2] == "="):
+            separator, j = s[j - 1], j - 1
+        elif j > 1 and s[j - 1] == "-" and s[j - 2] in " \t" and spaced:
+            separator, j = "-", j - 1
+        elif quote and j > 0 and s[j - 1] == "," and _after_taken(s, j - 1, ends):
+            return True  # "github = 'x', 'y'": a second value of the same name
+        if hex_value:
+            return False  # a hash's shape: under any name ('Alamofire: <sha1>' of a Podfile.lock)
+        if not separator and (not spaced or not quote):
+            return False  # 'processed 8GHQ…', 'find 5KQ…': a word of a sentence, not a name
+        while j > 0 and s[j - 1] in " \t":
+            j -= 1
+        if separator and j > 0 and s[j - 1] in _QUOTES:
+            j -= 1  # '"name": "value"'
+        k = j
+        while k > 0 and (s[k - 1].isalnum() or s[k - 1] in "_-") and s[k - 1].isascii():
+            k -= 1
+        if k == j or (k > 0 and s[k - 1] not in _BEFORE_NAME):
+            return False
+        if not separator and not _opens(s, k, ends):
+            return False
+        return self._name_ok(s[k:j])
+
+    def _name_ok(self, name: str) -> bool:
+        return keyed_name(name) and not self._judge.allowed(name)
+
+    @staticmethod
+    def _after(s: str, end: int, quote: str) -> bool:
+        if quote:
+            return s.startswith(quote, end)
+        return end == len(s) or s[end] in _AFTER_VALUE
+
+
+def _after_taken(s: str, at: int, ends: set[int]) -> bool:
+    """Whether the comma at ``at`` follows the closing quote of a value this rule took."""
+    while at > 0 and s[at - 1] in " \t":
+        at -= 1
+    return at > 0 and s[at - 1] in _QUOTES and (at - 1) in ends
+
+
+def _opens(s: str, at: int, ends: set[int]) -> bool:
+    """Whether the word at ``at`` opens its line (indentation and comment marks aside), or follows
+    a comma, a semicolon or the closing quote of a value this rule took."""
+    line_at = s.rfind("\n", 0, at) + 1
+    before = s[line_at:at].rstrip(" \t")
+    if not before.strip(_LINE_MARKS):
+        return True
+    if before[-1] in ",;":
+        return True
+    return before[-1] in _QUOTES and (line_at + len(before) - 1) in ends
