@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from harn_mcp_mock.redact.gates import Facts, Text, lazy_regex
 from harn_mcp_mock.redact.pairs import _ID_WORDS, _NOT_CREDENTIAL_STEMS, name_words
 from harn_mcp_mock.redact.rules import (
+    _HARMLESS_KINDS,
     Hit,
     credential_like,
     plausible_value,
@@ -580,11 +581,21 @@ _KEYED_HEX_MIN = 32
 _HEX_HEAD = 5
 _KEYED_ONE_CASE_MIN = 20  # letters of one case only: 26 symbols, a longer run before it tells
 _KEYED_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_WORD_BEFORE = lazy_regex(r"([A-Za-z][A-Za-z0-9_-]*)[ \t]+\Z")
+_NAME_WINDOW = 48
 _KEYED_NAME = lazy_regex(r"[A-Za-z][A-Za-z0-9_-]{0,47}\Z")
 _LETTERS_MIN = 3
+_WORD_NAME = lazy_regex(
+    r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+"
+    r"|[A-Z][A-Z0-9]*(?:[_-][A-Z0-9]+)*"
+)
+"""A name written as words: ``snake_case``, ``kebab-case``, ``camelCase``, ``PascalCase``,
+``UPPER_CASE`` (not ``TR2h1a7pc``, the head of a value with ``=`` inside)."""
 _WORDED = lazy_regex(r"(?:[a-z]{2,}|[A-Z]{2,})[0-9]?[_-]")  # 'web-7c9f…', 'msg_01…': a name and a suffix
 _ULID_SHAPE = lazy_regex(r"[0-7][0-9A-HJKMNP-TV-Z]{25}|[0-7][0-9a-hjkmnp-tv-z]{25}")
 _BEFORE_NAME = frozenset(" \t\r\n{([,;\"'`")
+_BEFORE_SETTING = frozenset(" \t\r\n,;\"'`")  # before 'name=value' written as one run
+_WORD = lazy_regex("[A-Za-z]{3}")
 _AFTER_VALUE = frozenset(" \t\r\n,;)]}")
 _QUOTES = "\"'`"
 _LINE_MARKS = " \t#/*->"
@@ -656,17 +667,20 @@ def _encoded_text(value: str) -> bool:
     return raw.isascii() and raw.decode("ascii").isprintable()
 
 
-def keyed_name(name: str) -> bool:
+def keyed_name(name: str, *, alone: bool = True) -> bool:
     """Whether ``name`` may stand before a random key: an identifier with three letters or more,
     none of whose words (``name_words``) says what the value is instead: an id, a hash, a cursor,
     a path, a public or cryptographic value that is no secret (:data:`_NOT_KEY_WORDS`: ``id``,
     ``sha``, ``etag``, ``cursor``, ``signature``, ``iv``…), or one of the ids that are no
     credential's or the id half of a pair (``request``, ``trace``, ``message``, ``user``,
-    ``account``…: the ``credential-pair`` rule's lists)."""
-    if _KEYED_NAME.match(name) is None or sum(c.isalpha() for c in name) < _LETTERS_MIN:
+    ``account``…: the ``credential-pair`` rule's lists), or a kind of key that is no secret
+    (``public``, ``primary``, ``sort``…: ``weak_secret_name``'s). With ``alone`` false, the word
+    before a name (``PUBLIC KEY``): only its words are looked at."""
+    if alone and (_KEYED_NAME.match(name) is None or sum(c.isalpha() for c in name) < _LETTERS_MIN):
         return False
     return not any(
-        w in _NOT_KEY_WORDS or w in _NOT_CREDENTIAL_STEMS or w in _ID_WORDS for w in name_words(name)
+        w in _NOT_KEY_WORDS or w in _NOT_CREDENTIAL_STEMS or w in _ID_WORDS or w in _HARMLESS_KINDS
+        for w in name_words(name)
     )
 
 
@@ -729,8 +743,10 @@ class NamedRandomRule:
             if hex_value:
                 return False
             name_end, name_at = at - 1, run_at
-            if name_at > 0 and s[name_at - 1] not in _BEFORE_NAME:
+            if name_at > 0 and s[name_at - 1] not in _BEFORE_SETTING:
                 return False
+            if _WORD_NAME.fullmatch(s, name_at, name_end) is None or not _WORD.search(s, name_at, name_end):
+                return False  # 'TR2h1a7pc=vxDo…': a value with '=' inside, not a name and its value
             if not self._after(s, end, ""):
                 return False
             return self._name_ok(s[name_at:name_end])
@@ -766,6 +782,9 @@ class NamedRandomRule:
             return False
         if not separator and not _opens(s, k, ends):
             return False
+        before = _WORD_BEFORE.search(s, max(0, k - _NAME_WINDOW), k)
+        if before is not None and not keyed_name(before[1], alone=False):
+            return False  # 'PUBLIC KEY: …', 'commit sha: …': the word before says what it is
         return self._name_ok(s[k:j])
 
     def _name_ok(self, name: str) -> bool:

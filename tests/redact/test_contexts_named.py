@@ -121,6 +121,8 @@ KEPT = [
     f'etag: "{pick(HEX, 8)}-{pick(ALNUM, 27)}"',
     f'processed "{pick(HEX, 8)}-{pick(ALNUM + "_-", 27)}"',
     f'"fingerprint": "{pick(ALNUM, 16)}"',
+    f"PUBLIC KEY: MFkwEwYHKoZIzj0{pick(ALNUM, 16)}",
+    f"commit sha: '{pick(ALNUM, 24)}'",
     f'"signature": "{pick(ALNUM, 120)}"',
     # UUIDs, ULIDs, versions, paths, hosts, e-mail addresses, words
     f"railway = '{pick(HEX, 8)}-{pick(HEX, 4)}-4{pick(HEX, 3)}-a{pick(HEX, 3)}-{pick(HEX, 12)}'",
