@@ -199,3 +199,31 @@ def test_mcp_ids_in_json_text_are_kept() -> None:
     }
     text = json.dumps(ids, indent=2)
     assert redact(text) == text
+
+
+_INVENTED = st.sampled_from(["zorbly", "quandrix", "fenwick", "trovix", "ostrelio", "marrowby", "pelluxa"])
+_SHAPES = st.sampled_from(
+    ['{n}: "{v}"', "{n} = '{v}'", '{n} := "{v}"', "{n} - '{v}'", "{n} '{v}'", "{n}={v}"]
+)
+_KEYS = st.one_of(
+    st.text(ALNUM, min_size=20, max_size=64),
+    st.text(LOWER_DIGITS, min_size=24, max_size=64),
+    st.text(UPPER_DIGITS, min_size=24, max_size=80),
+).filter(lambda v: sum(c.isdigit() for c in v) >= 3 and sum(c.isalpha() for c in v) >= 8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_INVENTED, _SHAPES, _KEYS)
+def test_random_keys_after_invented_names_are_replaced(name: str, shape: str, value: str) -> None:
+    """Whatever the service's name, a key of random letters and digits in its place goes (a key
+    that reads as words, a run of one character or a ULID's shape may be kept: not asserted)."""
+    import re
+
+    from harn_mcp_mock.redact.rules import random_key, sequential
+
+    line = shape.format(n=name, v=value)
+    out = redact(line)
+    ulid = re.fullmatch(r"[0-7][0-9A-HJKMNP-TV-Z]{25}", value)
+    if random_key(value) and not sequential(value) and not ulid:
+        assert value not in out, line
+        assert out == line.replace(value, "[REDACTED:1]"), (line, out)
