@@ -606,10 +606,12 @@ _NOT_KEY_WORDS = frozenset(
     " tree parent blob object head base merge fingerprint thumbprint serial signature sig nonce salt"
     " integrity iv tag mac address owner mint wallet pubkey public name path file url uri link host"
     " domain type spreadsheet presentation drive project repo repository branch customer subscription"
-    " plan price charge tenant slug alias handle label"
+    " plan price charge tenant slug alias handle label reference number num from recipient sender"
+    " destination source target program contract avatar icon banner"
     " data content body payload raw text image encoded".split()
 )
 _NAMED_VERDICTS: dict[str, int] = {}
+_KEYED_NAMES: dict[tuple[str, bool], bool] = {}
 _NOT_RANDOM, _RANDOM, _RANDOM_HEX = 0, 1, 2
 
 
@@ -676,12 +678,20 @@ def keyed_name(name: str, *, alone: bool = True) -> bool:
     ``account``…: the ``credential-pair`` rule's lists), or a kind of key that is no secret
     (``public``, ``primary``, ``sort``…: ``weak_secret_name``'s). With ``alone`` false, the word
     before a name (``PUBLIC KEY``): only its words are looked at."""
-    if alone and (_KEYED_NAME.match(name) is None or sum(c.isalpha() for c in name) < _LETTERS_MIN):
-        return False
-    return not any(
-        w in _NOT_KEY_WORDS or w in _NOT_CREDENTIAL_STEMS or w in _ID_WORDS or w in _HARMLESS_KINDS
-        for w in name_words(name)
-    )
+    key = (name, alone)
+    verdict = _KEYED_NAMES.get(key)
+    if verdict is None:
+        if alone and (_KEYED_NAME.match(name) is None or sum(c.isalpha() for c in name) < _LETTERS_MIN):
+            verdict = False
+        else:
+            verdict = not any(
+                w in _NOT_KEY_WORDS or w in _NOT_CREDENTIAL_STEMS or w in _ID_WORDS or w in _HARMLESS_KINDS
+                for w in name_words(name)
+            )
+        if len(_KEYED_NAMES) >= _JUDGED_MAX:
+            _KEYED_NAMES.clear()
+        _KEYED_NAMES[key] = verdict
+    return verdict
 
 
 class NamedRandomRule:
@@ -726,10 +736,13 @@ class NamedRandomRule:
                 value_at = eq + 1  # 'name=value' in one run
             else:
                 value_at = a
-            verdict = named_random_value(s[value_at:b])
-            if not verdict:
+                if not _place_possible(s, a):
+                    continue  # (cheap: most runs stand in prose, after a word and a space)
+            # The place first (a few characters looked at, the name's verdict cached), then the value.
+            if not self._keyed(s, value_at, b, a, False, ends):
                 continue
-            if self._keyed(s, value_at, b, a, verdict == _RANDOM_HEX, ends):
+            verdict = named_random_value(s[value_at:b])
+            if verdict == _RANDOM or (verdict == _RANDOM_HEX and self._keyed(s, value_at, b, a, True, ends)):
                 hits.append((value_at, b, NAMED_RANDOM))
                 ends.add(b)
         return hits
@@ -795,6 +808,22 @@ class NamedRandomRule:
         if quote:
             return s.startswith(quote, end)
         return end == len(s) or s[end] in _AFTER_VALUE
+
+
+def _place_possible(s: str, at: int) -> bool:
+    """Whether the run at ``at`` may stand in a name's place: a quote, ``:`` or ``=`` right
+    before it, or a ``:``, ``=`` or ``-`` before the white space before it."""
+    if at == 0:
+        return False
+    c = s[at - 1]
+    if c in _QUOTES or c in ":=":
+        return True
+    if c not in " \t":
+        return False
+    j = at - 1
+    while j > 0 and s[j - 1] in " \t":
+        j -= 1
+    return j > 0 and s[j - 1] in ":=-"
 
 
 def _after_taken(s: str, at: int, ends: set[int]) -> bool:

@@ -136,6 +136,8 @@ KEPT = [
     "module: DetectorType_BrowserStackLocal",
     f"Spreadsheet: 1{pick(ALNUM + '_-', 43)}",
     f"user = '{pick(ALNUM, 20)}'",
+    f"Tracking number: 1Z{pick(UPPER_DIGITS, 16)}",
+    f'{{"from": "{pick(ALNUM, 44)}", "mint": "{pick(ALNUM, 44)}"}}',
     "summary: getUserProfileSettingsFromCache",
     # a word of a sentence, not a name: no quote and no separator
     f"processed {pick(ALNUM, 32)}",
@@ -227,3 +229,31 @@ def test_random_keys_after_invented_names_are_replaced(name: str, shape: str, va
     if random_key(value) and not sequential(value) and not ulid:
         assert value not in out, line
         assert out == line.replace(value, "[REDACTED:1]"), (line, out)
+
+
+def test_tool_outputs_full_of_ids_and_hashes_come_back_unchanged() -> None:
+    """What developer tools print through MCP: git, docker, kubectl, HTTP headers, lock files,
+    paginated JSON. Random-looking, none a credential: the rule must leave all of it."""
+    sha = [pick(HEX, 40) for _ in range(4)]
+    outputs = [
+        f"commit {sha[0]}\nMerge: {sha[1][:7]} {sha[2][:7]}\nAuthor: Ada <ada@example.org>\n\n    fix: retry\n",
+        f"tree {sha[1]}\nparent {sha[2]}\nauthor Ada <ada@example.org> 1732870000 +0000\n",
+        f"* [new ref]         {sha[3]} -> origin/main\nHEAD is now at {sha[3][:7]} fix: retry",
+        f"Digest: sha256:{pick(HEX, 64)}\nStatus: Downloaded newer image for nginx:latest",
+        f"NAME                                READY   STATUS\npayments-api-7c9f8d6b5-{pick(LOWER_DIGITS, 5)}   1/1     Running",
+        "HTTP/1.1 200 OK\n"
+        f'ETag: W/"{pick(HEX, 8)}-{pick(ALNUM + "_-", 27)}"\n'
+        f"X-Request-Id: {pick(ALNUM, 32)}\n"
+        f"x-amz-request-id: {pick(UPPER_DIGITS, 16)}\n"
+        f"traceparent: 00-{pick(HEX, 32)}-{pick(HEX, 16)}-01\n",
+        f"PODS:\n  - Alamofire (5.9.1)\n\nSPEC CHECKSUMS:\n  Alamofire: {pick(HEX, 40)}\n\nCOCOAPODS: 1.15.2\n",
+        f'{{"items": [{{"id": "rec{pick(ALNUM, 14)}", "createdTime": "2024-11-29T10:00:00.000Z"}}],'
+        f' "offset": "itr{pick(ALNUM, 14)}/rec{pick(ALNUM, 14)}"}}',
+        f'{{"messages": [{{"ts": "1732870000.123456", "client_msg_id": "{pick(HEX, 8)}-{pick(HEX, 4)}-4{pick(HEX, 3)}-'
+        f'8{pick(HEX, 3)}-{pick(HEX, 12)}"}}], "response_metadata": {{"next_cursor": "{pick(ALNUM, 24)}"}}}}',
+        f'{{"type": "tool_use", "id": "toolu_01{pick(ALNUM, 22)}", "name": "search", "input": {{}}}}',
+    ]
+    red = RedactionPolicy.default().redactor(argv=["srv"], env={})
+    for text in outputs:
+        message = {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": text}]}}
+        assert red.redact_message(message) == message, text
