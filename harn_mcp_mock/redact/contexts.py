@@ -23,9 +23,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from harn_mcp_mock.redact.gates import Facts, Text, lazy_regex
-from harn_mcp_mock.redact.pairs import _ID_WORDS, _NOT_CREDENTIAL_STEMS, name_words
+from harn_mcp_mock.redact.pairs import ID_WORDS, NOT_CREDENTIAL_STEMS, name_words
 from harn_mcp_mock.redact.rules import (
-    _HARMLESS_KINDS,
+    HARMLESS_KINDS,
     Hit,
     credential_like,
     plausible_value,
@@ -685,7 +685,7 @@ def keyed_name(name: str, *, alone: bool = True) -> bool:
             verdict = False
         else:
             verdict = not any(
-                w in _NOT_KEY_WORDS or w in _NOT_CREDENTIAL_STEMS or w in _ID_WORDS or w in _HARMLESS_KINDS
+                w in _NOT_KEY_WORDS or w in NOT_CREDENTIAL_STEMS or w in ID_WORDS or w in HARMLESS_KINDS
                 for w in name_words(name)
             )
         if len(_KEYED_NAMES) >= _JUDGED_MAX:

@@ -595,6 +595,8 @@ _ENGLISH_ENDINGS = frozenset(
 )
 _MISSPELT = ("password", "passwd", "credential", "secret")
 _NAME_WORDS_MAX = 4
+HARMLESS_KINDS = _HARMLESS_KINDS
+"""Kinds of key that are no secret (``primary``, ``public``, ``sort``…; the context rules read them)."""
 
 
 def weak_secret_name(name: str) -> bool:
