@@ -544,6 +544,14 @@ class ProseSecretRule:
                 if gaps > _GAPS_MAX or s[tb - 1] in ".;!?":
                     return None
                 continue
+            if gaps == 0 and s[ta] in "'\"":
+                literal = _quoted_literal(s, ta, tb)
+                if (
+                    literal is not None
+                    and _MARKUP.search(s, *literal)
+                    and credential_like(s[slice(*literal)])
+                ):
+                    return (*literal, self.name)  # "sirv token - 'Ivus86]AJDk:rg…'": quoted, symbols inside
             if _NAMED.match(core) is not None:
                 return None  # 'KEY:value', 'pass=value': a name and its value, the assignment rule's
             if _SETTINGS.search(core) is not None:
@@ -552,6 +560,17 @@ class ProseSecretRule:
                 return (ca, cb, self.name)
             return None
         return None
+
+
+def _quoted_literal(s: str, ta: int, tb: int) -> tuple[int, int] | None:
+    """The inside of the quoted literal that the word ``s[ta:tb]`` is (its quote at ``ta``, the
+    same quote at its end, before trailing punctuation, and none inside), or None."""
+    end = tb
+    while end > ta + 1 and s[end - 1] in ".,;:!?)":
+        end -= 1
+    if end - ta < 3 or s[end - 1] != s[ta] or s[ta] in s[ta + 1 : end - 1]:
+        return None
+    return (ta + 1, end - 1)
 
 
 def context_rules(
