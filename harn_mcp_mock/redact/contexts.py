@@ -23,10 +23,14 @@ import re
 from collections.abc import Callable, Sequence
 
 from harn_mcp_mock.redact.gates import Facts, Text, lazy_regex
+from harn_mcp_mock.redact.pairs import ID_WORDS, NOT_CREDENTIAL_STEMS, name_words
 from harn_mcp_mock.redact.rules import (
+    HARMLESS_KINDS,
     Hit,
     credential_like,
     plausible_value,
+    random_key,
+    sequential,
     shannon_entropy,
     weak_secret_name,
     wordy,
@@ -540,6 +544,14 @@ class ProseSecretRule:
                 if gaps > _GAPS_MAX or s[tb - 1] in ".;!?":
                     return None
                 continue
+            if gaps == 0 and s[ta] in "'\"":
+                literal = _quoted_literal(s, ta, tb)
+                if (
+                    literal is not None
+                    and _MARKUP.search(s, *literal)
+                    and credential_like(s[slice(*literal)])
+                ):
+                    return (*literal, self.name)  # "sirv token - 'Ivus86]AJDk:rg…'": quoted, symbols inside
             if _NAMED.match(core) is not None:
                 return None  # 'KEY:value', 'pass=value': a name and its value, the assignment rule's
             if _SETTINGS.search(core) is not None:
@@ -548,6 +560,17 @@ class ProseSecretRule:
                 return (ca, cb, self.name)
             return None
         return None
+
+
+def _quoted_literal(s: str, ta: int, tb: int) -> tuple[int, int] | None:
+    """The inside of the quoted literal that the word ``s[ta:tb]`` is (its quote at ``ta``, the
+    same quote at its end, before trailing punctuation, and none inside), or None."""
+    end = tb
+    while end > ta + 1 and s[end - 1] in ".,;:!?)":
+        end -= 1
+    if end - ta < 3 or s[end - 1] != s[ta] or s[ta] in s[ta + 1 : end - 1]:
+        return None
+    return (ta + 1, end - 1)
 
 
 def context_rules(
@@ -563,4 +586,282 @@ def context_rules(
     judge = NameJudge(secret_name, allowed_name, weak=True)
     xml_needles = tuple(needles) if needles is not None else ("",)
     prose = [ProseSecretRule(judge, needle) for needle in _PROSE_NEEDLES]
-    return [XmlSecretRule(judge, (*xml_needles, "access", "api")), *prose]
+    return [XmlSecretRule(judge, (*xml_needles, "access", "api")), *prose, NamedRandomRule(judge)]
+
+
+# --- a random value in a name's place -------------------------------------------------------------
+
+NAMED_RANDOM = "random-after-name"
+"""The finding name of :class:`NamedRandomRule`."""
+
+_KEYED_MIN = 16
+_KEYED_MAX = 128
+_KEYED_HEX_MIN = 32
+_HEX_HEAD = 5
+_KEYED_ONE_CASE_MIN = 20  # letters of one case only: 26 symbols, a longer run before it tells
+_KEYED_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_WORD_BEFORE = lazy_regex(r"([A-Za-z][A-Za-z0-9_-]*)[ \t]+\Z")
+_NAME_WINDOW = 48
+_KEYED_NAME = lazy_regex(r"[A-Za-z][A-Za-z0-9_-]{0,47}\Z")
+_LETTERS_MIN = 3
+_WORD_NAME = lazy_regex(
+    r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+"
+    r"|[A-Z][A-Z0-9]*(?:[_-][A-Z0-9]+)*"
+)
+"""A name written as words: ``snake_case``, ``kebab-case``, ``camelCase``, ``PascalCase``,
+``UPPER_CASE`` (not ``TR2h1a7pc``, the head of a value with ``=`` inside)."""
+_WORDED = lazy_regex(r"(?:[a-z]{2,}|[A-Z]{2,})[0-9]?[_-]")  # 'web-7c9f…', 'msg_01…': a name and a suffix
+_ULID_SHAPE = lazy_regex(r"[0-7][0-9A-HJKMNP-TV-Z]{25}|[0-7][0-9a-hjkmnp-tv-z]{25}")
+_BEFORE_NAME = frozenset(" \t\r\n{([,;\"'`")
+_BEFORE_SETTING = frozenset(" \t\r\n,;\"'`")  # before 'name=value' written as one run
+_WORD = lazy_regex("[A-Za-z]{3}")
+_AFTER_VALUE = frozenset(" \t\r\n,;)]}")
+_QUOTES = "\"'`"
+_LINE_MARKS = " \t#/*->"
+_NOT_KEY_WORDS = frozenset(
+    # what a random value under such a name is: an id, a hash, a position, a public value
+    "id ids uid uuid guid oid cid ulid ref refs cursor marker offset after before next prev previous"
+    " etag sha sha1 sha256 sha512 hash hashes md5 digest checksum crc commit rev revision version ver"
+    " tree parent blob object head base merge fingerprint thumbprint serial signature sig nonce salt"
+    " integrity iv tag mac address owner mint wallet pubkey public name path file url uri link host"
+    " domain type spreadsheet presentation drive project repo repository branch customer subscription"
+    " plan price charge tenant slug alias handle label reference number num from recipient sender"
+    " destination source target program contract avatar icon banner"
+    " data content body payload raw text image encoded"
+    # a pair's slot whose meaning a sibling names ({"name": "APP_NAME", "value": …}): the
+    # name-value-pair rule judges it by that name
+    " value values val".split()
+)
+_NAMED_VERDICTS: dict[str, int] = {}
+_KEYED_NAMES: dict[tuple[str, bool], bool] = {}
+_NOT_RANDOM, _RANDOM, _RANDOM_HEX = 0, 1, 2
+
+
+def named_random_value(value: str) -> int:
+    """How a value standing in a name's place reads (cached): ``_RANDOM`` for a random key,
+    ``_RANDOM_HEX`` for a hex one (taken only after an explicit separator and a name that names
+    no hash), ``_NOT_RANDOM`` otherwise. A random key: 16 to 128 letters, digits, ``_`` and
+    ``-`` (no ``/``, ``+``, ``.``: paths, hosts, versions and base64 data), starting with a
+    letter or digit, not a UUID or ULID, not a name with a suffix (``web-7c9f…``, ``msg_01…``:
+    prefixed ids are :func:`~.rules.prefixed_secret`'s), and random by length and entropy
+    (:func:`~.rules.random_key`), 20 letters at least when of one case only; hex: 32 digits or
+    more, one case."""
+    verdict = _NAMED_VERDICTS.get(value)
+    if verdict is None:
+        verdict = _judge_named_value(value)
+        if len(_NAMED_VERDICTS) >= _JUDGED_MAX:
+            _NAMED_VERDICTS.clear()
+        _NAMED_VERDICTS[value] = verdict
+    return verdict
+
+
+def _judge_named_value(value: str) -> int:
+    core = value.rstrip("=")
+    n = len(core)
+    if n < _KEYED_MIN or n > _KEYED_MAX or not core[0].isalnum() or not _KEYED_CHARS.issuperset(core):
+        return _NOT_RANDOM
+    if _UUID.fullmatch(core) or _WORDED.match(core) or _ULID_SHAPE.fullmatch(core):
+        return _NOT_RANDOM
+    parts = [p for p in core.replace("_", "-").split("-") if p]
+    head = parts[0]
+    if len(parts) > 1 and len(head) >= _HEX_HEAD and _HEX.fullmatch(head) and not head.isalpha():
+        return _NOT_RANDOM  # '28dcbc6d-gc-INURq…': a hash's head, an etag's (as prefixed_secret reads one)
+    longest = max(parts, key=len)
+    if _HEX.fullmatch(longest) and (longest.islower() or longest.isupper() or longest.isdigit()):
+        if len(parts) > 1 or n < _KEYED_HEX_MIN or core.isdigit() or sequential(core):
+            return _NOT_RANDOM  # 'cf-ray'-like hex with a tail, short hashes, numbers
+        return _RANDOM_HEX if random_key(core) else _NOT_RANDOM
+    if _encoded_text(core):
+        return _NOT_RANDOM  # base64 of text: a cursor's '{"page":…}', a JWT's header
+    letters = core.replace("_", "").replace("-", "")
+    if letters.isalpha() and (letters.islower() or letters.isupper()) and len(letters) < _KEYED_ONE_CASE_MIN:
+        return _NOT_RANDOM
+    return _RANDOM if random_key(core) and not sequential(core) else _NOT_RANDOM
+
+
+def _encoded_text(value: str) -> bool:
+    """Whether ``value`` is base64 (or base64url) of printable ASCII text."""
+    import base64
+    import binascii
+
+    try:
+        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return raw.isascii() and raw.decode("ascii").isprintable()
+
+
+def keyed_name(name: str, *, alone: bool = True) -> bool:
+    """Whether ``name`` may stand before a random key: an identifier with three letters or more,
+    none of whose words (``name_words``) says what the value is instead: an id, a hash, a cursor,
+    a path, a public or cryptographic value that is no secret (:data:`_NOT_KEY_WORDS`: ``id``,
+    ``sha``, ``etag``, ``cursor``, ``signature``, ``iv``…), or one of the ids that are no
+    credential's or the id half of a pair (``request``, ``trace``, ``message``, ``user``,
+    ``account``…: the ``credential-pair`` rule's lists), or a kind of key that is no secret
+    (``public``, ``primary``, ``sort``…: ``weak_secret_name``'s). With ``alone`` false, the word
+    before a name (``PUBLIC KEY``): only its words are looked at."""
+    key = (name, alone)
+    verdict = _KEYED_NAMES.get(key)
+    if verdict is None:
+        if alone and (_KEYED_NAME.match(name) is None or sum(c.isalpha() for c in name) < _LETTERS_MIN):
+            verdict = False
+        else:
+            verdict = not any(
+                w in _NOT_KEY_WORDS or w in NOT_CREDENTIAL_STEMS or w in ID_WORDS or w in HARMLESS_KINDS
+                for w in name_words(name)
+            )
+        if len(_KEYED_NAMES) >= _JUDGED_MAX:
+            _KEYED_NAMES.clear()
+        _KEYED_NAMES[key] = verdict
+    return verdict
+
+
+class NamedRandomRule:
+    """A random key standing in a name's place, whatever the name (``mixpanel M0UX…``,
+    ``cloudsmith: "6fd0…"``, ``instamojo '…'``, ``apiMetrics := "…"``, ``plivo token - '…'``,
+    ``confluence_b=…``, ``github = 'x', 'y'``).
+
+    The value is a whole run of token characters (the part after ``=`` in ``name=value``) that
+    :func:`named_random_value` takes. Before it, in this order (leftwards): an optional quote,
+    a separator (``:``, ``=``, ``:=``, `` - ``) or white space alone, an optional quote, then a
+    name :func:`keyed_name` takes, itself at the start of a word (white space, a bracket, a
+    comma, a quote before it). A name followed by white space alone (``mixpanel M0UX…``,
+    ``kanban '…'``) must open its line (indentation and comment marks aside), or follow a
+    comma, a semicolon or the closing quote of a value before it. A hex value (a hash's shape)
+    only after an explicit separator or a quote. After the value: its closing quote, or the end of
+    the line, white space, ``,``, ``;`` or a closing bracket. A quoted value that follows another
+    one this rule took, after a comma (``github = 'x', 'y'``), is taken the same way. Names the
+    policy ``allow``-s (``next_page_token``) are left alone."""
+
+    __slots__ = ("_judge",)
+
+    name = NAMED_RANDOM
+    contained = False
+    run = 0
+    min_len = _KEYED_MIN + 2
+    _facts = Facts(min_len=_KEYED_MIN + 2, run=_KEYED_MIN)
+
+    def __init__(self, judge: NameJudge) -> None:
+        self._judge = judge
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < self.min_len or not text.has_run(_KEYED_MIN):
+            return []
+        hits: list[Hit] = []
+        ends: set[int] = set()
+        for a, b in text.runs(_KEYED_MIN):
+            eq = s.find("=", a, b)
+            while 0 <= eq < b - 1 and s[eq + 1] == "=":
+                eq = s.find("=", eq + 2, b)  # '==' inside: padding, or no name=value
+            if eq > a and eq < b - 1:
+                value_at = eq + 1  # 'name=value' in one run
+            else:
+                value_at = a
+                if not _place_possible(s, a):
+                    continue  # (cheap: most runs stand in prose, after a word and a space)
+            # The place first (a few characters looked at, the name's verdict cached), then the value.
+            if not self._keyed(s, value_at, b, a, False, ends):
+                continue
+            verdict = named_random_value(s[value_at:b])
+            if verdict == _RANDOM or (verdict == _RANDOM_HEX and self._keyed(s, value_at, b, a, True, ends)):
+                hits.append((value_at, b, NAMED_RANDOM))
+                ends.add(b)
+        return hits
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
+
+    def _keyed(self, s: str, at: int, end: int, run_at: int, hex_value: bool, ends: set[int]) -> bool:
+        """Whether the value ``s[at:end]`` stands in a name's place (see the class docstring)."""
+        if at > run_at:  # 'name=value' in one run
+            if hex_value:
+                return False
+            name_end, name_at = at - 1, run_at
+            if name_at > 0 and s[name_at - 1] not in _BEFORE_SETTING:
+                return False
+            if _WORD_NAME.fullmatch(s, name_at, name_end) is None or not _WORD.search(s, name_at, name_end):
+                return False  # 'TR2h1a7pc=vxDo…': a value with '=' inside, not a name and its value
+            if not self._after(s, end, ""):
+                return False
+            return self._name_ok(s[name_at:name_end])
+        quote = s[at - 1] if at > 0 and s[at - 1] in _QUOTES else ""
+        if not self._after(s, end, quote):
+            return False
+        i = at - len(quote)
+        j = i
+        while j > 0 and s[j - 1] in " \t":
+            j -= 1
+        spaced = j < i
+        separator = ""
+        if j >= 2 and s.startswith(":=", j - 2):
+            separator, j = ":=", j - 2
+        elif j > 0 and s[j - 1] in ":=" and not (j >= 2 and s[j - 2] == "="):
+            separator, j = s[j - 1], j - 1
+        elif j > 1 and s[j - 1] == "-" and s[j - 2] in " \t" and spaced:
+            separator, j = "-", j - 1
+        elif quote and j > 0 and s[j - 1] == "," and _after_taken(s, j - 1, ends):
+            return True  # "github = 'x', 'y'": a second value of the same name
+        if hex_value:
+            return False  # a hash's shape: under any name ('Alamofire: <sha1>' of a Podfile.lock)
+        if not separator and (not spaced or not quote):
+            return False  # 'processed 8GHQ…', 'find 5KQ…': a word of a sentence, not a name
+        while j > 0 and s[j - 1] in " \t":
+            j -= 1
+        if separator and j > 0 and s[j - 1] in _QUOTES:
+            j -= 1  # '"name": "value"'
+        k = j
+        while k > 0 and (s[k - 1].isalnum() or s[k - 1] in "_-") and s[k - 1].isascii():
+            k -= 1
+        if k == j or (k > 0 and s[k - 1] not in _BEFORE_NAME):
+            return False
+        if not separator and not _opens(s, k, ends):
+            return False
+        before = _WORD_BEFORE.search(s, max(0, k - _NAME_WINDOW), k)
+        if before is not None and not keyed_name(before[1], alone=False):
+            return False  # 'PUBLIC KEY: …', 'commit sha: …': the word before says what it is
+        return self._name_ok(s[k:j])
+
+    def _name_ok(self, name: str) -> bool:
+        return keyed_name(name) and not self._judge.allowed(name)
+
+    @staticmethod
+    def _after(s: str, end: int, quote: str) -> bool:
+        if quote:
+            return s.startswith(quote, end)
+        return end == len(s) or s[end] in _AFTER_VALUE
+
+
+def _place_possible(s: str, at: int) -> bool:
+    """Whether the run at ``at`` may stand in a name's place: a quote, ``:`` or ``=`` right
+    before it, or a ``:``, ``=`` or ``-`` before the white space before it."""
+    if at == 0:
+        return False
+    c = s[at - 1]
+    if c in _QUOTES or c in ":=":
+        return True
+    if c not in " \t":
+        return False
+    j = at - 1
+    while j > 0 and s[j - 1] in " \t":
+        j -= 1
+    return j > 0 and s[j - 1] in ":=-"
+
+
+def _after_taken(s: str, at: int, ends: set[int]) -> bool:
+    """Whether the comma at ``at`` follows the closing quote of a value this rule took."""
+    while at > 0 and s[at - 1] in " \t":
+        at -= 1
+    return at > 0 and s[at - 1] in _QUOTES and (at - 1) in ends
+
+
+def _opens(s: str, at: int, ends: set[int]) -> bool:
+    """Whether the word at ``at`` opens its line (indentation and comment marks aside), or follows
+    a comma, a semicolon or the closing quote of a value this rule took."""
+    line_at = s.rfind("\n", 0, at) + 1
+    before = s[line_at:at].rstrip(" \t")
+    if not before.strip(_LINE_MARKS):
+        return True
+    if before[-1] in ",;":
+        return True
+    return before[-1] in _QUOTES and (line_at + len(before) - 1) in ends

@@ -373,3 +373,9 @@ def pair_keys(before: dict[Any, Any], after: dict[Any, Any]) -> list[Any]:
                 continue
         out.append(key)
     return out
+
+
+ID_WORDS = _ID_WORDS
+"""The words an id's, a user's or an account's name ends with (the context rules read them)."""
+NOT_CREDENTIAL_STEMS = _NOT_CREDENTIAL_STEMS
+"""The words before ``id`` that make an id no credential's (``request``, ``trace``…)."""

@@ -454,7 +454,9 @@ class AssignmentRule:
         if walrus and group != "quoted":
             return []  # 'bitmexKey := os.Getenv(…)': only a quoted literal is a value
         start, end = value.span(group)
-        if group == "bare":  # 'PASSWORD=git&2026…&Qm9…==': a '&' that starts no parameter is the value's
+        if group == "quoted":
+            end = quoted_end(s, start, end)
+        elif group == "bare":  # 'PASSWORD=git&2026…&Qm9…==': a '&' that starts no parameter is the value's
             while s.startswith("&", end) and not _PARAMETER.match(s, end):
                 more = _BARE_MORE.match(s, end)
                 if more is None:
@@ -464,6 +466,31 @@ class AssignmentRule:
         if not (plausible_value(secret) if strong else credential_like(secret)):
             return []
         return [(start, end, self.name)]
+
+
+def quoted_end(s: str, start: int, end: int) -> int:
+    """Where a quoted value that opened at ``start`` (its quote right before it) really ends,
+    when the assignment's expression stopped it at ``end`` on a quote: the other kind of quote
+    is part of the value (``"N{w4'2si(z"``), and so is its own quote followed by a letter or digit
+    (``'aB3>yN'5x[ia'``: a closing quote is followed by a space, a comma, a bracket or the line's
+    end). The value then runs to its own quote that is so followed, on the same line; as it was
+    when there is none."""
+    n = len(s)
+    if start == 0 or end >= n or s[start - 1] not in "\"'" or s[end] not in "\"'":
+        return end
+    quote = s[start - 1]
+    if s[end] == quote and (end + 1 >= n or not s[end + 1].isalnum()):
+        return end  # a closing quote
+    line_end = s.find("\n", end)
+    line_end = n if line_end < 0 else line_end
+    at = end
+    while True:
+        close = s.find(quote, at + 1 if s[at] == quote else at, line_end)
+        if close < 0 or "\\" in s[end:close]:
+            return end
+        if close + 1 >= n or not s[close + 1].isalnum():
+            return close
+        at = close
 
 
 # --- names the key rules do not take, that still read like a secret's name ----------------------
@@ -577,6 +604,8 @@ _ENGLISH_ENDINGS = frozenset(
 )
 _MISSPELT = ("password", "passwd", "credential", "secret")
 _NAME_WORDS_MAX = 4
+HARMLESS_KINDS = _HARMLESS_KINDS
+"""Kinds of key that are no secret (``primary``, ``public``, ``sort``…; the context rules read them)."""
 
 
 def weak_secret_name(name: str) -> bool:
