@@ -337,6 +337,138 @@ def find_documents(rec: Recording, tools: dict[str, dict[str, Any]], taken: set[
     return None
 
 
+@dataclass(slots=True)
+class Marks:
+    """A create tool given only a key (``create_directory(path)``): the state keeps the keys it
+    created (``/directories/<path>``, each ``true``), for listings to show."""
+
+    name: str
+    writer: str
+    key: str
+
+    def at(self, arg: str) -> str:
+        return f"/{self.name}/{{args.{arg}}}"
+
+
+def _plural(tool_name: str) -> str:
+    words = [
+        x for x in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", tool_name) if x and verb(x) != verb(tool_name)
+    ]
+    if not words:
+        return "items"
+    word = words[-1].lower()
+    return word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
+
+
+def find_marks(
+    rec: Recording, tools: dict[str, dict[str, Any]], docs: Documents | None, taken: set[str]
+) -> list[Marks]:
+    called = {s.tool for s in rec.steps if s.ok}
+    out: list[Marks] = []
+    for t in tools.values():
+        if is_read(t) or t["name"] not in called or verb(t["name"]) not in CREATE_VERBS:
+            continue
+        if docs is not None and t["name"] == docs.writer:
+            continue
+        strings = _strings(t)
+        key = next((a for a in KEY_ARGS if a in strings), None)
+        if key is None or any(a in strings for a in (*VALUE_ARGS, *SOURCE_ARGS, *DEST_ARGS)):
+            continue
+        name = _plural(t["name"])
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        out.append(Marks(name, t["name"], key))
+    return out
+
+
+def mark_candidates(tool: dict[str, Any], marks: list[Marks]) -> list[dict[str, Any]]:
+    return [
+        {"effects": [{"op": "set", "path": m.at(m.key), "value": True}], "result": None}
+        for m in marks
+        if m.writer == tool["name"]
+    ]
+
+
+def known_keys(rec: Recording, docs: Documents | None, marks: list[Marks]) -> dict[str, set[str]]:
+    """The keys the recording's writes put in each keyed collection of documents or marks."""
+    out: dict[str, set[str]] = {}
+    for step in rec.steps:
+        if not step.ok:
+            continue
+        if docs is not None and step.tool == docs.writer:
+            out.setdefault(f"/{docs.name}", set()).add(str(step.arguments.get(docs.key)))
+        elif docs is not None and step.tool != docs.writer:
+            for a in DEST_ARGS:
+                if isinstance(step.arguments.get(a), str) and any(s in step.arguments for s in SOURCE_ARGS):
+                    out.setdefault(f"/{docs.name}", set()).add(step.arguments[a])
+        for m in marks:
+            if step.tool == m.writer and isinstance(step.arguments.get(m.key), str):
+                out.setdefault(f"/{m.name}", set()).add(step.arguments[m.key])
+    return out
+
+
+def _is_json(text: str) -> bool:
+    import orjson
+
+    try:
+        return isinstance(orjson.loads(text), dict | list)
+    except orjson.JSONDecodeError:
+        return False
+
+
+def listing_candidates(tool: dict[str, Any], rec: Recording, keys: dict[str, set[str]]) -> list[dict[str, Any]]:
+    """A read whose text answers are lines each naming a key of a keyed collection, relative to
+    a path argument (``[FILE] notes.txt`` for ``<path>/notes.txt``): a ``$join`` listing of the
+    keys under that argument, each collection's lines in the recorded layout."""
+    name = tool["name"]
+    shown = [s for s in rec.steps if s.tool == name and s.ok and text_of(s.answer) is not None]
+    if not shown or not keys:
+        return []
+    out: list[dict[str, Any]] = []
+    for arg in _strings(tool):
+        layouts: dict[str, set[str]] = {}
+        named = 0
+        fits = True
+        for step in shown:
+            under = step.arguments.get(arg)
+            text = text_of(step.answer) or ""
+            if not isinstance(under, str) or _is_json(text):
+                fits = False
+                break
+            prefix = under.rstrip("/") + "/"
+            for line in text.split("\n") if text else []:
+                hit = None
+                for pointer, ks in keys.items():
+                    for k in sorted(ks, key=len, reverse=True):
+                        tail = k[len(prefix) :] if k.startswith(prefix) else ""
+                        if tail and "/" not in tail and tail in line:
+                            hit = (pointer, line.replace(tail, "{name}", 1))
+                            break
+                    if hit:
+                        break
+                if hit is None:
+                    fits = False
+                    break
+                layouts.setdefault(hit[0], set()).add(hit[1])
+                named += 1
+            if not fits:
+                break
+        if not fits or not named or any(len(v) != 1 for v in layouts.values()):
+            continue
+        sources = [{"keys": p, "line": next(iter(v))} for p, v in sorted(layouts.items(), key=lambda kv: kv[0])]
+        sc = (shown[0].answer.get("result") or {}).get("structuredContent")
+        for sort in (True, False):
+            for order in (sources, sources[::-1]) if len(sources) > 1 and not sort else (sources,):
+                join = {"$join": order, "under": f"{{args.{arg}}}", "sep": "\n", "sort": sort}
+                if isinstance(sc, dict) and len(sc) == 1:
+                    field_name = next(iter(sc))
+                    out.append({"result": {field_name: join}, "text": f"{{result.{field_name}}}"})
+                else:
+                    out.append({"result": None, "text": join})
+    return out
+
+
 def document_candidates(tool: dict[str, Any], rec: Recording, docs: Documents) -> list[dict[str, Any]]:
     """Candidate models of a tool over the documents: the writer sets, a reader answers the
     document (or the recorded error when there is none), a tool with a source and a destination
@@ -823,6 +955,10 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
     docs = find_documents(rec, tools, set(state))
     if docs is not None:
         state[docs.name] = {}
+    marks = find_marks(rec, tools, docs, set(state))
+    for m in marks:
+        state[m.name] = {}
+    keys = known_keys(rec, docs, marks)
     entries: dict[str, dict[str, Any]] = {}
     for t in rec.tools:
         entry: dict[str, Any] = {
@@ -870,14 +1006,18 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
         text = text_rule(t["name"], rec)
         error = _error_template(rec, t["name"])
         extra = document_candidates(t, rec, docs) if docs is not None else []
+        extra += mark_candidates(t, marks)
+        if t not in writes:
+            extra += listing_candidates(t, rec, keys)
         if t in writes:
             cands = [*extra, *write_candidates(t, rec, colls)]
             if text is not None:
                 cands.append({"result": None})
         else:
             cands = [*extra, *({"result": r} for r in read_candidates(t, rec, colls))]
-            if not cands and text is not None and not _guess(rec, t["name"]):
-                cands = [{"result": None}]  # a constant or argument-templated answer
+            if not cands and text is not None and (not _props(t) or not _guess(rec, t["name"])):
+                cands = [{"result": None}]  # a constant or argument-templated answer (a tool
+                # without arguments: its one answer, until a write is seen to change it)
         built = []
         for cand in cands:
             if error is not None:

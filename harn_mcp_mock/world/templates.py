@@ -134,6 +134,8 @@ def render_path(path: str, ctx: Context) -> str:
 def _operator(template: dict[str, Any], ctx: Context) -> Any:
     if "$map" in template:
         return _map(template, ctx)
+    if "$join" in template:
+        return _join(template, ctx)
     if "$json" in template:
         indent = template.get("indent")
         value = concrete(render(template["$json"], ctx))
@@ -173,6 +175,41 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
             items = items[:limit]
         return items
     raise ValueError(f"unknown template operator {sorted(template)[0]!r}")
+
+
+def _join(template: dict[str, Any], ctx: Context) -> str:
+    """``{"$join": [{"keys": "/files", "line": "[FILE] {name}"}, ...], "under": "{args.path}",
+    "sep": "\\n", "sort": true}``: a text listing, one line per key of the objects at ``keys``
+    (``{name}`` the key, ``{value}`` its value); with ``under``, only the keys directly under
+    that path (``under/name``, ``name`` without ``/``), named relative to it; lines sorted by
+    name across sources with ``sort``, else in source then key order."""
+    under = concrete(render(template.get("under"), ctx)) if "under" in template else None
+    prefix = (under.rstrip("/") + "/") if isinstance(under, str) else None
+    entries: list[tuple[str, str]] = []
+    sources = template["$join"] if isinstance(template["$join"], list) else []
+    for source in sources:
+        if not isinstance(source, dict):
+            continue
+        found = get_path(ctx.state, render_path(str(source.get("keys", "")), ctx))
+        if not isinstance(found, dict):
+            continue
+        for key, value in found.items():
+            name = key
+            if prefix is not None:
+                if not key.startswith(prefix) or "/" in key[len(prefix) :] or key == prefix:
+                    continue
+                name = key[len(prefix) :]
+            ctx.extra["name"], ctx.extra["value"] = name, value
+            try:
+                line = concrete(render(source.get("line", "{name}"), ctx))
+            finally:
+                ctx.extra.pop("name", None)
+                ctx.extra.pop("value", None)
+            entries.append((name, line if isinstance(line, str) else deepjson.dumps(line).decode()))
+    if template.get("sort"):
+        entries.sort(key=lambda e: e[0])
+    sep = template.get("sep", "\n")
+    return (sep if isinstance(sep, str) else "\n").join(line for _, line in entries)
 
 
 def json_text(value: Any, indent: int | None = None) -> str:

@@ -136,6 +136,33 @@ def filesystem_session(root: Path) -> list[Step]:
     ]
 
 
+def filesystem_session_b(root: Path) -> list[Step]:
+    """Another session with the filesystem server (other files, another order, error cases),
+    replayed against the world scaffolded from :func:`filesystem_session`."""
+    r = str(root)
+    return [
+        tool("list_directory", path=r),
+        tool("create_directory", path=f"{r}/src"),
+        tool("write_file", path=f"{r}/src/main.py", content="print('hi')\n"),
+        tool("write_file", path=f"{r}/b.txt", content="bee\n"),
+        tool("write_file", path=f"{r}/a.txt", content="ay\n"),
+        tool("list_directory", path=r),
+        tool("read_text_file", path=f"{r}/src/main.py"),
+        tool("read_text_file", path=f"{r}/nope.txt"),
+        tool("move_file", source=f"{r}/a.txt", destination=f"{r}/src/a.txt"),
+        tool("list_directory", path=f"{r}/src"),
+        tool("read_text_file", path=f"{r}/a.txt"),
+        tool("read_text_file", path=f"{r}/src/a.txt"),
+        tool("write_file", path=f"{r}/b.txt", content="bee again\n"),
+        tool("read_text_file", path=f"{r}/b.txt"),
+        tool("list_allowed_directories"),
+        tool("create_directory", path=f"{r}/src/lib"),
+        tool("list_directory", path=f"{r}/src"),
+        tool("move_file", source=f"{r}/gone.txt", destination=f"{r}/here.txt"),
+        tool("list_directory", path=r),
+    ]
+
+
 GIT_SESSION: list[Step] = [
     tool("git_status", repo_path="{repo}"),
     tool("git_log", repo_path="{repo}", max_count=5),
