@@ -419,54 +419,82 @@ def _is_json(text: str) -> bool:
 
 def listing_candidates(tool: dict[str, Any], rec: Recording, keys: dict[str, set[str]]) -> list[dict[str, Any]]:
     """A read whose text answers are lines each naming a key of a keyed collection, relative to
-    a path argument (``[FILE] notes.txt`` for ``<path>/notes.txt``): a ``$join`` listing of the
-    keys under that argument, each collection's lines in the recorded layout."""
+    a path argument (``[FILE] notes.txt`` for ``<path>/notes.txt``) or whole: a ``$join``
+    listing of the keys directly under that argument (or all below it, filtered by a glob
+    argument), each collection's lines in the recorded layout, a constant text when empty."""
     name = tool["name"]
     shown = [s for s in rec.steps if s.tool == name and s.ok and text_of(s.answer) is not None]
-    if not shown or not keys:
+    if not shown or not keys or any(_is_json(text_of(s.answer) or "") for s in shown):
         return []
+    strings = _strings(tool)
     out: list[dict[str, Any]] = []
-    for arg in _strings(tool):
-        layouts: dict[str, set[str]] = {}
-        named = 0
-        fits = True
-        for step in shown:
-            under = step.arguments.get(arg)
-            text = text_of(step.answer) or ""
-            if not isinstance(under, str) or _is_json(text):
-                fits = False
-                break
-            prefix = under.rstrip("/") + "/"
-            for line in text.split("\n") if text else []:
-                hit = None
-                for pointer, ks in keys.items():
-                    for k in sorted(ks, key=len, reverse=True):
-                        tail = k[len(prefix) :] if k.startswith(prefix) else ""
-                        if tail and "/" not in tail and tail in line:
-                            hit = (pointer, line.replace(tail, "{name}", 1))
-                            break
-                    if hit:
-                        break
-                if hit is None:
-                    fits = False
-                    break
-                layouts.setdefault(hit[0], set()).add(hit[1])
-                named += 1
-            if not fits:
-                break
-        if not fits or not named or any(len(v) != 1 for v in layouts.values()):
+    for arg in strings:
+        if not all(isinstance(s.arguments.get(arg), str) for s in shown):
             continue
-        sources = [{"keys": p, "line": next(iter(v))} for p, v in sorted(layouts.items(), key=lambda kv: kv[0])]
-        sc = (shown[0].answer.get("result") or {}).get("structuredContent")
-        for sort in (True, False):
-            for order in (sources, sources[::-1]) if len(sources) > 1 and not sort else (sources,):
-                join = {"$join": order, "under": f"{{args.{arg}}}", "sep": "\n", "sort": sort}
+        for deep in (False, True):
+            found = _layouts(shown, arg, keys, deep)
+            if found is None:
+                continue
+            layouts, empty = found
+            sources = [{"keys": p, "line": v} for p, v in sorted(layouts.items())]
+            base: dict[str, Any] = {"$join": sources, "under": f"{{args.{arg}}}"}
+            if deep:
+                base["depth"] = "all"
+            if empty is not None:
+                base["empty"] = argument_template(empty, shown[0].arguments)
+            variants = [{**base, "sep": "\n", "sort": True}]
+            if len(sources) > 1 and not deep:
+                variants += [{**base, "$join": order, "sep": "\n"} for order in (sources, sources[::-1])]
+            if deep:
+                variants += [{**v, "glob": f"{{args.{g}}}"} for v in list(variants) for g in strings if g != arg]
+            sc = (shown[0].answer.get("result") or {}).get("structuredContent")
+            for join in variants:
                 if isinstance(sc, dict) and len(sc) == 1:
                     field_name = next(iter(sc))
                     out.append({"result": {field_name: join}, "text": f"{{result.{field_name}}}"})
                 else:
                     out.append({"result": None, "text": join})
     return out
+
+
+def _layouts(
+    shown: list[Step], arg: str, keys: dict[str, set[str]], deep: bool
+) -> tuple[dict[str, str], str | None] | None:
+    """Each collection's line layout in the recorded listings (``[FILE] {name}``), and the text of
+    an empty listing when one was recorded; None when a line names no key."""
+    layouts: dict[str, set[str]] = {}
+    empties: set[str] = set()
+    for step in shown:
+        prefix = str(step.arguments[arg]).rstrip("/") + "/"
+        text = text_of(step.answer) or ""
+        lines = text.split("\n") if text else []
+        hits = []
+        for line in lines:
+            hit = None
+            for pointer, ks in keys.items():
+                for k in sorted(ks, key=len, reverse=True):
+                    tail = k[len(prefix) :] if k.startswith(prefix) else ""
+                    if not tail or (not deep and "/" in tail):
+                        continue
+                    if deep and k in line:
+                        hit = (pointer, line.replace(k, "{key}", 1))
+                    elif tail in line:
+                        hit = (pointer, line.replace(tail, "{name}", 1))
+                    if hit:
+                        break
+                if hit:
+                    break
+            hits.append(hit)
+        if lines and all(h is None for h in hits):
+            empties.add(text)
+            continue
+        if any(h is None for h in hits):
+            return None
+        for pointer, layout in (h for h in hits if h is not None):
+            layouts.setdefault(pointer, set()).add(layout)
+    if not layouts or any(len(v) != 1 for v in layouts.values()) or len(empties) > 1:
+        return None
+    return {p: next(iter(v)) for p, v in layouts.items()}, next(iter(empties), None)
 
 
 def document_candidates(tool: dict[str, Any], rec: Recording, docs: Documents) -> list[dict[str, Any]]:

@@ -180,11 +180,17 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
 def _join(template: dict[str, Any], ctx: Context) -> str:
     """``{"$join": [{"keys": "/files", "line": "[FILE] {name}"}, ...], "under": "{args.path}",
     "sep": "\\n", "sort": true}``: a text listing, one line per key of the objects at ``keys``
-    (``{name}`` the key, ``{value}`` its value); with ``under``, only the keys directly under
-    that path (``under/name``, ``name`` without ``/``), named relative to it; lines sorted by
-    name across sources with ``sort``, else in source then key order."""
+    (``{key}`` the key, ``{name}`` it relative to ``under``, ``{value}`` its value). With
+    ``under``, only the keys directly under that path (``under/name``, ``name`` without ``/``),
+    or every key below it with ``"depth": "all"``; ``"glob"`` keeps the names a glob matches
+    (``*`` within a segment, ``**/`` any number of directories); lines sorted by name across
+    sources with ``sort``, else in source then key order; ``"empty"`` is the text when no line
+    is left."""
     under = concrete(render(template.get("under"), ctx)) if "under" in template else None
     prefix = (under.rstrip("/") + "/") if isinstance(under, str) else None
+    deep = template.get("depth") == "all"
+    glob = concrete(render(template.get("glob"), ctx)) if "glob" in template else None
+    pattern = _glob_regex(glob) if isinstance(glob, str) else None
     entries: list[tuple[str, str]] = []
     sources = template["$join"] if isinstance(template["$join"], list) else []
     for source in sources:
@@ -196,20 +202,50 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
         for key, value in found.items():
             name = key
             if prefix is not None:
-                if not key.startswith(prefix) or "/" in key[len(prefix) :] or key == prefix:
+                if not key.startswith(prefix) or key == prefix or (not deep and "/" in key[len(prefix) :]):
                     continue
                 name = key[len(prefix) :]
-            ctx.extra["name"], ctx.extra["value"] = name, value
+            if pattern is not None and not pattern.fullmatch(name):
+                continue
+            saved = {k: ctx.extra.get(k, ABSENT) for k in ("key", "name", "value")}
+            ctx.extra.update(key=key, name=name, value=value)
             try:
                 line = concrete(render(source.get("line", "{name}"), ctx))
             finally:
-                ctx.extra.pop("name", None)
-                ctx.extra.pop("value", None)
+                for k, v in saved.items():
+                    if v is ABSENT:
+                        ctx.extra.pop(k, None)
+                    else:
+                        ctx.extra[k] = v
             entries.append((name, line if isinstance(line, str) else deepjson.dumps(line).decode()))
     if template.get("sort"):
         entries.sort(key=lambda e: e[0])
+    if not entries and isinstance(template.get("empty"), str):
+        return str(concrete(render(template["empty"], ctx)))
     sep = template.get("sep", "\n")
     return (sep if isinstance(sep, str) else "\n").join(line for _, line in entries)
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return re.compile("".join(out))
 
 
 def json_text(value: Any, indent: int | None = None) -> str:

@@ -133,6 +133,10 @@ def filesystem_session(root: Path) -> list[Step]:
         tool("read_text_file", path=f"{r}/docs/notes.txt"),
         tool("read_text_file", path=f"{r}/notes.txt"),
         tool("list_directory", path=r),
+        tool("search_files", path=r, pattern="**/*.md"),
+        tool("search_files", path=r, pattern="*.txt"),
+        tool("search_files", path=r, pattern="**/*.txt"),
+        tool("move_file", source=f"{r}/gone.txt", destination=f"{r}/docs/gone.txt"),
     ]
 
 
@@ -159,6 +163,9 @@ def filesystem_session_b(root: Path) -> list[Step]:
         tool("create_directory", path=f"{r}/src/lib"),
         tool("list_directory", path=f"{r}/src"),
         tool("move_file", source=f"{r}/gone.txt", destination=f"{r}/here.txt"),
+        tool("search_files", path=r, pattern="**/*.py"),
+        tool("search_files", path=f"{r}/src", pattern="*.txt"),
+        tool("search_files", path=r, pattern="*.md"),
         tool("list_directory", path=r),
     ]
 
