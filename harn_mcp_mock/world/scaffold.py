@@ -457,6 +457,82 @@ def listing_candidates(tool: dict[str, Any], rec: Recording, keys: dict[str, set
     return out
 
 
+def tree_candidates(tool: dict[str, Any], rec: Recording, keys: dict[str, set[str]]) -> list[dict[str, Any]]:
+    """A read whose answer is JSON nodes each naming a key of a keyed collection relative to a
+    path argument, nested in a list field (``{"name": "docs", "children": [...]}``): a ``$tree``
+    of the keys under that argument, each collection's nodes in the recorded shape."""
+    shown = [s for s in rec.steps if s.tool == tool["name"] and s.ok and text_of(s.answer) is not None]
+    if not shown or not keys:
+        return []
+    import orjson
+
+    out: list[dict[str, Any]] = []
+    for arg in _strings(tool):
+        shapes: dict[str, set[str]] = {}
+        indents: set[Any] = set()
+        fits = True
+        for step in shown:
+            text = text_of(step.answer) or ""
+            try:
+                nodes = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                nodes = None
+            under = step.arguments.get(arg)
+            if not isinstance(nodes, list) or not isinstance(under, str):
+                fits = False
+                break
+            fits = _tree_shapes(nodes, under.rstrip("/") + "/", keys, shapes)
+            indents.add(next((i for i in (2, None, 4) if json_text(nodes, i) == text), "no"))
+            if not fits:
+                break
+        if not fits or not shapes or len(indents) != 1 or "no" in indents:
+            continue
+        if any(len(v) != 1 for v in shapes.values()):
+            continue
+        sources = [{"keys": p, "to": orjson.loads(next(iter(v)))} for p, v in sorted(shapes.items())]
+        indent = next(iter(indents))
+        tree: dict[str, Any] = {"$tree": sources, "under": f"{{args.{arg}}}", "sort": True}
+        text_t: dict[str, Any] = {"$json": tree, **({"indent": indent} if indent else {})}
+        sc = (shown[0].answer.get("result") or {}).get("structuredContent")
+        if isinstance(sc, dict) and len(sc) == 1:
+            field_name = next(iter(sc))
+            out.append({"result": {field_name: text_t}, "text": f"{{result.{field_name}}}"})
+        else:
+            out.append({"result": None, "text": text_t})
+    return out
+
+
+def _tree_shapes(nodes: list[Any], prefix: str, keys: dict[str, set[str]], shapes: dict[str, set[str]]) -> bool:
+    for node in nodes:
+        if not isinstance(node, dict):
+            return False
+        hit = next(
+            (
+                (pointer, f)
+                for f, v in node.items()
+                if isinstance(v, str)
+                for pointer, ks in keys.items()
+                if prefix + v in ks
+            ),
+            None,
+        )
+        if hit is None:
+            return False
+        pointer, name_field = hit
+        shape: dict[str, Any] = {}
+        for f, v in node.items():
+            if f == name_field:
+                shape[f] = "{name}"
+            elif isinstance(v, list):
+                shape[f] = "{children}"
+                if not _tree_shapes(v, prefix + node[name_field] + "/", keys, shapes):
+                    return False
+            else:
+                shape[f] = v
+        shapes.setdefault(pointer, set()).add(json_text(shape))
+    return True
+
+
 def _layouts(
     shown: list[Step], arg: str, keys: dict[str, set[str]], deep: bool
 ) -> tuple[dict[str, str], str | None] | None:
@@ -1036,7 +1112,7 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
         extra = document_candidates(t, rec, docs) if docs is not None else []
         extra += mark_candidates(t, marks)
         if t not in writes:
-            extra += listing_candidates(t, rec, keys)
+            extra += listing_candidates(t, rec, keys) + tree_candidates(t, rec, keys)
         if t in writes:
             cands = [*extra, *write_candidates(t, rec, colls)]
             if text is not None:

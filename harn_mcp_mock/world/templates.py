@@ -136,6 +136,8 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
         return _map(template, ctx)
     if "$join" in template:
         return _join(template, ctx)
+    if "$tree" in template:
+        return _tree(template, ctx)
     if "$json" in template:
         indent = template.get("indent")
         value = concrete(render(template["$json"], ctx))
@@ -224,6 +226,42 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
         return str(concrete(render(template["empty"], ctx)))
     sep = template.get("sep", "\n")
     return (sep if isinstance(sep, str) else "\n").join(line for _, line in entries)
+
+
+def _tree(template: dict[str, Any], ctx: Context, under: Any = None) -> list[Any]:
+    """``{"$tree": [{"keys": "/directories", "to": {"name": "{name}", "children": "{children}"}},
+    {"keys": "/files", "to": {"name": "{name}"}}], "under": "{args.path}", "sort": true}``: the
+    keys directly under ``under`` (path-like keys, ``/`` between levels) as a list of nodes, each
+    shaped by its source's ``to`` with ``{key}``, ``{name}``, ``{value}`` and ``{children}`` (the
+    same tree under that key) bound; sorted by name across sources with ``sort``."""
+    if under is None:
+        under = concrete(render(template.get("under"), ctx))
+    prefix = str(under).rstrip("/") + "/" if isinstance(under, str) else ""
+    nodes: list[tuple[str, Any]] = []
+    for source in template["$tree"] if isinstance(template["$tree"], list) else []:
+        if not isinstance(source, dict):
+            continue
+        found = get_path(ctx.state, render_path(str(source.get("keys", "")), ctx))
+        if not isinstance(found, dict):
+            continue
+        for key, value in found.items():
+            name = key[len(prefix) :]
+            if not key.startswith(prefix) or not name or "/" in name:
+                continue
+            children = _tree(template, ctx, key) if "{children}" in str(source.get("to")) else []
+            saved = {k: ctx.extra.get(k, ABSENT) for k in ("key", "name", "value", "children")}
+            ctx.extra.update(key=key, name=name, value=value, children=children)
+            try:
+                nodes.append((name, concrete(render(source.get("to", "{name}"), ctx))))
+            finally:
+                for k, v in saved.items():
+                    if v is ABSENT:
+                        ctx.extra.pop(k, None)
+                    else:
+                        ctx.extra[k] = v
+    if template.get("sort"):
+        nodes.sort(key=lambda n: n[0])
+    return [node for _, node in nodes]
 
 
 def _glob_regex(glob: str) -> re.Pattern[str]:

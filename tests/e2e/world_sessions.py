@@ -136,6 +136,7 @@ def filesystem_session(root: Path) -> list[Step]:
         tool("search_files", path=r, pattern="**/*.md"),
         tool("search_files", path=r, pattern="*.txt"),
         tool("search_files", path=r, pattern="**/*.txt"),
+        tool("directory_tree", path=r),
         tool("move_file", source=f"{r}/gone.txt", destination=f"{r}/docs/gone.txt"),
     ]
 
@@ -166,6 +167,8 @@ def filesystem_session_b(root: Path) -> list[Step]:
         tool("search_files", path=r, pattern="**/*.py"),
         tool("search_files", path=f"{r}/src", pattern="*.txt"),
         tool("search_files", path=r, pattern="*.md"),
+        tool("directory_tree", path=f"{r}/src"),
+        tool("directory_tree", path=r),
         tool("list_directory", path=r),
     ]
 
