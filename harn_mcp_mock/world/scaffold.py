@@ -457,6 +457,103 @@ def listing_candidates(tool: dict[str, Any], rec: Recording, keys: dict[str, set
     return out
 
 
+def batch_read_candidates(tool: dict[str, Any], rec: Recording, docs: Documents | None) -> list[dict[str, Any]]:
+    """A read given a list of document keys whose text answer is, for each key in order, a block
+    naming the key and showing its document (or an error line when there is none), joined by a
+    separator (``read_multiple_files(paths)``): a ``$join`` of the listed keys."""
+    if docs is None:
+        return []
+    lists = [a for a, sc in _props(tool).items() if isinstance(sc, dict) and sc.get("type") == "array"]
+    out: list[dict[str, Any]] = []
+    for arg in lists:
+        segments: list[list[tuple[bool, str]]] = []
+        for session in rec.sessions:
+            held: dict[str, Any] = {}
+            for step in session:
+                if step.method != "tools/call":
+                    continue
+                if step.ok and step.tool == docs.writer:
+                    held[str(step.arguments.get(docs.key))] = step.arguments.get(docs.value)
+                elif step.ok and not is_read_name(rec, step.tool):
+                    src = next((step.arguments[a] for a in SOURCE_ARGS if a in step.arguments), None)
+                    dst = next((step.arguments[a] for a in DEST_ARGS if a in step.arguments), None)
+                    if isinstance(src, str) and isinstance(dst, str) and src in held:
+                        held[dst] = held.pop(src)
+                elif step.tool == tool["name"] and step.ok:
+                    keys = step.arguments.get(arg)
+                    cut = _blocks(text_of(step.answer) or "", keys, held)
+                    if cut is None:
+                        return out
+                    segments.append(cut)
+        layouts = _block_layouts(segments)
+        if layouts is None:
+            continue
+        line, missing, sep = layouts
+        source: dict[str, Any] = {"items": f"{{args.{arg}}}", "at": f"/{docs.name}/{{key}}", "line": line}
+        if missing is not None:
+            source["missing"] = missing
+        join = {"$join": [source], "sep": sep}
+        shown = next(s for s in rec.steps if s.tool == tool["name"] and s.ok)
+        sc = (shown.answer.get("result") or {}).get("structuredContent")
+        if isinstance(sc, dict) and len(sc) == 1:
+            field_name = next(iter(sc))
+            out.append({"result": {field_name: join}, "text": f"{{result.{field_name}}}"})
+        else:
+            out.append({"result": None, "text": join})
+    return out
+
+
+def is_read_name(rec: Recording, name: str) -> bool:
+    tool = next((t for t in rec.tools if t["name"] == name), None)
+    return tool is not None and is_read(tool)
+
+
+def _blocks(text: str, keys: Any, held: dict[str, Any]) -> list[tuple[bool, str]] | None:
+    """The answer cut at each key (in order), each piece with the key and its document put back as
+    ``{key}`` and ``{value}``; whether the document was there."""
+    if not isinstance(keys, list) or len(keys) < 1 or not all(isinstance(k, str) and k for k in keys):
+        return None
+    starts = []
+    at = 0
+    for k in keys:
+        at = text.find(k, at)
+        if at < 0:
+            return None
+        starts.append(at)
+        at += len(k)
+    if starts[0] != 0:
+        return None
+    out = []
+    for i, k in enumerate(keys):
+        piece = text[starts[i] : starts[i + 1] if i + 1 < len(keys) else len(text)]
+        value = held.get(k)
+        found = isinstance(value, str) and bool(value) and value in piece
+        if found:
+            piece = piece.replace(value, "{value}", 1)
+        out.append((found, piece.replace(k, "{key}")))
+    return out
+
+
+def _block_layouts(segments: list[list[tuple[bool, str]]]) -> tuple[str, str | None, str] | None:
+    """(layout of a block with its document, of one without, separator) the cut answers agree on."""
+    inner = [p for cut in segments for _, p in cut[:-1]]
+    if not inner:
+        return None
+    for n in range(1, min(len(p) for p in inner) + 1):
+        sep = inner[0][-n:]
+        if not all(p.endswith(sep) for p in inner):
+            break
+        found: set[str] = set()
+        missing: set[str] = set()
+        for cut in segments:
+            for i, (there, piece) in enumerate(cut):
+                layout = piece[: -len(sep)] if i + 1 < len(cut) else piece
+                (found if there else missing).add(layout)
+        if len(found) == 1 and len(missing) <= 1:
+            return next(iter(found)), next(iter(missing), None), sep
+    return None
+
+
 def tree_candidates(tool: dict[str, Any], rec: Recording, keys: dict[str, set[str]]) -> list[dict[str, Any]]:
     """A read whose answer is JSON nodes each naming a key of a keyed collection relative to a
     path argument, nested in a list field (``{"name": "docs", "children": [...]}``): a ``$tree``
@@ -1109,10 +1206,14 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
         base = entries[t["name"]]
         text = text_rule(t["name"], rec)
         error = _error_template(rec, t["name"])
+        if error is None and docs is not None and t["name"] in docs.readers:
+            # readers of the same documents: one's recorded error for a missing document
+            error = next((e for r in docs.readers if (e := _error_template(rec, r)) is not None), None)
         extra = document_candidates(t, rec, docs) if docs is not None else []
         extra += mark_candidates(t, marks)
         if t not in writes:
             extra += listing_candidates(t, rec, keys) + tree_candidates(t, rec, keys)
+            extra += batch_read_candidates(t, rec, docs)
         if t in writes:
             cands = [*extra, *write_candidates(t, rec, colls)]
             if text is not None:

@@ -187,7 +187,9 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
     or every key below it with ``"depth": "all"``; ``"glob"`` keeps the names a glob matches
     (``*`` within a segment, ``**/`` any number of directories); lines sorted by name across
     sources with ``sort``, else in source then key order; ``"empty"`` is the text when no line
-    is left."""
+    is left. A source ``{"items": "{args.paths}", "at": "/files/{key}", "line": ..., "missing":
+    ...}`` lists the keys a list names instead, in its order, with ``{value}`` the value at
+    ``at`` (the ``missing`` layout when there is none)."""
     under = concrete(render(template.get("under"), ctx)) if "under" in template else None
     prefix = (under.rstrip("/") + "/") if isinstance(under, str) else None
     deep = template.get("depth") == "all"
@@ -198,11 +200,20 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
     for source in sources:
         if not isinstance(source, dict):
             continue
-        found = get_path(ctx.state, render_path(str(source.get("keys", "")), ctx))
+        if "items" in source:  # the keys a list names, each with the value at ``at``, if any
+            listed = concrete(render(source["items"], ctx))
+            found: Any = {}
+            for key in listed if isinstance(listed, list) else []:
+                with bound(ctx, "key", key):
+                    found[str(key)] = get_path(ctx.state, render_path(str(source.get("at", "")), ctx))
+        else:
+            found = get_path(ctx.state, render_path(str(source.get("keys", "")), ctx))
         if not isinstance(found, dict):
             continue
         for key, value in found.items():
             name = key
+            if value is MISSING and "missing" not in source:
+                continue
             if prefix is not None:
                 if not key.startswith(prefix) or key == prefix or (not deep and "/" in key[len(prefix) :]):
                     continue
@@ -212,7 +223,8 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
             saved = {k: ctx.extra.get(k, ABSENT) for k in ("key", "name", "value")}
             ctx.extra.update(key=key, name=name, value=value)
             try:
-                line = concrete(render(source.get("line", "{name}"), ctx))
+                layout = source.get("missing") if value is MISSING else source.get("line", "{name}")
+                line = concrete(render(layout, ctx))
             finally:
                 for k, v in saved.items():
                     if v is ABSENT:

@@ -137,6 +137,8 @@ def filesystem_session(root: Path) -> list[Step]:
         tool("search_files", path=r, pattern="*.txt"),
         tool("search_files", path=r, pattern="**/*.txt"),
         tool("directory_tree", path=r),
+        tool("read_multiple_files", paths=[f"{r}/docs/notes.txt", f"{r}/notes.txt", f"{r}/docs/readme.md"]),
+        tool("read_file", path=f"{r}/docs/readme.md"),
         tool("move_file", source=f"{r}/gone.txt", destination=f"{r}/docs/gone.txt"),
     ]
 
@@ -168,6 +170,10 @@ def filesystem_session_b(root: Path) -> list[Step]:
         tool("search_files", path=f"{r}/src", pattern="*.txt"),
         tool("search_files", path=r, pattern="*.md"),
         tool("directory_tree", path=f"{r}/src"),
+        tool("read_multiple_files", paths=[f"{r}/src/a.txt", f"{r}/b.txt"]),
+        tool("read_multiple_files", paths=[f"{r}/a.txt", f"{r}/src/main.py", f"{r}/src/a.txt"]),
+        tool("read_file", path=f"{r}/src/main.py"),
+        tool("read_file", path=f"{r}/a.txt"),
         tool("directory_tree", path=r),
         tool("list_directory", path=r),
     ]
