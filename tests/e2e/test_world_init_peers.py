@@ -6,9 +6,9 @@ subprocess) scaffolds a spec from the cassette; then:
 
 * the unedited spec passes ``world check``;
 * it reproduces >= 95% of its own recording's answers (the figure ``world init`` prints);
-* for server-memory, a different session (other entities, another order, error cases), run
-  against the live server through ``record``, gets the same answers from the world on >= 80%
-  of its steps (:func:`harn_mcp_mock.world.scaffold.replay` of that second cassette).
+* for server-memory and server-filesystem, a different session (other entities or files,
+  another order, error cases), run against the live server through ``record``, gets the same
+  answers from the world (from its models) on >= 80% (memory) and >= 95% (filesystem) of its steps (:func:`harn_mcp_mock.world.scaffold.replay` of that second cassette).
 
 The figures measured are written in docs/worlds.md ("Scaffolding a world from a recording").
 """
@@ -107,15 +107,30 @@ def test_server_memory_scaffold_reproduces_its_recording_and_another_session(tmp
     assert "eval: 2 trial(s) scored, 2 passed" in run.stdout + run.stderr
 
 
-def test_server_filesystem_scaffold_reproduces_its_recording(tmp_path: Path) -> None:
+def test_server_filesystem_scaffold_reproduces_its_recording_and_another_session(tmp_path: Path) -> None:
+    import json
+    import shutil
+
     root = tmp_path / "root"
     root.mkdir()
     command = require_peer(lambda: filesystem_server_command(root))
     cassette = tmp_path / "fs.cassette.json"
     ws.record_session(cassette, command, ws.filesystem_session(root))
-    share, by_model = init_and_check(cassette, tmp_path / "fs.world.json")
+    spec = tmp_path / "fs.world.json"
+    share, by_model = init_and_check(cassette, spec)
     assert share >= 0.95
-    assert by_model >= 10  # writes, reads (ENOENT too) and moves are modelled as documents
+    # every answer from a model: documents (write, read, move, their errors), marks (directories),
+    # and join-style listings (list_directory, search_files, directory_tree, read_multiple_files)
+    assert by_model == len(ws.filesystem_session(root))
+
+    shutil.rmtree(root)  # the second session starts from the same (empty) root
+    root.mkdir()
+    other = tmp_path / "fs-b.cassette.json"
+    ws.record_session(other, command, ws.filesystem_session_b(root))
+    second = figures(replay(json.loads(spec.read_text()), read_recordings([other])))
+    assert second["steps"] == len(ws.filesystem_session_b(root))
+    assert second["share"] >= 0.95, second
+    assert second["by_model"] == second["steps"]
 
 
 def test_mcp_server_git_scaffold_reproduces_its_recording(tmp_path: Path) -> None:

@@ -122,8 +122,10 @@ def _blocks(text: str, keys: Any, held: dict[str, Any]) -> list[tuple[bool, str]
             return None
         starts.append(at)
         at += len(k)
-    if starts[0] != 0:
+    lead = text[: starts[0]]  # what comes before each key (``== /a``), the first one's at the start
+    if "\n" in lead or any(text[s - len(lead) : s] != lead for s in starts):
         return None
+    starts = [s - len(lead) for s in starts]
     out = []
     for i, k in enumerate(keys):
         piece = text[starts[i] : starts[i + 1] if i + 1 < len(keys) else len(text)]
