@@ -189,7 +189,9 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
     sources with ``sort``, else in source then key order; ``"empty"`` is the text when no line
     is left. A source ``{"items": "{args.paths}", "at": "/files/{key}", "line": ..., "missing":
     ...}`` lists the keys a list names instead, in its order, with ``{value}`` the value at
-    ``at`` (the ``missing`` layout when there is none)."""
+    ``at`` (the ``missing`` layout when there is none). A source's ``"mark": {"at": "/current",
+    "line": "* {name}"}`` gives the key equal to the value at ``at`` (a list: its last item, the
+    latest of a history) its own layout."""
     under = concrete(render(template.get("under"), ctx)) if "under" in template else None
     prefix = (under.rstrip("/") + "/") if isinstance(under, str) else None
     deep = template.get("depth") == "all"
@@ -224,6 +226,11 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
             ctx.extra.update(key=key, name=name, value=value)
             try:
                 layout = source.get("missing") if value is MISSING else source.get("line", "{name}")
+                mark = source.get("mark")
+                if isinstance(mark, dict):
+                    marked = get_path(ctx.state, render_path(str(mark.get("at")), ctx))
+                    if (marked[-1] if isinstance(marked, list) and marked else marked) == key:
+                        layout = mark.get("line", layout)
                 line = concrete(render(layout, ctx))
             finally:
                 for k, v in saved.items():

@@ -9,8 +9,10 @@ saw, one answer per step. The servers are ones we did not write:
 * ``@modelcontextprotocol/server-filesystem`` (one allowed directory, a temporary root);
 * ``mcp-server-git`` (a fixed repository the test makes).
 
-:data:`MEMORY_A` is the session a world is scaffolded from; :data:`MEMORY_B` is a different
-session (other entities, another order, error cases) replayed against that world.
+:data:`MEMORY_A`, :func:`filesystem_session` and :data:`GIT_SESSION` are the sessions a world
+is scaffolded from; :data:`MEMORY_B`, :func:`filesystem_session_b` and :data:`GIT_SESSION_B` are
+different sessions (other entities, files or branches, another order, error cases) replayed
+against that world.
 """
 
 from __future__ import annotations
@@ -194,6 +196,20 @@ GIT_SESSION: list[Step] = [
     tool("git_checkout", repo_path="{repo}", branch_name="no-such-branch"),
     tool("git_branch", repo_path="{repo}", branch_type="local"),
 ]
+
+
+GIT_SESSION_B: list[Step] = [
+    tool("git_create_branch", repo_path="{repo}", branch_name="dev"),
+    tool("git_create_branch", repo_path="{repo}", branch_name="alpha"),
+    tool("git_branch", repo_path="{repo}", branch_type="local"),
+    tool("git_checkout", repo_path="{repo}", branch_name="missing"),
+    tool("git_checkout", repo_path="{repo}", branch_name="alpha"),
+    tool("git_branch", repo_path="{repo}", branch_type="local"),
+    tool("git_checkout", repo_path="{repo}", branch_name="main"),
+    tool("git_branch", repo_path="{repo}", branch_type="local"),
+    tool("git_status", repo_path="{repo}"),
+]
+"""Another session with the git server (other branches, another order, a missing branch)."""
 
 
 def bind(steps: Sequence[Step], **values: str) -> list[Step]:

@@ -235,8 +235,7 @@ READ_ONLY = {"readOnlyHint": True}
 
 def _tool(name: str, read: bool, **props: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"name": name, "inputSchema": {"type": "object", "properties": props}}
-    if read:
-        out["annotations"] = READ_ONLY
+    out["annotations"] = READ_ONLY if read else {"readOnlyHint": False}
     return out
 
 
@@ -335,3 +334,58 @@ class ShelfServer:
 def shelf_cassette(path: Path, session: list[tuple[str, dict[str, Any]]] = SHELF_A) -> Path:
     """The cassette of ``session`` played against a fresh :class:`ShelfServer`."""
     return _cassette(path, SHELF_TOOLS, ShelfServer(), session, "shelf")
+
+
+# A fourth server, "lanes": keys made by a create tool given only a key, a listing of them with
+# the current one marked, and a tool that makes one current. Every call also takes the same
+# ``board_path`` (a context argument, not a key).
+
+BOARD = {"board_path": "/b"}
+LANE_TOOLS = [
+    _tool("add_lane", False, board_path=STRING, lane_name=STRING),
+    _tool("use_lane", False, board_path=STRING, lane_name=STRING),
+    _tool("lanes", True, board_path=STRING),
+]
+
+LANES_A: list[tuple[str, dict[str, Any]]] = [
+    ("lanes", BOARD),
+    ("add_lane", {**BOARD, "lane_name": "fast"}),
+    ("lanes", BOARD),
+    ("use_lane", {**BOARD, "lane_name": "fast"}),
+    ("lanes", BOARD),
+    ("use_lane", {**BOARD, "lane_name": "nope"}),
+]
+
+LANES_B: list[tuple[str, dict[str, Any]]] = [
+    ("add_lane", {**BOARD, "lane_name": "b1"}),
+    ("use_lane", {**BOARD, "lane_name": "b1"}),
+    ("lanes", BOARD),
+    ("use_lane", {**BOARD, "lane_name": "base"}),
+    ("add_lane", {**BOARD, "lane_name": "a0"}),
+    ("use_lane", {**BOARD, "lane_name": "zz"}),
+    ("lanes", BOARD),
+]
+
+
+class LanesServer:
+    def __init__(self) -> None:
+        self.lanes = {"base"}
+        self.current = "base"
+
+    def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        lane = args.get("lane_name", "")
+        if name == "add_lane":
+            self.lanes.add(lane)
+            return {"content": [text(f"added {lane}")]}
+        if name == "use_lane":
+            if lane not in self.lanes:
+                return {"content": [text(f"no lane {lane}")], "isError": True}
+            self.current = lane
+            return {"content": [text(f"now on {lane}")]}
+        lines = [f"{'>' if n == self.current else '-'} {n}" for n in sorted(self.lanes)]
+        return {"content": [text("\n".join(lines))]}
+
+
+def lanes_cassette(path: Path, session: list[tuple[str, dict[str, Any]]] = LANES_A) -> Path:
+    """The cassette of ``session`` played against a fresh :class:`LanesServer`."""
+    return _cassette(path, LANE_TOOLS, LanesServer(), session, "lanes")

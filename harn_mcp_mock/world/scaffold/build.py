@@ -22,6 +22,7 @@ from harn_mcp_mock.world.scaffold.candidates import (
 )
 from harn_mcp_mock.world.scaffold.collections import (
     Collection,
+    context_args,
     find_collections,
     find_documents,
     find_marks,
@@ -31,7 +32,14 @@ from harn_mcp_mock.world.scaffold.collections import (
     known_keys,
     verb,
 )
-from harn_mcp_mock.world.scaffold.listings import batch_read_candidates, listing_candidates, tree_candidates
+from harn_mcp_mock.world.scaffold.listings import (
+    batch_read_candidates,
+    flat_candidates,
+    flat_listings,
+    listing_candidates,
+    select_candidates,
+    tree_candidates,
+)
 from harn_mcp_mock.world.scaffold.recording import (
     Recording,
     Step,
@@ -141,6 +149,15 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
     for m in marks:
         state[m.name] = {}
     keys = known_keys(rec, docs, marks)
+    flats = flat_listings(rec, tools, keys)
+    mark_names = {f"/{m.name}" for m in marks}
+    for flat in flats:  # keys a listing showed that no write made: there from the start
+        if flat.pointer in mark_names:
+            for k in flat.initial:
+                state[flat.pointer[1:]][k] = True
+            if flat.marked is not None:
+                state[flat.at[1:]] = [flat.current]
+    context = context_args(rec)
     entries: dict[str, dict[str, Any]] = {}
     for t in rec.tools:
         entry: dict[str, Any] = {
@@ -195,6 +212,9 @@ def scaffold(paths: Sequence[Path], name: str | None = None) -> Scaffold:
         if t not in writes:
             extra += listing_candidates(t, rec, keys) + tree_candidates(t, rec, keys)
             extra += batch_read_candidates(t, rec, docs)
+            extra += [c for f in flats if f.tool == t["name"] for c in flat_candidates(f)]
+        else:
+            extra += select_candidates(t, rec, [f for f in flats if f.pointer in mark_names], keys, context)
         if t in writes:
             cands = [*extra, *write_candidates(t, rec, colls)]
             if text is not None:

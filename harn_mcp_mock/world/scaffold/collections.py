@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from harn_mcp_mock import deepjson
 from harn_mcp_mock.world.scaffold.recording import Recording, text_of, value_of
 
 KEY_FIELDS = ("id", "name", "key", "uuid", "path", "slug")
@@ -199,21 +200,43 @@ def _plural(tool_name: str) -> str:
     if not words:
         return "items"
     word = words[-1].lower()
-    return word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else word + "s"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def key_arg(strings: list[str]) -> str | None:
+    """The argument naming a key: ``path``, ``name``, ... or one ending so (``branch_name``)."""
+    exact = next((a for a in KEY_ARGS if a in strings), None)
+    if exact is not None:
+        return exact
+    return next((a for k in KEY_ARGS for a in strings if a.lower().endswith("_" + k)), None)
+
+
+def context_args(rec: Recording) -> set[str]:
+    """Arguments of several tools that always had one value (``repo_path``): a context, not a key."""
+    values: dict[str, set[str]] = {}
+    tools: dict[str, set[str]] = {}
+    for step in rec.steps:
+        for a, v in step.arguments.items():
+            values.setdefault(a, set()).add(deepjson.dumps(v).decode())
+            tools.setdefault(a, set()).add(step.tool)
+    return {a for a, vs in values.items() if len(vs) == 1 and len(tools[a]) > 1}
 
 
 def find_marks(
     rec: Recording, tools: dict[str, dict[str, Any]], docs: Documents | None, taken: set[str]
 ) -> list[Marks]:
     called = {s.tool for s in rec.steps if s.ok}
+    context = context_args(rec)
     out: list[Marks] = []
     for t in tools.values():
         if is_read(t) or t["name"] not in called or verb(t["name"]) not in CREATE_VERBS:
             continue
         if docs is not None and t["name"] == docs.writer:
             continue
-        strings = string_args(t)
-        key = next((a for a in KEY_ARGS if a in strings), None)
+        strings = [a for a in string_args(t) if a not in context]
+        key = key_arg(strings)
         if key is None or any(a in strings for a in (*VALUE_ARGS, *SOURCE_ARGS, *DEST_ARGS)):
             continue
         name = _plural(t["name"])

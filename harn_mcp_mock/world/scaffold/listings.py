@@ -3,6 +3,8 @@ in the recorded layout), nested JSON trees of path-like keys, and batch reads of
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from harn_mcp_mock.world.scaffold.collections import (
@@ -10,6 +12,7 @@ from harn_mcp_mock.world.scaffold.collections import (
     SOURCE_ARGS,
     Documents,
     input_props,
+    is_read,
     is_read_name,
     string_args,
 )
@@ -273,3 +276,114 @@ def _layouts(
     if not layouts or any(len(v) != 1 for v in layouts.values()) or len(empties) > 1:
         return None
     return {p: next(iter(v)) for p, v in layouts.items()}, next(iter(empties), None)
+
+
+@dataclass(slots=True)
+class FlatListing:
+    """A read whose text answer is a line per key of one collection, the keys whole (``  feature``,
+    ``* main``), one of them marked (the current one: ``* {name}``) when two layouts take turns."""
+
+    tool: str
+    pointer: str
+    line: str
+    marked: str | None = None
+    initial: list[str] = field(default_factory=list)
+    """Keys the listings show that no recorded write made (there from the start)."""
+    current: str | None = None
+    """The marked key of the first listing (the current one at the start; the state keeps the
+    history of current keys, ``[current]`` at the start)."""
+
+    @property
+    def at(self) -> str:
+        return "/current" + self.pointer.replace("/", "_")
+
+
+def flat_listings(
+    rec: Recording, tools: dict[str, dict[str, Any]], keys: dict[str, set[str]]
+) -> list[FlatListing]:
+    out = []
+    for name, tool in tools.items():
+        shown = [s for s in rec.steps if s.tool == name and s.ok and text_of(s.answer) is not None]
+        if not shown or not is_read(tool) or any(is_json(text_of(s.answer) or "") for s in shown):
+            continue
+        found = _flat(name, [(text_of(s.answer) or "").split("\n") for s in shown], keys)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _flat(tool: str, answers: list[list[str]], keys: dict[str, set[str]]) -> FlatListing | None:
+    layouts: dict[str, set[str]] = {}
+    for lines in answers:
+        for line in lines:
+            for pointer, ks in keys.items():
+                k = next((k for k in sorted(ks, key=len, reverse=True) if k and k in line), None)
+                if k is not None:
+                    layouts.setdefault(pointer, set()).add(line.replace(k, "{name}", 1))
+                    break
+    if len(layouts) != 1:
+        return None
+    [(pointer, forms)] = layouts.items()
+    if len(forms) > 2 or (len(forms) > 1 and "{name}" in forms):
+        return None
+    patterns = {f: re.compile(re.escape(f).replace(re.escape("{name}"), "(.+)")) for f in forms}
+    initial: list[str] = []
+    per_answer: list[list[tuple[str, str]]] = []
+    for lines in answers:
+        seen = []
+        for line in lines:
+            hit = next(((f, m.group(1)) for f, p in patterns.items() if (m := p.fullmatch(line))), None)
+            if hit is None:
+                return None
+            seen.append(hit)
+            if hit[1] not in keys[pointer] and hit[1] not in initial:
+                initial.append(hit[1])
+        per_answer.append(seen)
+    if len(forms) == 1:
+        return FlatListing(tool, pointer, next(iter(forms)), initial=initial)
+    marked = [f for f in forms if all(sum(h[0] == f for h in seen) == 1 for seen in per_answer if seen)]
+    if len(marked) != 1:
+        return None
+    [plain] = forms - set(marked)
+    first = next((n for f, n in per_answer[0] if f == marked[0]), None)
+    return FlatListing(tool, pointer, plain, marked[0], initial, first)
+
+
+def flat_candidates(listing: FlatListing) -> list[dict[str, Any]]:
+    source: dict[str, Any] = {"keys": listing.pointer, "line": listing.line}
+    if listing.marked is not None:
+        source["mark"] = {"at": listing.at, "line": listing.marked}
+    return [
+        {"result": None, "text": {"$join": [source], "sep": "\n", "sort": sort}} for sort in (True, False)
+    ]
+
+
+def select_candidates(
+    tool: dict[str, Any],
+    rec: Recording,
+    listings: list[FlatListing],
+    keys: dict[str, set[str]],
+    context: set[str],
+) -> list[dict[str, Any]]:
+    """A write given a key of a listed collection with a marked (current) key, that makes it the
+    current one (``git_checkout(branch_name)``): it must exist, and becomes the marked key."""
+    out = []
+    for listing in listings:
+        if listing.marked is None:
+            continue
+        known = keys.get(listing.pointer, set()) | set(listing.initial)
+        for arg in string_args(tool):
+            values = [s.arguments.get(arg) for s in rec.steps if s.tool == tool["name"] and s.ok]
+            if arg in context or not values or not all(v in known for v in values):
+                continue
+            item = f"{listing.pointer}/{{args.{arg}}}"
+            out.append(
+                {
+                    "requires": [{"exists": item, "error": "TODO: the error when there is no such key"}],
+                    # appended to a history whose last item is the current key: a selection
+                    # overwrites nothing (a tool that says it is not destructive stays so)
+                    "effects": [{"op": "insert", "path": listing.at, "value": f"{{args.{arg}}}"}],
+                    "result": None,
+                }
+            )
+    return out
