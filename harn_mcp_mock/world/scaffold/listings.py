@@ -333,8 +333,8 @@ def _flat(tool: str, answers: list[list[str]], keys: dict[str, set[str]]) -> Fla
         seen = []
         for line in lines:
             hit = next(((f, m.group(1)) for f, p in patterns.items() if (m := p.fullmatch(line))), None)
-            if hit is None:
-                return None
+            if hit is None or (hit[0] == "{name}" and hit[1] not in keys[pointer]):
+                return None  # a bare name layout cannot tell an unknown key from other text
             seen.append(hit)
             if hit[1] not in keys[pointer] and hit[1] not in initial:
                 initial.append(hit[1])
