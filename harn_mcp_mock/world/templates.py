@@ -134,6 +134,10 @@ def render_path(path: str, ctx: Context) -> str:
 def _operator(template: dict[str, Any], ctx: Context) -> Any:
     if "$map" in template:
         return _map(template, ctx)
+    if "$join" in template:
+        return _join(template, ctx)
+    if "$tree" in template:
+        return _tree(template, ctx)
     if "$json" in template:
         indent = template.get("indent")
         value = concrete(render(template["$json"], ctx))
@@ -173,6 +177,132 @@ def _operator(template: dict[str, Any], ctx: Context) -> Any:
             items = items[:limit]
         return items
     raise ValueError(f"unknown template operator {sorted(template)[0]!r}")
+
+
+def _join(template: dict[str, Any], ctx: Context) -> str:
+    """``{"$join": [{"keys": "/files", "line": "[FILE] {name}"}, ...], "under": "{args.path}",
+    "sep": "\\n", "sort": true}``: a text listing, one line per key of the objects at ``keys``
+    (``{key}`` the key, ``{name}`` it relative to ``under``, ``{value}`` its value). With
+    ``under``, only the keys directly under that path (``under/name``, ``name`` without ``/``),
+    or every key below it with ``"depth": "all"``; ``"glob"`` keeps the names a glob matches
+    (``*`` within a segment, ``**/`` any number of directories); lines sorted by name across
+    sources with ``sort``, else in source then key order; ``"empty"`` is the text when no line
+    is left. A source ``{"items": "{args.paths}", "at": "/files/{key}", "line": ..., "missing":
+    ...}`` lists the keys a list names instead, in its order, with ``{value}`` the value at
+    ``at`` (the ``missing`` layout when there is none). A source's ``"mark": {"at": "/current",
+    "line": "* {name}"}`` gives the key equal to the value at ``at`` (a list: its last item, the
+    latest of a history) its own layout."""
+    under = concrete(render(template.get("under"), ctx)) if "under" in template else None
+    prefix = (under.rstrip("/") + "/") if isinstance(under, str) else None
+    deep = template.get("depth") == "all"
+    glob = concrete(render(template.get("glob"), ctx)) if "glob" in template else None
+    pattern = _glob_regex(glob) if isinstance(glob, str) else None
+    entries: list[tuple[str, str]] = []
+    sources = template["$join"] if isinstance(template["$join"], list) else []
+    for source in sources:
+        if not isinstance(source, dict):
+            continue
+        if "items" in source:  # the keys a list names, each with the value at ``at``, if any
+            listed = concrete(render(source["items"], ctx))
+            found: Any = {}
+            for key in listed if isinstance(listed, list) else []:
+                with bound(ctx, "key", key):
+                    found[str(key)] = get_path(ctx.state, render_path(str(source.get("at", "")), ctx))
+        else:
+            found = get_path(ctx.state, render_path(str(source.get("keys", "")), ctx))
+        if not isinstance(found, dict):
+            continue
+        for key, value in found.items():
+            name = key
+            if value is MISSING and "missing" not in source:
+                continue
+            if prefix is not None:
+                if not key.startswith(prefix) or key == prefix or (not deep and "/" in key[len(prefix) :]):
+                    continue
+                name = key[len(prefix) :]
+            if pattern is not None and not pattern.fullmatch(name):
+                continue
+            saved = {k: ctx.extra.get(k, ABSENT) for k in ("key", "name", "value")}
+            ctx.extra.update(key=key, name=name, value=value)
+            try:
+                layout = source.get("missing") if value is MISSING else source.get("line", "{name}")
+                mark = source.get("mark")
+                if isinstance(mark, dict):
+                    marked = get_path(ctx.state, render_path(str(mark.get("at")), ctx))
+                    if (marked[-1] if isinstance(marked, list) and marked else marked) == key:
+                        layout = mark.get("line", layout)
+                line = concrete(render(layout, ctx))
+            finally:
+                for k, v in saved.items():
+                    if v is ABSENT:
+                        ctx.extra.pop(k, None)
+                    else:
+                        ctx.extra[k] = v
+            entries.append((name, line if isinstance(line, str) else deepjson.dumps(line).decode()))
+    if template.get("sort"):
+        entries.sort(key=lambda e: e[0])
+    if not entries and isinstance(template.get("empty"), str):
+        return str(concrete(render(template["empty"], ctx)))
+    sep = template.get("sep", "\n")
+    return (sep if isinstance(sep, str) else "\n").join(line for _, line in entries)
+
+
+def _tree(template: dict[str, Any], ctx: Context, under: Any = None) -> list[Any]:
+    """``{"$tree": [{"keys": "/directories", "to": {"name": "{name}", "children": "{children}"}},
+    {"keys": "/files", "to": {"name": "{name}"}}], "under": "{args.path}", "sort": true}``: the
+    keys directly under ``under`` (path-like keys, ``/`` between levels) as a list of nodes, each
+    shaped by its source's ``to`` with ``{key}``, ``{name}``, ``{value}`` and ``{children}`` (the
+    same tree under that key) bound; sorted by name across sources with ``sort``."""
+    if under is None:
+        under = concrete(render(template.get("under"), ctx))
+    prefix = str(under).rstrip("/") + "/" if isinstance(under, str) else ""
+    nodes: list[tuple[str, Any]] = []
+    for source in template["$tree"] if isinstance(template["$tree"], list) else []:
+        if not isinstance(source, dict):
+            continue
+        found = get_path(ctx.state, render_path(str(source.get("keys", "")), ctx))
+        if not isinstance(found, dict):
+            continue
+        for key, value in found.items():
+            name = key[len(prefix) :]
+            if not key.startswith(prefix) or not name or "/" in name:
+                continue
+            children = _tree(template, ctx, key) if "{children}" in str(source.get("to")) else []
+            saved = {k: ctx.extra.get(k, ABSENT) for k in ("key", "name", "value", "children")}
+            ctx.extra.update(key=key, name=name, value=value, children=children)
+            try:
+                nodes.append((name, concrete(render(source.get("to", "{name}"), ctx))))
+            finally:
+                for k, v in saved.items():
+                    if v is ABSENT:
+                        ctx.extra.pop(k, None)
+                    else:
+                        ctx.extra[k] = v
+    if template.get("sort"):
+        nodes.sort(key=lambda n: n[0])
+    return [node for _, node in nodes]
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return re.compile("".join(out))
 
 
 def json_text(value: Any, indent: int | None = None) -> str:

@@ -9,8 +9,10 @@ saw, one answer per step. The servers are ones we did not write:
 * ``@modelcontextprotocol/server-filesystem`` (one allowed directory, a temporary root);
 * ``mcp-server-git`` (a fixed repository the test makes).
 
-:data:`MEMORY_A` is the session a world is scaffolded from; :data:`MEMORY_B` is a different
-session (other entities, another order, error cases) replayed against that world.
+:data:`MEMORY_A`, :func:`filesystem_session` and :data:`GIT_SESSION` are the sessions a world
+is scaffolded from; :data:`MEMORY_B`, :func:`filesystem_session_b` and :data:`GIT_SESSION_B` are
+different sessions (other entities, files or branches, another order, error cases) replayed
+against that world.
 """
 
 from __future__ import annotations
@@ -133,6 +135,49 @@ def filesystem_session(root: Path) -> list[Step]:
         tool("read_text_file", path=f"{r}/docs/notes.txt"),
         tool("read_text_file", path=f"{r}/notes.txt"),
         tool("list_directory", path=r),
+        tool("search_files", path=r, pattern="**/*.md"),
+        tool("search_files", path=r, pattern="*.txt"),
+        tool("search_files", path=r, pattern="**/*.txt"),
+        tool("directory_tree", path=r),
+        tool("read_multiple_files", paths=[f"{r}/docs/notes.txt", f"{r}/notes.txt", f"{r}/docs/readme.md"]),
+        tool("read_file", path=f"{r}/docs/readme.md"),
+        tool("move_file", source=f"{r}/gone.txt", destination=f"{r}/docs/gone.txt"),
+    ]
+
+
+def filesystem_session_b(root: Path) -> list[Step]:
+    """Another session with the filesystem server (other files, another order, error cases),
+    replayed against the world scaffolded from :func:`filesystem_session`."""
+    r = str(root)
+    return [
+        tool("list_directory", path=r),
+        tool("create_directory", path=f"{r}/src"),
+        tool("write_file", path=f"{r}/src/main.py", content="print('hi')\n"),
+        tool("write_file", path=f"{r}/b.txt", content="bee\n"),
+        tool("write_file", path=f"{r}/a.txt", content="ay\n"),
+        tool("list_directory", path=r),
+        tool("read_text_file", path=f"{r}/src/main.py"),
+        tool("read_text_file", path=f"{r}/nope.txt"),
+        tool("move_file", source=f"{r}/a.txt", destination=f"{r}/src/a.txt"),
+        tool("list_directory", path=f"{r}/src"),
+        tool("read_text_file", path=f"{r}/a.txt"),
+        tool("read_text_file", path=f"{r}/src/a.txt"),
+        tool("write_file", path=f"{r}/b.txt", content="bee again\n"),
+        tool("read_text_file", path=f"{r}/b.txt"),
+        tool("list_allowed_directories"),
+        tool("create_directory", path=f"{r}/src/lib"),
+        tool("list_directory", path=f"{r}/src"),
+        tool("move_file", source=f"{r}/gone.txt", destination=f"{r}/here.txt"),
+        tool("search_files", path=r, pattern="**/*.py"),
+        tool("search_files", path=f"{r}/src", pattern="*.txt"),
+        tool("search_files", path=r, pattern="*.md"),
+        tool("directory_tree", path=f"{r}/src"),
+        tool("read_multiple_files", paths=[f"{r}/src/a.txt", f"{r}/b.txt"]),
+        tool("read_multiple_files", paths=[f"{r}/a.txt", f"{r}/src/main.py", f"{r}/src/a.txt"]),
+        tool("read_file", path=f"{r}/src/main.py"),
+        tool("read_file", path=f"{r}/a.txt"),
+        tool("directory_tree", path=r),
+        tool("list_directory", path=r),
     ]
 
 
@@ -151,6 +196,20 @@ GIT_SESSION: list[Step] = [
     tool("git_checkout", repo_path="{repo}", branch_name="no-such-branch"),
     tool("git_branch", repo_path="{repo}", branch_type="local"),
 ]
+
+
+GIT_SESSION_B: list[Step] = [
+    tool("git_create_branch", repo_path="{repo}", branch_name="dev"),
+    tool("git_create_branch", repo_path="{repo}", branch_name="alpha"),
+    tool("git_branch", repo_path="{repo}", branch_type="local"),
+    tool("git_checkout", repo_path="{repo}", branch_name="missing"),
+    tool("git_checkout", repo_path="{repo}", branch_name="alpha"),
+    tool("git_branch", repo_path="{repo}", branch_type="local"),
+    tool("git_checkout", repo_path="{repo}", branch_name="main"),
+    tool("git_branch", repo_path="{repo}", branch_type="local"),
+    tool("git_status", repo_path="{repo}"),
+]
+"""Another session with the git server (other branches, another order, a missing branch)."""
 
 
 def bind(steps: Sequence[Step], **values: str) -> list[Step]:

@@ -223,3 +223,169 @@ class NotesServer:
 def notes_cassette(path: Path, session: list[tuple[str, dict[str, Any]]] = NOTES_A) -> Path:
     """The cassette of ``session`` played against a fresh :class:`NotesServer`."""
     return _cassette(path, NOTE_TOOLS, NotesServer(), session, "notes")
+
+
+# A third server, "shelf", keeps files at path-like keys and folders: text listings of a folder
+# (one line per entry), a search by glob (whole paths), a nested JSON tree and a batch read.
+# Its tool names and layouts are its own (no real server's), so what ``world init`` infers is
+# the mechanism (a listing of a keyed collection), not a server's names.
+
+READ_ONLY = {"readOnlyHint": True}
+
+
+def _tool(name: str, read: bool, **props: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "inputSchema": {"type": "object", "properties": props}}
+    out["annotations"] = READ_ONLY if read else {"readOnlyHint": False}
+    return out
+
+
+STRING = {"type": "string"}
+SHELF_TOOLS = [
+    _tool("save_file", False, path=STRING, content=STRING),
+    _tool("create_folder", False, path=STRING),
+    _tool("open_file", True, path=STRING),
+    _tool("show_folder", True, path=STRING),
+    _tool("find_files", True, root=STRING, glob=STRING),
+    _tool("folder_tree", True, path=STRING),
+    _tool("open_files", True, paths={"type": "array", "items": STRING}),
+]
+
+SHELF_A: list[tuple[str, dict[str, Any]]] = [
+    ("show_folder", {"path": "/s"}),
+    ("save_file", {"path": "/s/b.txt", "content": "bee"}),
+    ("create_folder", {"path": "/s/docs"}),
+    ("save_file", {"path": "/s/docs/a.md", "content": "# A"}),
+    ("save_file", {"path": "/s/a.txt", "content": "ay"}),
+    ("show_folder", {"path": "/s"}),
+    ("show_folder", {"path": "/s/docs"}),
+    ("open_file", {"path": "/s/a.txt"}),
+    ("open_file", {"path": "/s/zz.txt"}),
+    ("find_files", {"root": "/s", "glob": "**/*.md"}),
+    ("find_files", {"root": "/s", "glob": "*.csv"}),
+    ("folder_tree", {"path": "/s"}),
+    ("open_files", {"paths": ["/s/a.txt", "/s/none.txt", "/s/b.txt"]}),
+]
+
+SHELF_B: list[tuple[str, dict[str, Any]]] = [
+    ("create_folder", {"path": "/s/src"}),
+    ("save_file", {"path": "/s/src/main.py", "content": "print()"}),
+    ("save_file", {"path": "/s/c.txt", "content": "see"}),
+    ("show_folder", {"path": "/s"}),
+    ("show_folder", {"path": "/s/src"}),
+    ("find_files", {"root": "/s", "glob": "**/*.py"}),
+    ("find_files", {"root": "/s", "glob": "*.txt"}),
+    ("folder_tree", {"path": "/s"}),
+    ("open_files", {"paths": ["/s/c.txt", "/s/src/main.py"]}),
+    ("open_files", {"paths": ["/s/gone"]}),
+]
+
+
+class ShelfServer:
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+        self.folders: set[str] = set()
+
+    def _under(self, path: str) -> list[tuple[str, bool]]:
+        entries = [(p, True) for p in self.folders] + [(p, False) for p in self.files]
+        return sorted((p[len(path) + 1 :], d) for p, d in entries if p.startswith(path + "/"))
+
+    def _tree(self, path: str) -> list[dict[str, Any]]:
+        return [
+            {"kind": "folder", "title": n, "items": self._tree(f"{path}/{n}")}
+            if d
+            else {"kind": "file", "title": n}
+            for n, d in self._under(path)
+            if "/" not in n
+        ]
+
+    def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        import fnmatch
+
+        if name == "save_file":
+            self.files[args["path"]] = args["content"]
+            return {"content": [text(f"saved {args['path']}")]}
+        if name == "create_folder":
+            self.folders.add(args["path"])
+            return {"content": [text(f"made {args['path']}")]}
+        if name == "open_file":
+            if args["path"] not in self.files:
+                return {"content": [text(f"cannot open {args['path']}")], "isError": True}
+            return {"content": [text(self.files[args["path"]])]}
+        if name == "show_folder":
+            lines = [f"({'D' if d else 'F'}) {n}" for n, d in self._under(args["path"]) if "/" not in n]
+            return {"content": [text("\n".join(lines))]}
+        if name == "find_files":
+            rx = fnmatch.translate(args["glob"].replace("**/", "")) if "**/" in args["glob"] else None
+            found = [
+                f"{args['root']}/{n}"
+                for n, _ in self._under(args["root"])
+                if (rx and __import__("re").match(rx, n.rsplit("/", 1)[-1]))
+                or (not rx and "/" not in n and fnmatch.fnmatch(n, args["glob"]))
+            ]
+            return {"content": [text("\n".join(found) or "nothing found")]}
+        if name == "folder_tree":
+            return {"content": [text(json.dumps(self._tree(args["path"]), indent=2))]}
+        blocks = [
+            f"== {p}\n{self.files[p]}" if p in self.files else f"== {p} (missing)" for p in args["paths"]
+        ]
+        return {"content": [text("\n~~\n".join(blocks))]}
+
+
+def shelf_cassette(path: Path, session: list[tuple[str, dict[str, Any]]] = SHELF_A) -> Path:
+    """The cassette of ``session`` played against a fresh :class:`ShelfServer`."""
+    return _cassette(path, SHELF_TOOLS, ShelfServer(), session, "shelf")
+
+
+# A fourth server, "lanes": keys made by a create tool given only a key, a listing of them with
+# the current one marked, and a tool that makes one current. Every call also takes the same
+# ``board_path`` (a context argument, not a key).
+
+BOARD = {"board_path": "/b"}
+LANE_TOOLS = [
+    _tool("add_lane", False, board_path=STRING, lane_name=STRING),
+    _tool("use_lane", False, board_path=STRING, lane_name=STRING),
+    _tool("lanes", True, board_path=STRING),
+]
+
+LANES_A: list[tuple[str, dict[str, Any]]] = [
+    ("lanes", BOARD),
+    ("add_lane", {**BOARD, "lane_name": "fast"}),
+    ("lanes", BOARD),
+    ("use_lane", {**BOARD, "lane_name": "fast"}),
+    ("lanes", BOARD),
+    ("use_lane", {**BOARD, "lane_name": "nope"}),
+]
+
+LANES_B: list[tuple[str, dict[str, Any]]] = [
+    ("add_lane", {**BOARD, "lane_name": "b1"}),
+    ("use_lane", {**BOARD, "lane_name": "b1"}),
+    ("lanes", BOARD),
+    ("use_lane", {**BOARD, "lane_name": "base"}),
+    ("add_lane", {**BOARD, "lane_name": "a0"}),
+    ("use_lane", {**BOARD, "lane_name": "zz"}),
+    ("lanes", BOARD),
+]
+
+
+class LanesServer:
+    def __init__(self) -> None:
+        self.lanes = {"base"}
+        self.current = "base"
+
+    def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        lane = args.get("lane_name", "")
+        if name == "add_lane":
+            self.lanes.add(lane)
+            return {"content": [text(f"added {lane}")]}
+        if name == "use_lane":
+            if lane not in self.lanes:
+                return {"content": [text(f"no lane {lane}")], "isError": True}
+            self.current = lane
+            return {"content": [text(f"now on {lane}")]}
+        lines = [f"{'>' if n == self.current else '-'} {n}" for n in sorted(self.lanes)]
+        return {"content": [text("\n".join(lines))]}
+
+
+def lanes_cassette(path: Path, session: list[tuple[str, dict[str, Any]]] = LANES_A) -> Path:
+    """The cassette of ``session`` played against a fresh :class:`LanesServer`."""
+    return _cassette(path, LANE_TOOLS, LanesServer(), session, "lanes")

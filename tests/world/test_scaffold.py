@@ -22,7 +22,20 @@ from harn_mcp_mock.world.scaffold import (
     verb,
     write_scaffold,
 )
-from tests.world.tags_cassette import NOTES_B, SESSION_A, SESSION_B, SESSION_R, notes_cassette, tags_cassette
+from tests.world.tags_cassette import (
+    LANES_A,
+    LANES_B,
+    NOTES_B,
+    SESSION_A,
+    SESSION_B,
+    SESSION_R,
+    SHELF_A,
+    SHELF_B,
+    lanes_cassette,
+    notes_cassette,
+    shelf_cassette,
+    tags_cassette,
+)
 
 
 @pytest.fixture
@@ -252,3 +265,62 @@ def test_recorded_resources_are_served_and_replayed(tmp_path: Path) -> None:
         {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "harn://task"}}
     )
     assert "recorded session" in task[0].message["result"]["contents"][0]["text"]
+
+
+def test_listings_of_keyed_documents_are_modelled_as_joins(tmp_path: Path) -> None:
+    """Text listings (a line per entry under a path argument), searches by glob, a nested JSON
+    tree and a batch read, of a server with its own names and layouts: every answer of its
+    recording comes from a model, and another session gets the same answers from the world."""
+    result = scaffold([shelf_cassette(tmp_path / "a.cassette.json")])
+    spec = result.spec
+    assert (spec["state"]["files"], spec["state"]["folders"]) == ({}, {})
+    assert tool_of(spec, "create_folder")["effects"] == [
+        {"op": "set", "path": "/folders/{args.path}", "value": True}
+    ]
+    show = tool_of(spec, "show_folder")["text"]
+    assert show["$join"] == [
+        {"keys": "/files", "line": "(F) {name}"},
+        {"keys": "/folders", "line": "(D) {name}"},
+    ]
+    assert show["under"] == "{args.path}"
+    find = tool_of(spec, "find_files")["text"]
+    assert (find["depth"], find["glob"], find["empty"]) == ("all", "{args.glob}", "nothing found")
+    assert "$json" in tool_of(spec, "folder_tree")["text"]
+    assert tool_of(spec, "open_files")["text"]["$join"][0]["missing"] == "== {key} (missing)"
+    out = tmp_path / "shelf.world.json"
+    write_scaffold(result, out)
+    checked = check_world(out)
+    assert checked.ok, checked.problems
+    mine = figures(result.outcomes)
+    assert mine["by_model_reproduced"] == mine["steps"] == len(SHELF_A), report_lines(result.outcomes, spec)
+    other = figures(replay(spec, read_recordings([shelf_cassette(tmp_path / "b.cassette.json", SHELF_B)])))
+    assert other["by_model_reproduced"] == other["steps"] == len(SHELF_B), other
+
+
+def test_a_listing_with_a_marked_current_key_and_a_tool_that_selects_it(tmp_path: Path) -> None:
+    """Keys a listing shows that no write made are there from the start; two line layouts that
+    take turns mark the current key; a write given a listed key makes it current (or fails)."""
+    result = scaffold([lanes_cassette(tmp_path / "a.cassette.json")])
+    spec = result.spec
+    assert spec["state"]["lanes"] == {"base": True}
+    assert spec["state"]["current_lanes"] == ["base"]  # the history of current lanes
+    assert tool_of(spec, "add_lane")["effects"] == [
+        {"op": "set", "path": "/lanes/{args.lane_name}", "value": True}
+    ]
+    use = tool_of(spec, "use_lane")
+    assert use["effects"] == [{"op": "insert", "path": "/current_lanes", "value": "{args.lane_name}"}]
+    assert use["requires"] == [{"exists": "/lanes/{args.lane_name}", "error": "no lane {args.lane_name}"}]
+    [source] = tool_of(spec, "lanes")["text"]["$join"]
+    assert source == {
+        "keys": "/lanes",
+        "line": "- {name}",
+        "mark": {"at": "/current_lanes", "line": "> {name}"},
+    }
+    out = tmp_path / "lanes.world.json"
+    write_scaffold(result, out)
+    checked = check_world(out)
+    assert checked.ok, checked.problems
+    mine = figures(result.outcomes)
+    assert mine["by_model_reproduced"] == mine["steps"] == len(LANES_A)
+    other = figures(replay(spec, read_recordings([lanes_cassette(tmp_path / "b.cassette.json", LANES_B)])))
+    assert other["by_model_reproduced"] == other["steps"] == len(LANES_B), other
