@@ -903,15 +903,22 @@ class Redactor:
         # The id half of a credential pair beside a secret found.
         hits += (_pairs or _import_pairs()).pair_hits(s, hits)
         generation = self._generation
+        counted = dict(self._findings)
         out = self._apply(s, hits)
         if self._generation != generation and out is not s:
-            # A value learned here may also stand earlier in this text (before the name that
-            # told it): scan the result again with the memory (every value it finds is known
-            # already, so one such pass is enough; the detectors saw all of this text).
+            # A value learned here may also stand elsewhere in this text (before the name that
+            # told it, or bare after it): scan the text again with the memory and apply every
+            # hit at once. The text, not the first result: where a detector took only a part of
+            # such a bare repeat (a token inside a password), the result no longer holds the
+            # value whole, and its head would be written in clear; the memory's hit and the
+            # part merge into one span. Every value the memory finds is known already, so one
+            # such pass is enough (the detectors saw all of this text).
             lit = self._memory()
-            again = lit.hits(Text(out), entropy=False) if lit is not None else []
+            again = lit.hits(Text(s), entropy=False) if lit is not None else []
             if again:
-                out = self._apply(out, again)
+                self._findings.clear()  # the second pass counts this text's findings anew
+                self._findings.update(counted)
+                out = self._apply(s, hits + again)
         self._seen(out)
         return out
 

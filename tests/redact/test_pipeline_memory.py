@@ -68,6 +68,17 @@ def test_a_value_is_also_redacted_before_the_spot_that_tells_it() -> None:
     assert red.redact_message(msg) == {"a": "first [REDACTED:2]", "b": {"password": "[REDACTED:2]"}}
 
 
+@pytest.mark.parametrize("head", ["Qm7!zR2#", "hunter2.", "Pa55w0rd-"])
+def test_a_bare_repeat_a_detector_takes_only_part_of_is_still_redacted_whole(head: str) -> None:
+    # The password holds a token in a known format: at its bare repeat the token's own detector
+    # takes only the token, and the password's head must not stay in clear beside it.
+    token = "xo" + "xb-" + "-".join([varied(12, 7, "0123456789"), varied(13, 3, "0123456789"), varied(24, 5)])
+    password = head + token
+    out = redactor().redact_text(f"DB_PASSWORD={password}\ncopy: {password} end")
+    assert head not in out
+    assert out == "DB_PASSWORD=[REDACTED:1]\ncopy: [REDACTED:1] end"
+
+
 def test_a_string_found_clean_before_is_looked_at_again_after_learning() -> None:
     red = redactor()
     clean = text_result(f"status {TOLD}")
