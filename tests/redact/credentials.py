@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import random
 import string
+from collections.abc import Callable
 
 import orjson
 
@@ -110,3 +111,20 @@ def test_the_redaction_test_sources_hold_no_credential_in_a_known_format() -> No
     for path in sorted(Path(__file__).parent.glob("test_*.py")):
         source = path.read_text(encoding="utf-8")
         assert redactor.redact_text(source) == source, f"{path.name} holds something that looks like a secret"
+
+
+def picker(rng: random.Random) -> Callable[[str, int], str]:
+    """``pick(alphabet, n)``: ``n`` characters of ``alphabet`` drawn from ``rng``, with a digit and
+    a letter when it has both."""
+
+    def pick(alphabet: str, n: int) -> str:
+        out = [rng.choice(alphabet) for _ in range(n)]
+        digits = [c for c in alphabet if c.isdigit()]
+        letters = [c for c in alphabet if c.isalpha()]
+        if digits and not any(c.isdigit() for c in out):
+            out[n // 2] = rng.choice(digits)
+        if letters and not any(c.isalpha() for c in out):
+            out[n // 3] = rng.choice(letters)
+        return "".join(out)
+
+    return pick

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harn_mcp_mock.redact import PLACEHOLDER_RE, RedactionPolicy
+from tests.redact.credentials import picker
 
 RNG = random.Random(37_0042)
 LOWER_DIGITS = string.ascii_lowercase + string.digits
@@ -28,16 +29,7 @@ ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
 
 
-def pick(alphabet: str, n: int) -> str:
-    """``n`` random characters of ``alphabet``, with a digit and a letter when it has both."""
-    out = [RNG.choice(alphabet) for _ in range(n)]
-    digits = [c for c in alphabet if c.isdigit()]
-    letters = [c for c in alphabet if c.isalpha()]
-    if digits and not any(c.isdigit() for c in out):
-        out[n // 2] = RNG.choice(digits)
-    if letters and not any(c.isalpha() for c in out):
-        out[n // 3] = RNG.choice(letters)
-    return "".join(out)
+pick = picker(RNG)
 
 
 def redact(text: str) -> str:
