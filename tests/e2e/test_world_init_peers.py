@@ -107,6 +107,21 @@ def test_server_memory_scaffold_reproduces_its_recording_and_another_session(tmp
     assert "eval: 2 trial(s) scored, 2 passed" in run.stdout + run.stderr
 
 
+def test_server_memory_scaffold_of_the_tutorial_session_is_all_models(tmp_path: Path) -> None:
+    """The docs' Tutorial: creates of existing entities and adds of existing observations
+    (skipped, not answered), an add to a missing entity (an error); recorded on a fresh memory
+    file, then again on the file the first run left (as a user running the Tutorial twice does)."""
+    command = require_peer(memory_server_command)
+    steps = ws.tutorial_session()
+    memory = {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}
+    for run in ("fresh", "again"):
+        cassette = tmp_path / f"{run}.cassette.json"
+        ws.record_session(cassette, command, steps, memory)
+        share, by_model = init_and_check(cassette, tmp_path / f"{run}.world.json")
+        assert share == 1.0, run
+        assert by_model == len(steps), run
+
+
 def test_server_filesystem_scaffold_reproduces_its_recording_and_another_session(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()

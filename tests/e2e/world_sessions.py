@@ -12,11 +12,13 @@ saw, one answer per step. The servers are ones we did not write:
 :data:`MEMORY_A`, :func:`filesystem_session` and :data:`GIT_SESSION` are the sessions a world
 is scaffolded from; :data:`MEMORY_B`, :func:`filesystem_session_b` and :data:`GIT_SESSION_B` are
 different sessions (other entities, files or branches, another order, error cases) replayed
-against that world.
+against that world. :func:`tutorial_session` is the session of docs/worlds.md's Tutorial
+(``examples/world_init/memory-session.json``).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -225,6 +227,14 @@ def bind(steps: Sequence[Step], **values: str) -> list[Step]:
         return value
 
     return [(kind, sub(what)) for kind, what in steps]
+
+
+def tutorial_session() -> list[Step]:
+    """The Tutorial's session: it creates an entity that exists, adds observations to a missing
+    entity and observations that are there already (server-memory skips what exists and answers
+    only what it added)."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "world_init" / "memory-session.json"
+    return [tool(s["tool"], **s["arguments"]) for s in json.loads(path.read_text())]
 
 
 def record_command(cassette: Path, command: Sequence[str]) -> list[str]:

@@ -389,3 +389,97 @@ class LanesServer:
 def lanes_cassette(path: Path, session: list[tuple[str, dict[str, Any]]] = LANES_A) -> Path:
     """The cassette of ``session`` played against a fresh :class:`LanesServer`."""
     return _cassette(path, LANE_TOOLS, LanesServer(), session, "lanes")
+
+
+# "cards": items keyed by name with a scalar field (kind) and a list field (labels), the
+# semantics of server-memory's create_entities / add_observations / delete_observations:
+# creates and adds skip what is there and answer only what they added; an add to a missing
+# card is an error.
+CARD = {"type": "object", "properties": {"name": STRING, "kind": STRING, "labels": {"type": "array"}}}
+LABELS = {"type": "object", "properties": {"card": STRING, "labels": {"type": "array", "items": STRING}}}
+CARD_TOOLS = [
+    {
+        **_tool("make_cards", False, cards={"type": "array", "items": CARD}),
+        "outputSchema": {"type": "object", "properties": {"cards": {"type": "array", "items": CARD}}},
+    },
+    {
+        **_tool("tag_cards", False, tags={"type": "array", "items": LABELS}),
+        "outputSchema": {"type": "object", "properties": {"added": {"type": "array"}}},
+    },
+    _tool("delete_cards", False, names={"type": "array", "items": STRING}),
+    _tool("remove_labels", False, untags={"type": "array", "items": LABELS}),
+    _tool("list_cards", True),
+]
+
+
+def card(name: str, kind: str, *labels: str) -> dict[str, Any]:
+    return {"name": name, "kind": kind, "labels": list(labels)}
+
+
+CARDS_A: list[tuple[str, dict[str, Any]]] = [
+    ("list_cards", {}),
+    ("make_cards", {"cards": [card("ada", "person", "poet"), card("box", "thing")]}),
+    ("tag_cards", {"tags": [{"card": "box", "labels": ["red", "big"]}]}),
+    ("list_cards", {}),
+    ("make_cards", {"cards": [card("ada", "person"), card("cat", "animal")]}),
+    ("tag_cards", {"tags": [{"card": "nobody", "labels": ["x"]}]}),
+    ("tag_cards", {"tags": [{"card": "ada", "labels": ["poet", "writer"]}]}),
+    ("list_cards", {}),
+    ("delete_cards", {"names": ["cat"]}),
+    ("remove_labels", {"untags": [{"card": "box", "labels": ["big"]}]}),
+    ("list_cards", {}),
+    ("delete_cards", {"names": ["box"]}),
+    ("list_cards", {}),
+]
+
+CARDS_B: list[tuple[str, dict[str, Any]]] = [
+    ("make_cards", {"cards": [card("dot", "shape", "small")]}),
+    ("make_cards", {"cards": [card("dot", "shape"), card("eel", "animal", "wet")]}),
+    (
+        "tag_cards",
+        {"tags": [{"card": "eel", "labels": ["wet", "long"]}, {"card": "dot", "labels": ["round"]}]},
+    ),
+    ("tag_cards", {"tags": [{"card": "fox", "labels": ["red"]}]}),
+    ("remove_labels", {"untags": [{"card": "dot", "labels": ["small"]}]}),
+    ("delete_cards", {"names": ["eel", "gnu"]}),
+    ("list_cards", {}),
+]
+
+
+class CardsServer:
+    def __init__(self) -> None:
+        self.cards: list[dict[str, Any]] = []
+
+    def _card(self, name: str) -> dict[str, Any] | None:
+        return next((c for c in self.cards if c["name"] == name), None)
+
+    def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if name == "make_cards":
+            new = [dict(c) for c in args["cards"] if self._card(c["name"]) is None]
+            self.cards += [{**c, "labels": list(c["labels"])} for c in new]
+            return {"content": [text(json.dumps(new, indent=2))], "structuredContent": {"cards": new}}
+        if name == "tag_cards":
+            added = []
+            for t in args["tags"]:
+                found = self._card(t["card"])
+                if found is None:
+                    return {"content": [text(f"Card {t['card']} not found")], "isError": True}
+                new = [x for x in t["labels"] if x not in found["labels"]]
+                found["labels"] += new
+                added.append({"card": t["card"], "newLabels": new})
+            return {"content": [text(json.dumps(added, indent=2))], "structuredContent": {"added": added}}
+        if name == "delete_cards":
+            self.cards = [c for c in self.cards if c["name"] not in args["names"]]
+            return {"content": [text("Cards deleted")]}
+        if name == "remove_labels":
+            for t in args["untags"]:
+                found = self._card(t["card"])
+                if found is not None:
+                    found["labels"] = [x for x in found["labels"] if x not in t["labels"]]
+            return {"content": [text("Labels removed")]}
+        return {"content": [text(json.dumps({"cards": self.cards}, indent=2))]}
+
+
+def cards_cassette(path: Path, session: list[tuple[str, dict[str, Any]]] = CARDS_A) -> Path:
+    """The cassette of ``session`` played against a fresh :class:`CardsServer`."""
+    return _cassette(path, CARD_TOOLS, CardsServer(), session, "cards")

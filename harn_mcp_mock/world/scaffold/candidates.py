@@ -262,7 +262,7 @@ def _ref_list(
         return []
     lists = [f for f in fields if all(isinstance(i.get(f), list) for i in items)]
     scalars = [f for f in fields if all(isinstance(i.get(f), str) for i in items)]
-    targets = [f for f in coll.fields if f != coll.key]
+    targets = [f for f in coll.fields if f != coll.key and _list_field(coll, f, rec)]
     out = []
     for ref in scalars:
         for lst in lists:
@@ -271,6 +271,20 @@ def _ref_list(
             for target in targets:
                 out.append((ref, lst, target))
     return out
+
+
+def _list_field(coll: Collection, f: str, rec: Recording) -> bool:
+    """Whether the recording shows the field of ``coll``'s items holding a list in every item (a
+    batch of values is added to or removed from a list, never a scalar such as ``entityType``)."""
+    seen = [
+        i[f]
+        for step in rec.steps
+        if step.ok
+        for _, items in lists_in(value_of(step.answer))
+        for i in items
+        if coll.matches(i)
+    ]
+    return not seen or all(isinstance(v, list) for v in seen)
 
 
 def _result_names(rec: Recording, tool: str, ref: str, lst: str) -> list[tuple[str, str]]:
