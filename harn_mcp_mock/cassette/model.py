@@ -45,6 +45,7 @@ from harn_mcp_mock.errors import (
     CassetteFormatError,
     CassetteIntegrityError,
 )
+from harn_mcp_mock.inputs import read_input
 from harn_mcp_mock.jsonrpc.frames import Kind, classify
 from harn_mcp_mock.store.cas import INLINE_THRESHOLD, CasStore, atomic_write
 
@@ -241,7 +242,7 @@ def _is_latency(value: Any) -> bool:
 
 def _read_json(path: Path) -> Any:
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except FileNotFoundError:
         raise CassetteError("no such cassette", path=path) from None
     except OSError as exc:
@@ -287,7 +288,7 @@ def load_journal(jpath: Path, *, cassette_path: Path | None = None) -> Cassette:
     cassette's folder) is in ``meta["tape"]``: no cassette keeps it."""
     target = cassette_path or jpath.with_name(jpath.name.removesuffix(".journal"))
     try:
-        lines = jpath.read_bytes().split(b"\n")
+        lines = read_input(jpath).split(b"\n")
     except OSError as exc:
         raise CassetteError(f"cannot read journal: {exc.strerror}", path=jpath) from None
     cas = CasStore(cas_dir(target))

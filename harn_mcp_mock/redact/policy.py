@@ -359,7 +359,9 @@ class RedactionPolicy:
         """The policy in the JSON file ``path``, merged over the default unless it says
         ``"extends": "none"``. Raises :class:`RedactionPolicyError` naming the file and field."""
         try:
-            raw = Path(path).read_bytes()
+            from harn_mcp_mock.inputs import read_input
+
+            raw = read_input(path)
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
             raise RedactionPolicyError(f"cannot read the policy file ({reason})", path=path) from None

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harn_mcp_mock.errors import CassetteIntegrityError, OutputError
+from harn_mcp_mock.inputs import kind_of
 from harn_mcp_mock.store.canonical import digest
 
 INLINE_THRESHOLD = 4096
@@ -188,15 +189,6 @@ def _atomic_write(path: Path, data: bytes, *, sync: bool) -> None:
         raise
 
 
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
 def read_regular(path: Path, size: int | None, *, what: str) -> bytes:
     """The bytes of the regular file ``path``, read without trusting it.
 
@@ -217,7 +209,7 @@ def read_regular(path: Path, size: int | None, *, what: str) -> bytes:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            kind = kind_of(mode)
             raise CassetteIntegrityError(f"{what} is {kind}, not a regular file (refused)", path=path)
         limit = os.fstat(fd).st_size if size is None else size
         chunks: list[bytes] = []

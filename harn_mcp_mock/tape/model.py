@@ -31,6 +31,7 @@ from harn_mcp_mock.errors import (
     TapeIntegrityError,
     TapeVersionError,
 )
+from harn_mcp_mock.inputs import read_input
 from harn_mcp_mock.store import INLINE_THRESHOLD, CasStore, canonical_bytes, digest
 
 TAPE_FORMAT_VERSION = 1
@@ -157,7 +158,7 @@ class Tape:
 def _read_lines(path: Path) -> tuple[list[bytes], bool]:
     """The lines of ``path`` and whether the last one is complete (ends with a newline)."""
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except OSError as exc:
         raise TapeError(f"cannot read tape: {exc.strerror}", path=path) from None
     lines = data.split(b"\n")

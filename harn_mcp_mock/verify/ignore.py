@@ -35,6 +35,7 @@ from typing import Any
 
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.findings.model import Finding
+from harn_mcp_mock.inputs import read_input
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.verify.findings import RULE_TITLES
 
@@ -92,7 +93,7 @@ def load_ignore_file(path: str | Path) -> list[IgnoreRule]:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except FileNotFoundError:
         raise UsageError("no such ignore file", path=path) from None
     except OSError as exc:

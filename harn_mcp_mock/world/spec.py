@@ -184,8 +184,10 @@ class _Checker:
 
 def read_spec_json(path: Path) -> Any:
     """The JSON of a spec file, or a one-line WorldSpecError naming the file (and line:column)."""
+    from harn_mcp_mock.inputs import read_input
+
     try:
-        return orjson.loads(path.read_bytes())
+        return orjson.loads(read_input(path))
     except FileNotFoundError:
         from harn_mcp_mock.shipped import world_specs
 
