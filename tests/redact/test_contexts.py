@@ -29,6 +29,13 @@ HEX = "0123456789abcdef"
 pick = picker(RNG)
 
 
+@pytest.fixture(autouse=True)
+def _draws_of_its_own(request: pytest.FixtureRequest) -> None:
+    """Each test draws from a generator seeded by its own name: what a test draws does not depend
+    on which tests ran before it in the same worker (pytest-xdist splits a module its own way)."""
+    RNG.seed(request.node.name)
+
+
 def password(n: int = 12) -> str:
     """A password: letters of both cases, digits and a symbol."""
     body = list(pick(ALNUM, n - 1))

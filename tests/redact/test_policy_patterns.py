@@ -432,6 +432,10 @@ KEPT = [
     'HOME = os.environ.get("HOME") or "/root"',
     'token = os.getenv("TOKEN", "")',
     "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA",
+    # request ids that happen to be base32 (an S3 request id: 16 upper-case letters and digits)
+    "x-amz-request-id: QXVDMKR4SJT3LXPN",
+    "request_id=QXVDMKR4SJT3LXPN",
+    '{"requestId": "QXVDMKR4SJT3LXPN"}',
 ]
 
 
