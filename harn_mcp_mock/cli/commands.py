@@ -500,16 +500,28 @@ def world_check_main(spec: Path, *, as_json: bool = False) -> int:
 
 
 def world_init_main(
-    cassettes: list[Path], out: Path, *, report: Path | None = None, name: str | None = None
+    cassettes: list[Path],
+    out: Path,
+    *,
+    report: Path | None = None,
+    name: str | None = None,
+    force: bool = False,
 ) -> int:
-    """`harn mcp mock world init`: scaffold a spec from cassettes; 0 written, 2 bad input."""
+    """`harn mcp mock world init`: scaffold a spec from cassettes; 0 written, 2 bad input (an
+    existing ``out``, a spec its user may have edited, is kept unless ``force``)."""
     import sys
 
     prog = "harn mcp mock world init"
     with handle_errors(prog):
+        from harn_mcp_mock.errors import UsageError
         from harn_mcp_mock.store.cas import atomic_write
         from harn_mcp_mock.world.scaffold import report_lines, scaffold, write_scaffold
 
+        if not force and out.is_file():
+            raise UsageError(
+                "exists: a spec you may have edited is kept; give --force to replace it, or another --out",
+                path=out,
+            )
         _check_outputs(out, report)
         result = scaffold(cassettes, name=name)
         write_scaffold(result, out)

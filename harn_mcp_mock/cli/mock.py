@@ -486,17 +486,24 @@ def world_init(
     name: Annotated[
         str | None, typer.Option("--name", help="The world's name (default: the server's).")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing --out file (a spec you may have edited).")
+    ] = False,
 ) -> None:
     """Scaffold a world spec from cassettes of one server: tools, state, effects, result templates.
 
     Prints the recorded session replayed against the new world, step by step, with the share of
-    answers reproduced and a diff of each miss; what could not be inferred is a `todo`.
+    answers reproduced and a diff of each miss; what could not be inferred is a `todo`. An existing
+    --out file is left as it is unless --force is given.
 
-    Exit codes: 0 written; 2 unusable input (no tools/list recorded, unwritable --out); 3 unreadable cassette.
+    Exit codes: 0 written; 2 unusable input (no tools/list recorded, unwritable --out, --out
+    exists without --force); 3 unreadable cassette.
     """
     from harn_mcp_mock.cli.commands import world_init_main
 
-    raise typer.Exit(world_init_main([*from_cassette, *(more or [])], out, report=report, name=name))
+    raise typer.Exit(
+        world_init_main([*from_cassette, *(more or [])], out, report=report, name=name, force=force)
+    )
 
 
 @app.command("eval", short_help="Score final states of world runs: pass_rate, pass^k.")

@@ -177,6 +177,21 @@ def test_cli_writes_the_spec_and_prints_the_replay(own: Path, tmp_path: Path) ->
     assert json.loads(out.read_text())["name"] == "tags"
 
 
+def test_cli_keeps_an_existing_spec_unless_forced(own: Path, tmp_path: Path) -> None:
+    out = tmp_path / "tags.world.json"
+    out.write_text('{"edited": "by hand"}')
+    done = run_cli("--from-cassette", str(own), "--out", str(out))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.strip() == (
+        f"harn mcp mock world init: error: {out}: exists: a spec you may have edited is kept; "
+        "give --force to replace it, or another --out"
+    )
+    assert out.read_text() == '{"edited": "by hand"}'
+    forced = run_cli("--from-cassette", str(own), "--out", str(out), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(out.read_text())["name"] == "tags"
+
+
 def test_cli_takes_several_cassettes(own: Path, tmp_path: Path) -> None:
     other = tags_cassette(tmp_path / "b.cassette.json", SESSION_B)
     done = run_cli("--from-cassette", str(own), str(other), "--out", str(tmp_path / "w.world.json"))
