@@ -181,8 +181,8 @@ def run_http_session(
 
             recorded, _proxy = record_http(
                 cassette,
-                live.url,
-                RecordOptions(opts.redact_policy, headers=live.headers),
+                live,
+                RecordOptions(opts.redact_policy),
                 host=host,
                 port=port,
                 allow_remote=allow_remote,

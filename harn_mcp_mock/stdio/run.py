@@ -8,7 +8,7 @@ by the byte-faithful stdio proxy (:func:`~harn_mcp_mock.record.session.record_co
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import orjson
@@ -26,7 +26,7 @@ __all__ = ["ReplayOutcome", "run_replay", "serve_new_episodes"]
 def run_replay(
     cassette: str | Path,
     *,
-    command: list[str],
+    live: LiveTarget | None = None,
     mode: str = "none",
     report_path: str | Path | None = None,
     options: ReplayOptions | None = None,
@@ -39,15 +39,18 @@ def run_replay(
     """Replay (or record, as ``mode`` says) until the client disconnects or ``stop_fd`` turns
     readable (a stop signal: :mod:`harn_mcp_mock.shutdown`); then write ``report_path``.
     ``emit_tape``: also write every exchange to an event tape, whatever the session turned out
-    to be (a recording tapes what the client and the live server exchanged)."""
+    to be (a recording tapes what the client and the live server exchanged). ``live``: the live
+    server's command, for the modes that record."""
     record_mode = parse_record_mode(mode)
     cassette = Path(cassette)
     options = options if options is not None else ReplayOptions()
-    if command and record_mode is RecordMode.NONE:
+    live = live if live is not None else LiveTarget()
+    if live.url is not None:
+        raise UsageError("--url applies to --http only", where="--url")
+    if live and record_mode is RecordMode.NONE:
         raise UsageError(
             "--mode none never starts a server: drop the command after `--`, or pick a mode that records"
         )
-    live = LiveTarget(command=command)
     plan = plan_session(
         record_mode,
         cassette,
@@ -59,7 +62,7 @@ def run_replay(
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
-            command,
+            live,
             cassette,
             RecordOptions(options.redact_policy),
             stdin_fd=stdin_fd,
@@ -92,7 +95,7 @@ def run_replay(
 
 def serve_new_episodes(
     cassette: str | Path,
-    command: list[str],
+    live: LiveTarget | Sequence[str],
     *,
     options: ReplayOptions | None = None,
     on_event: Callable[[str], None] | None = None,
@@ -103,7 +106,7 @@ def serve_new_episodes(
     emit_tape: str | Path | None = None,
 ) -> ReplayReport:
     """Serve until the client's EOF (or ``stop_fd`` turns readable: a stop signal); append
-    what the live server recorded. ``emit_tape``: also write every exchange served, replayed
+    what the live server (``live``, or its command) recorded. ``emit_tape``: also write every exchange served, replayed
     or live, redacted, to an event tape (wired by
     :func:`~harn_mcp_mock.session.open.open_session`)."""
     from harn_mcp_mock.session.episodes import serve_episodes_stdio
@@ -111,6 +114,6 @@ def serve_new_episodes(
     plan = SessionPlan.of(SessionKind.EPISODES, Path(cassette))
     argv = ["replay", "--mode", "new_episodes"]
     with open_session(
-        plan, LiveTarget(command), options, tape=emit_tape, tape_argv=argv, on_event=on_event, grace=grace
+        plan, LiveTarget.of(live), options, tape=emit_tape, tape_argv=argv, on_event=on_event, grace=grace
     ) as session:
         return serve_episodes_stdio(session.episodes(), stdin_fd, stdout_fd, grace, stop_fd)
