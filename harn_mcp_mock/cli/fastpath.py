@@ -289,9 +289,9 @@ def _verify_values(values: dict[str, Any]) -> None:
 class Command:
     """How the fast path runs one command: its flags, the options typer requires, the function
     of :mod:`harn_mcp_mock.cli.commands` that runs it (called with typer's parameter names, but
-    those in ``rename``, and but those ``values`` turns into the values the typer command
-    builds: a :class:`~harn_mcp_mock.options.LiveTarget`, the command's options), and its
-    arguments (after ``--``, or anywhere if ``interspersed``)."""
+    those in ``rename``; ``values`` first turns the live server's flags and the options' into
+    the values the typer command builds: a :class:`~harn_mcp_mock.options.LiveTarget` and the
+    command's options), and its arguments (after ``--``, or anywhere if ``interspersed``)."""
 
     __slots__ = ("flags", "interspersed", "main", "rename", "required", "rest", "values")
 

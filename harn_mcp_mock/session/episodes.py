@@ -25,7 +25,8 @@ the cassette in one atomic write. A cassette with no handshake yet is simply rec
 :class:`NewEpisodes` is the session, without I/O of its own: :class:`EpisodesEngine` (the
 engine stdio's :func:`~harn_mcp_mock.jsonrpc.server.serve_stdio` serves line by line and
 ``replay --http`` message by message) and the Python API's in-memory transport
-(:class:`harn_mcp_mock.api.EpisodesTransport`) drive it. :func:`harn_mcp_mock.session.open.open_session` builds it.
+(:class:`harn_mcp_mock.api.EpisodesTransport`) drive it.
+:func:`harn_mcp_mock.session.open.open_session` builds it.
 """
 
 from __future__ import annotations

@@ -67,7 +67,8 @@ def verify(
                 else Path(scratch) / "candidate.cassette.json"
             )
             cand = rerun_live(base, live, target, policy_path=policy_path, on_event=on_event)
-        label = " ".join(cand.meta.get("command") or live.argv)
+        shown = live.command or ("--url", str(live.url))  # never the header values
+        label = " ".join(cand.meta.get("command") or shown)
     findings, compared = compare(base, cand, options)
     findings = _unseen_items_left_out(findings, base)
     if candidate is not None:
