@@ -50,29 +50,40 @@ class Relay:
         return max(0, self.owed)
 
 
+class Pipes:
+    """Pipes by name; each end closed once (a second close could hit a reused fd number)."""
+
+    def __init__(self) -> None:
+        self.fds = {name: os.pipe() for name in ("stdin", "stdout", "live", "stop")}
+        self.open = {fd for pair in self.fds.values() for fd in pair}
+
+    def __getitem__(self, name: str) -> tuple[int, int]:
+        return self.fds[name]
+
+    def close(self, fd: int) -> None:
+        self.open.discard(fd)
+        os.close(fd)
+
+
 @pytest.fixture
-def pipes() -> Iterator[dict[str, tuple[int, int]]]:
-    made = {name: os.pipe() for name in ("stdin", "stdout", "live", "stop")}
+def pipes() -> Iterator[Pipes]:
+    made = Pipes()
     yield made
-    for r, w in made.values():
-        for fd in (r, w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    for fd in sorted(made.open):
+        os.close(fd)
 
 
 def test_the_client_s_lines_reach_the_engine_as_they_came_and_the_live_side_is_relayed(
-    pipes: dict[str, tuple[int, int]],
+    pipes: Pipes,
 ) -> None:
     odd = [b'{"jsonrpc":"2.0",  "id": 1, "method":"tools/list"}', b"not json at all", b'{"id":2}  ']
     os.write(pipes["stdin"][1], b"\n".join(odd) + b"\n")
-    os.close(pipes["stdin"][1])
+    pipes.close(pipes["stdin"][1])
     os.write(pipes["live"][1], b"live one\nlive two\nlive three\n")
     relay = Relay(pipes["live"][0], wait=30.0)
     serve_stdio(relay, stdin_fd=pipes["stdin"][0], stdout_fd=pipes["stdout"][1])
     assert relay.lines == odd  # byte for byte: no parse, no error answer for the non-JSON line
-    os.close(pipes["stdout"][1])
+    pipes.close(pipes["stdout"][1])
     written = os.read(pipes["stdout"][0], 1 << 16).splitlines()
     assert sorted(written) == sorted(
         [b"got " + line for line in odd] + [b"live one", b"live two", b"live three"]
@@ -80,18 +91,18 @@ def test_the_client_s_lines_reach_the_engine_as_they_came_and_the_live_side_is_r
 
 
 def test_after_the_client_s_eof_a_silent_live_side_that_owes_answers_is_an_error(
-    pipes: dict[str, tuple[int, int]],
+    pipes: Pipes,
 ) -> None:
     os.write(pipes["stdin"][1], b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
-    os.close(pipes["stdin"][1])
+    pipes.close(pipes["stdin"][1])
     relay = Relay(pipes["live"][0], wait=0.01)
     with pytest.raises(ServerError, match="did not answer 1 forwarded request"):
         serve_stdio(relay, stdin_fd=pipes["stdin"][0], stdout_fd=pipes["stdout"][1])
 
 
-def test_a_stop_signal_ends_the_wait_for_what_the_live_side_owes(pipes: dict[str, tuple[int, int]]) -> None:
+def test_a_stop_signal_ends_the_wait_for_what_the_live_side_owes(pipes: Pipes) -> None:
     os.write(pipes["stdin"][1], b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
-    os.close(pipes["stdin"][1])
+    pipes.close(pipes["stdin"][1])
     relay = Relay(pipes["live"][0], wait=30.0, stop_when_waiting=pipes["stop"][1])
     serve_stdio(relay, stdin_fd=pipes["stdin"][0], stdout_fd=pipes["stdout"][1], stop_fd=pipes["stop"][0])
     assert relay.owes == 1  # it returned at the stop, not after 30 s of waiting
