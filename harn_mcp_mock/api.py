@@ -36,7 +36,7 @@ from harn_mcp_mock.errors import ServerStartError, UsageError, sole_exception
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
 from harn_mcp_mock.jsonrpc.server import Out
-from harn_mcp_mock.options import ClientCallbacks, ReplayOptions, split_session_keywords
+from harn_mcp_mock.options import ClientCallbacks, LiveTarget, ReplayOptions, split_session_keywords
 from harn_mcp_mock.replay.engine import ReplayEngine, ReplayReport
 
 if TYPE_CHECKING:
@@ -449,6 +449,17 @@ def _default_errlog() -> TextIO:
     return sys.stderr
 
 
+def _stdio_live(command: LiveTarget | Sequence[str] | None, needs: str) -> LiveTarget:
+    """The stdio live server ``command`` (its argv, or a :class:`LiveTarget` with one) as one
+    value, checked once; ``needs``: what the error says when there is none."""
+    if isinstance(command, str) or command is None:
+        command = ()
+    live = command if isinstance(command, LiveTarget) else LiveTarget(command)
+    if live.url is not None or not live.command:
+        raise UsageError(f"{needs}: give its command as a list, e.g. ['python', 'server.py']")
+    return live
+
+
 class RecordTransport(_SingleUse):
     """An ``mcp`` client transport to the real stdio server ``command`` that records a cassette.
 
@@ -465,7 +476,7 @@ class RecordTransport(_SingleUse):
     def __init__(
         self,
         cassette: PathLike,
-        command: Sequence[str],
+        command: LiveTarget | Sequence[str],
         *,
         redact_policy: PathLike | None = None,
         env: Mapping[str, str] | None = None,
@@ -473,12 +484,9 @@ class RecordTransport(_SingleUse):
         errlog: TextIO | None = None,
         claim: CassetteClaim | None = None,
     ) -> None:
-        if isinstance(command, str) or not command:
-            raise UsageError(
-                "recording needs the live server's command as a list, e.g. ['python', 'server.py']"
-            )
+        self.live = _stdio_live(command, "recording needs the live server")
         self.path = Path(cassette)
-        self.command = [str(arg) for arg in command]
+        self.command = list(self.live.command)
         self.redact_policy = redact_policy
         self.env = dict(env or {})
         self.cwd = cwd
@@ -570,7 +578,7 @@ class EpisodesTransport(_SingleUse):
     def __init__(
         self,
         cassette: PathLike,
-        command: Sequence[str],
+        command: LiveTarget | Sequence[str],
         *,
         options: ReplayOptions | None = None,
         ignore_paths: Iterable[str] = (),
@@ -581,13 +589,9 @@ class EpisodesTransport(_SingleUse):
         shutdown_timeout: float = 30.0,
         claim: CassetteClaim | None = None,
     ) -> None:
-        if isinstance(command, str) or not command:
-            raise UsageError(
-                "new_episodes forwards misses to the live server: give its command as a list, "
-                "e.g. ['python', 'server.py']"
-            )
+        self.live = _stdio_live(command, "new_episodes forwards misses to the live server")
         self.path = Path(cassette)
-        self.command = [str(arg) for arg in command]
+        self.command = list(self.live.command)
         given: ReplayKeywords = {"ignore_paths": ignore_paths} if ignore_paths else {}
         if redact_policy is not None:
             given["redact_policy"] = redact_policy
@@ -606,14 +610,13 @@ class EpisodesTransport(_SingleUse):
         import anyio
         from mcp.shared.message import SessionMessage
 
-        from harn_mcp_mock.options import LiveTarget
         from harn_mcp_mock.session.open import open_session
 
         claim, self._claim = self._claim, None  # one held already (plan_session), else taken here
         plan = SessionPlan.of(SessionKind.EPISODES, self.path, claim)
         with open_session(  # it holds the claim: appends to the cassette, one writer at a time
             plan,
-            LiveTarget(self.command),
+            self.live,
             self.options,
             grace=self.shutdown_timeout,
             env={**os.environ, **self.env},
@@ -690,7 +693,7 @@ def cassette_transport(
     path: PathLike,
     *,
     mode: str | RecordMode = "none",
-    command: Sequence[str] | None = None,
+    command: LiveTarget | Sequence[str] | None = None,
     options: ReplayOptions | None = None,
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
@@ -716,14 +719,16 @@ def cassette_transport(
     (then ``mode`` is not read again; a recording transport takes over its claim). ``options``:
     a :class:`~harn_mcp_mock.options.ReplayOptions`, or its fields as keywords (laid over it);
     a recording takes its ``redact_policy``, ``new_episodes`` its ``ignore_paths`` too.
+    ``command``: the live server's argv, or a :class:`~harn_mcp_mock.options.LiveTarget`.
     """
     path = Path(path)
     replay = ReplayOptions.build(options, **keywords)
+    live = command if isinstance(command, LiveTarget) or command is None else LiveTarget(command)
     if plan is None:
         plan = plan_session(
             mode,
             path,
-            live=bool(command),
+            live=bool(live),
             needs_live="command=[...], the live server's argv",
             claim_timeout=claim_timeout,
             on_wait=on_event,
@@ -733,7 +738,7 @@ def cassette_transport(
         if plan.kind is SessionKind.EPISODES:
             return EpisodesTransport(
                 path,
-                command or (),
+                live or (),
                 ignore_paths=replay.ignore_paths,
                 redact_policy=replay.redact_policy,
                 env=env,
@@ -742,7 +747,7 @@ def cassette_transport(
             )
         if plan.kind is SessionKind.RECORD:
             return RecordTransport(
-                path, command or (), redact_policy=replay.redact_policy, env=env, cwd=cwd, claim=plan.claim
+                path, live or (), redact_policy=replay.redact_policy, env=env, cwd=cwd, claim=plan.claim
             )
     except BaseException:
         plan.release()
@@ -838,7 +843,7 @@ async def open_replay(
     *,
     mode: str | RecordMode = "none",
     options: ReplayOptions | None = None,
-    command: Sequence[str] | None = None,
+    command: LiveTarget | Sequence[str] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: PathLike | None = None,
     on_event: Callable[[str], None] | None = None,
@@ -899,7 +904,7 @@ replay_session = _client_session_of(open_replay)
 @asynccontextmanager
 async def record_session(
     path: PathLike,
-    command: Sequence[str],
+    command: LiveTarget | Sequence[str],
     *,
     redact_policy: PathLike | None = None,
     env: Mapping[str, str] | None = None,

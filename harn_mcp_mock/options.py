@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from harn_mcp_mock.errors import UsageError
+from harn_mcp_mock.errors import UsageError, check_number
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 
@@ -63,6 +63,7 @@ __all__ = [
     "REPEATS",
     "REPLAY_FLAGS",
     "ClientCallbacks",
+    "LiveTarget",
     "RecordOptions",
     "ReplayOptions",
     "parse_latency",
@@ -265,12 +266,13 @@ def _thawed(value: Any) -> Any:
 
 
 class RecordOptions(_Value):
-    """How a live server is recorded (stdio or ``--url``), built once where input arrives.
+    """How a live server is recorded (stdio or ``--url``), built once where input arrives. The
+    live server itself (its command, or its URL and headers) is a :class:`LiveTarget`.
 
     Immutable and compared by value, like :class:`ReplayOptions`.
     """
 
-    __slots__ = ("allow_empty", "grace", "headers", "redact_policy")
+    __slots__ = ("allow_empty", "grace", "redact_policy")
 
     redact_policy: Path | None
     """The redaction policy file (default: the built-in one)."""
@@ -278,22 +280,17 @@ class RecordOptions(_Value):
     """Seconds a stdio server gets to exit after its input closes (``--shutdown-timeout``)."""
     allow_empty: bool
     """Write the cassette even when the client sent nothing (``--allow-empty``)."""
-    headers: tuple[str, ...]
-    """``NAME:VALUE`` headers sent to an HTTP upstream (``--header``, redacted)."""
 
     def __init__(
         self,
         redact_policy: str | os.PathLike[str] | None = None,
         grace: float = 5.0,
         allow_empty: bool = False,
-        headers: Iterable[str] = (),
     ) -> None:
         if not 0 <= grace < float("inf"):  # inf overflowed the clock only at the end of the session
             raise UsageError(f"bad shutdown timeout {grace!r}: use seconds >= 0", where="--shutdown-timeout")
         policy = Path(redact_policy) if redact_policy is not None else None
-        for name, value in zip(
-            self.__slots__, (bool(allow_empty), float(grace), tuple(headers), policy), strict=True
-        ):
+        for name, value in zip(self.__slots__, (bool(allow_empty), float(grace), policy), strict=True):
             object.__setattr__(self, name, value)
 
 
@@ -327,8 +324,11 @@ class LiveTarget(_Value):
         headers: Iterable[str] = (),
         timeout: float = 30.0,
     ) -> None:
+        if isinstance(command, str | bytes):  # one string is not an argv (its letters would be)
+            raise UsageError("the live server's command is a list, e.g. ['python', 'server.py']")
         argv = tuple(str(arg) for arg in command)
         given = tuple(headers)
+        check_number("--timeout", timeout, "a number of seconds above 0")
         if argv and url is not None:
             raise UsageError(
                 "give the live server once: its command after `--`, or --url, not both", where="--url"

@@ -34,7 +34,7 @@ from harn_mcp_mock.cassette.modes import (
     plan_session,
 )
 from harn_mcp_mock.errors import CassetteError, PathEscapeError, UsageError
-from harn_mcp_mock.options import REPLAY_FLAGS, ReplayOptions
+from harn_mcp_mock.options import REPLAY_FLAGS, LiveTarget, ReplayOptions
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -301,7 +301,8 @@ def resolve_cassette_path(
 class MockOptions:
     """The merged options of ``mcp_mock_config`` and every ``@pytest.mark.mcp_mock`` in scope."""
 
-    command: list[str] | None = None
+    live: LiveTarget | None = None
+    """The marker's ``command``: the live server, one value (None: not given)."""
     env: dict[str, str] | None = None
     cwd: str | None = None
     ignore_paths: tuple[str, ...] = ()
@@ -337,7 +338,7 @@ def merge_options(layers: Iterable[Mapping[str, Any]], where: str) -> MockOption
         command = merged["command"]
         if isinstance(command, str | bytes) or not isinstance(command, Sequence):
             raise UsageError(f"{MARKER} command must be a list of strings (the server's argv)", where=where)
-        options.command = [os.fspath(arg) for arg in command]
+        options.live = LiveTarget([os.fspath(arg) for arg in command])
     if merged.get("env") is not None:
         options.env = {str(k): str(v) for k, v in dict(merged["env"]).items()}
     if merged.get("cwd") is not None:
@@ -433,7 +434,7 @@ class MCPMock:
             raise
         transport = cassette_transport(
             self.path,
-            command=self.options.command,
+            command=self.options.live,
             options=options,
             env=self.options.env,
             cwd=self.options.cwd,
@@ -508,7 +509,7 @@ class MCPMock:
                     run_http_session(
                         self.path,
                         plan=plan,
-                        command=self.options.command or (),
+                        live=self.options.live,
                         options=options,
                         on_ready=on_ready,
                         on_server=servers.append,
@@ -581,7 +582,7 @@ class MCPMock:
         return plan_session(
             mode,
             self.path,
-            live=self.options.command is not None,
+            live=self.options.live is not None,
             needs_live=f"the live server: @pytest.mark.{MARKER}(command=[...]) or command in mcp_mock_config",
             claim_timeout=self.claim_timeout,
             claim_now=claim_now,

@@ -86,10 +86,34 @@ def test_an_unknown_marker_option_names_the_valid_ones() -> None:
 def test_record_options_are_a_value_and_refuse_a_negative_grace() -> None:
     from harn_mcp_mock.options import RecordOptions
 
-    assert RecordOptions("p.json", 2, True, ["A:b"]) == RecordOptions(Path("p.json"), 2.0, True, ("A:b",))
+    assert RecordOptions("p.json", 2, True) == RecordOptions(Path("p.json"), 2.0, True)
     for bad in (-1, float("nan"), float("inf")):  # inf: an internal OverflowError at the session's end
         with pytest.raises(UsageError) as caught:
             RecordOptions(grace=bad)
         assert caught.value.where == "--shutdown-timeout"
     with pytest.raises(AttributeError, match="immutable"):
         RecordOptions().grace = 3  # type: ignore[misc]
+
+
+def test_a_live_target_is_checked_once_where_it_is_built() -> None:
+    from harn_mcp_mock.options import LiveTarget
+
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(UsageError) as caught:
+            LiveTarget(["srv"], timeout=bad)
+        assert caught.value.where == "--timeout"
+    with pytest.raises(UsageError, match="a list"):
+        LiveTarget("python server.py")  # its letters are not an argv
+    assert LiveTarget(url="http://h/mcp", headers=["A: b"]).header_map() == {"A": "b"}
+
+
+def test_record_options_hold_no_headers_the_live_target_does() -> None:
+    from harn_mcp_mock.options import LiveTarget, RecordOptions
+
+    assert "headers" not in RecordOptions.__slots__
+    assert LiveTarget(url="http://h/mcp", headers=["A:b"]).argv == [
+        "--url",
+        "http://h/mcp",
+        "--header",
+        "A:b",
+    ]

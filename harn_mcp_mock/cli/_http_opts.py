@@ -1,6 +1,7 @@
 """The options every HTTP surface shares (``replay --http``, ``record --url``, ``protocol serve``):
 where to listen, which Origin and Host values to accept, the body limit, the session limits
-(docs/http.md), and the live Streamable HTTP server's headers."""
+(docs/http.md); and the live server's options ``record``, ``replay`` and ``verify`` share (its
+URL, headers and timeout: a :class:`~harn_mcp_mock.options.LiveTarget`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,14 @@ PortOpt = Annotated[
     int, typer.Option("--port", help="HTTP: port (0 picks a free one; the URL is stdout's first line).")
 ]
 AllowRemoteOpt = Annotated[bool, typer.Option("--allow-remote", help="HTTP: allow a non-loopback --host.")]
+UrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--url",
+        help="The live server is this Streamable HTTP endpoint, instead of a command after `--` "
+        "(`harn mcp mock docs http`).",
+    ),
+]
 HeaderOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -58,4 +67,7 @@ MaxSessionsOpt = Annotated[
         help="With --http: sessions kept at once; the least recently used idle one makes room "
         "(default 1000; 0: no limit).",
     ),
+]
+LiveTimeoutOpt = Annotated[
+    float, typer.Option("--timeout", help="Seconds to wait for each answer of the live server.")
 ]

@@ -12,25 +12,19 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from harn_mcp_mock.http.guard import GuardSettings
-    from harn_mcp_mock.options import LiveTarget, ReplayOptions
+    from harn_mcp_mock.options import LiveTarget, RecordOptions, ReplayOptions
     from harn_mcp_mock.stdio.run import ReplayOutcome
+    from harn_mcp_mock.verify.drift import VerifyOptions
 
 
 def replay_main(
     cassette: Path,
     *,
-    command: list[str],
+    live: LiveTarget | None = None,
+    options: ReplayOptions | None = None,
     mode: str = "none",
     strict: bool = False,
     report: Path | None = None,
-    latency: str = "none",
-    ignore_paths: list[str] | None = None,
-    repeat: str = "last",
-    strict_order: bool = False,
-    redact_policy: Path | None = None,
-    faults: str | None = None,
-    seed: int = 0,
-    run_id: str = "run",
     emit_tape: Path | None = None,
     http: bool = False,
     host: str = "127.0.0.1",
@@ -41,25 +35,16 @@ def replay_main(
     max_body_bytes: int | None = None,
     session_idle_timeout: int | None = None,
     max_sessions: int | None = None,
-    url: str | None = None,
-    header: list[str] | None = None,
 ) -> int:
-    """`harn mcp mock replay`; returns the exit code."""
+    """`harn mcp mock replay`; returns the exit code. ``live`` (the live server, for the modes
+    that record) and ``options`` (how to replay) are built where the command line is read."""
     prog = "harn mcp mock replay"
     from harn_mcp_mock.options import LiveTarget, ReplayOptions
 
+    live = live if live is not None else LiveTarget()
+    options = options if options is not None else ReplayOptions()
     with handle_errors(prog):
         _check_outputs(report)
-        options = ReplayOptions.build(
-            ignore_paths=ignore_paths or (),
-            repeat=repeat,
-            strict_order=strict_order,
-            latency=latency,
-            redact_policy=redact_policy,
-            faults=faults,
-            seed=seed,
-            run_id=run_id,
-        )
         if options.fault_rules and not http:
             from harn_mcp_mock.errors import UsageError
 
@@ -76,8 +61,8 @@ def replay_main(
         "--max-body-bytes": max_body_bytes,
         "--session-idle-timeout": session_idle_timeout,
         "--max-sessions": max_sessions,
-        "--url": url,
-        "--header": header,
+        "--url": live.url,
+        "--header": list(live.headers),
     }
     if http:
         from harn_mcp_mock.http.guard import GuardSettings
@@ -91,9 +76,6 @@ def replay_main(
                 session_idle_timeout=session_idle_timeout,
                 max_sessions=max_sessions,
             )
-            from harn_mcp_mock.options import LiveTarget
-
-            live = LiveTarget(command, url, header or ())  # the live server, once
         return _replay_http_main(
             prog,
             cassette,
@@ -116,7 +98,7 @@ def replay_main(
 
         outcome = run_replay(
             cassette,
-            command=command,
+            live=live,
             mode=mode,
             report_path=report,
             options=options,
@@ -195,35 +177,29 @@ def _replay_http_main(
 def record_main(
     cassette: Path,
     *,
-    command: list[str],
-    redact_policy: Path | None = None,
-    shutdown_timeout: float = 5.0,
+    live: LiveTarget | None = None,
+    options: RecordOptions | None = None,
     quiet: bool = False,
     emit_tape: Path | None = None,
-    url: str | None = None,
-    header: list[str] | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
     allow_remote: bool = False,
-    allow_empty: bool = False,
     allow_origin: list[str] | None = None,
     allow_host: list[str] | None = None,
     max_body_bytes: int | None = None,
 ) -> int:
-    """`harn mcp mock record`: the server's exit code (stdio), 0 (``--url``), 5 nothing recorded."""
+    """`harn mcp mock record`: the server's exit code (stdio), 0 (``--url``), 5 nothing recorded.
+    ``live`` (the server: a command, or a URL and headers) and ``options`` (how to record) are
+    built where the command line is read."""
     prog = "harn mcp mock record"
-    with handle_errors(prog):
-        from harn_mcp_mock.options import RecordOptions
+    from harn_mcp_mock.options import LiveTarget, RecordOptions
 
-        options = RecordOptions(redact_policy, shutdown_timeout, allow_empty, header or ())
-    if url is not None:
+    live = live if live is not None else LiveTarget()
+    options = options if options is not None else RecordOptions()
+    if live.url is not None:
         with handle_errors(prog):
-            from harn_mcp_mock.errors import UsageError
-            from harn_mcp_mock.http.record_proxy import record_http
-
-            if command:
-                raise UsageError("--url records an HTTP server: drop the command after `--`", where="--url")
             from harn_mcp_mock.http.guard import GuardSettings
+            from harn_mcp_mock.http.record_proxy import record_http
 
             guard = GuardSettings.for_host(
                 host,
@@ -233,7 +209,7 @@ def record_main(
             )
             recorded, _proxy = record_http(
                 cassette,
-                url,
+                live,
                 options,
                 host=host,
                 port=port,
@@ -261,7 +237,7 @@ def record_main(
         from harn_mcp_mock.record.session import record_command
 
         result = record_command(
-            command,
+            live,
             cassette,
             options,
             emit_tape=emit_tape,
@@ -350,22 +326,19 @@ def _emit(data: bytes, out: Path | None) -> None:
 def verify_main(
     cassette: Path,
     *,
-    command: list[str],
+    live: LiveTarget | None = None,
+    options: VerifyOptions | None = None,
     candidate: Path | None = None,
-    url: str | None = None,
-    header: list[str] | None = None,
     save_candidate: Path | None = None,
     fmt: str = "text",
     report: Path | None = None,
     fail_on: str = "ERR",
     ignore_file: Path | None = None,
-    ignore_path: list[str] | None = None,
-    latency_ratio: float = 2.0,
-    latency_floor_ms: float = 100.0,
-    timeout: float = 30.0,
     redact_policy: Path | None = None,
 ) -> int:
-    """`harn mcp mock verify`; returns 0 (no drift at or above --fail-on), 1 (drift) or 2 (cannot compare)."""
+    """`harn mcp mock verify`; returns 0 (no drift at or above --fail-on), 1 (drift) or 2 (cannot
+    compare). ``live`` (the live server and its answers' timeout) and ``options`` (how to
+    compare) are built where the command line is read."""
     import os
     import sys
 
@@ -385,15 +358,10 @@ def verify_main(
         result = verify(
             cassette,
             candidate=candidate,
-            command=command or None,
-            url=url,
-            headers=header or [],
+            live=live,
             save_candidate=save_candidate,
             ignore_file=ignore_file,
-            ignore_paths=ignore_path or [],
-            latency_ratio=latency_ratio,
-            latency_floor_ms=latency_floor_ms,
-            timeout=timeout,
+            options=options,
             policy_path=redact_policy,
             on_event=lambda text: note(prog, text),
         )

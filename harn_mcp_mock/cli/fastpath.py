@@ -246,12 +246,54 @@ RUN_FLAGS: dict[str, tuple[str, str]] = {
 }
 
 
+def _live(values: dict[str, Any]) -> options.LiveTarget:
+    """The live server (its command, or ``--url`` and ``--header``, and ``--timeout``), out of
+    ``values``, as the typer command builds it."""
+    timeout = {"timeout": values.pop("timeout")} if "timeout" in values else {}
+    return options.LiveTarget(
+        values.pop("command", ()), values.pop("url", None), values.pop("header", ()), **timeout
+    )
+
+
+def _taken(values: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The ``values`` given of the parameters ``names`` (parameter -> the value's field), taken out."""
+    return {field: values.pop(param) for param, field in names.items() if param in values}
+
+
+def _replay_values(values: dict[str, Any]) -> None:
+    values["live"] = _live(values)
+    fields = {name: name for name in options.ReplayOptions.names()}
+    values["options"] = options.ReplayOptions.build(**_taken(values, fields))
+
+
+def _record_values(values: dict[str, Any]) -> None:
+    values["live"] = _live(values)
+    names = {"redact_policy": "redact_policy", "shutdown_timeout": "grace", "allow_empty": "allow_empty"}
+    values["options"] = options.RecordOptions(**_taken(values, names))
+
+
+def _verify_values(values: dict[str, Any]) -> None:
+    from harn_mcp_mock.verify.drift import VerifyOptions
+
+    values["live"] = _live(values)
+    names = {
+        "ignore_path": "ignore_paths",
+        "latency_ratio": "latency_ratio",
+        "latency_floor_ms": "latency_floor_ms",
+    }
+    taken = _taken(values, names)
+    taken["ignore_paths"] = tuple(taken.get("ignore_paths", ()))
+    values["options"] = VerifyOptions(**taken)
+
+
 class Command:
     """How the fast path runs one command: its flags, the options typer requires, the function
     of :mod:`harn_mcp_mock.cli.commands` that runs it (called with typer's parameter names, but
-    those in ``rename``), and its arguments (after ``--``, or anywhere if ``interspersed``)."""
+    those in ``rename``; ``values`` first turns the live server's flags and the options' into
+    the values the typer command builds: a :class:`~harn_mcp_mock.options.LiveTarget` and the
+    command's options), and its arguments (after ``--``, or anywhere if ``interspersed``)."""
 
-    __slots__ = ("flags", "interspersed", "main", "rename", "required", "rest")
+    __slots__ = ("flags", "interspersed", "main", "rename", "required", "rest", "values")
 
     def __init__(
         self,
@@ -262,7 +304,9 @@ class Command:
         rest: tuple[str, str] | None = None,
         interspersed: bool = False,
         rename: dict[str, str] | None = None,
+        values: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        self.values = values
         self.flags = flags
         self.main = main
         self.required = required
@@ -272,11 +316,17 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {
-    "replay": Command(REPLAY_FLAGS, "replay_main", required=("cassette",), rest=("command", "list")),
+    "replay": Command(
+        REPLAY_FLAGS, "replay_main", required=("cassette",), rest=("command", "list"), values=_replay_values
+    ),
     "world": Command(WORLD_FLAGS, "world_main", required=("spec",)),
-    "record": Command(RECORD_FLAGS, "record_main", required=("cassette",), rest=("command", "list")),
+    "record": Command(
+        RECORD_FLAGS, "record_main", required=("cassette",), rest=("command", "list"), values=_record_values
+    ),
     "show": Command(SHOW_FLAGS, "show_main", required=("cassette",)),
-    "verify": Command(VERIFY_FLAGS, "verify_main", required=("cassette",), rest=("command", "list")),
+    "verify": Command(
+        VERIFY_FLAGS, "verify_main", required=("cassette",), rest=("command", "list"), values=_verify_values
+    ),
     "lint": Command(LINT_FLAGS, "lint_main", required=(), rest=("paths", "paths"), interspersed=True),
     "world check": Command(WORLD_CHECK_FLAGS, "world_check_main", required=("spec",)),
     "run": Command(
@@ -317,6 +367,11 @@ def run(argv: list[str]) -> int | None:
             return None
     from harn_mcp_mock.cli import commands
 
+    if command.values is not None:
+        from harn_mcp_mock.cli._common import handle_errors
+
+        with handle_errors(f"harn mcp mock {name}"):
+            command.values(values)
     main = getattr(commands, command.main)
     kwargs = {command.rename.get(param, param): value for param, value in values.items()}
     return _as_typer_ends(main, kwargs)

@@ -16,9 +16,11 @@ from harn_mcp_mock.cli._http_opts import (
     HeaderOpt,
     HostOpt,
     IdleTimeoutOpt,
+    LiveTimeoutOpt,
     MaxBodyOpt,
     MaxSessionsOpt,
     PortOpt,
+    UrlOpt,
 )
 from harn_mcp_mock.runner.backend import BACKENDS, RAY_ADDRESS, backend_help
 
@@ -73,13 +75,7 @@ def record(
     ] = 5.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line on stderr.")] = False,
     emit_tape: EmitTapeOpt = None,
-    url: Annotated[
-        str | None,
-        typer.Option(
-            "--url",
-            help="Record this Streamable HTTP server through a loopback proxy (`harn mcp mock docs http`).",
-        ),
-    ] = None,
+    url: UrlOpt = None,
     header: HeaderOpt = None,
     host: HostOpt = "127.0.0.1",
     port: PortOpt = 0,
@@ -113,21 +109,21 @@ def record(
     keeps what was recorded.
     """
     from harn_mcp_mock.cli.commands import record_main
+    from harn_mcp_mock.options import LiveTarget, RecordOptions
 
+    with handle_errors("harn mcp mock record"):
+        live = LiveTarget(command or (), url, header or ())
+        options = RecordOptions(redact_policy, shutdown_timeout, allow_empty)
     raise typer.Exit(
         record_main(
             cassette,
-            command=command or [],
-            redact_policy=redact_policy,
-            shutdown_timeout=shutdown_timeout,
+            live=live,
+            options=options,
             quiet=quiet,
             emit_tape=emit_tape,
-            url=url,
-            header=header,
             host=host,
             port=port,
             allow_remote=allow_remote,
-            allow_empty=allow_empty,
             allow_origin=allow_origin,
             allow_host=allow_host,
             max_body_bytes=max_body_bytes,
@@ -237,14 +233,7 @@ def replay(
     max_body_bytes: MaxBodyOpt = None,
     session_idle_timeout: IdleTimeoutOpt = None,
     max_sessions: MaxSessionsOpt = None,
-    url: Annotated[
-        str | None,
-        typer.Option(
-            "--url",
-            help="With --http and a mode that records: the live server is this Streamable HTTP "
-            "endpoint (instead of a command after `--`).",
-        ),
-    ] = None,
+    url: UrlOpt = None,
     header: HeaderOpt = None,
 ) -> None:
     """Serve a cassette as a stdio MCP server (no real server is started in the default mode).
@@ -255,22 +244,28 @@ def replay(
     Exit 130 / 143 / 129: stopped by SIGINT / SIGTERM / SIGHUP (files written).
     """
     from harn_mcp_mock.cli.commands import replay_main
+    from harn_mcp_mock.options import LiveTarget, ReplayOptions
 
-    raise typer.Exit(
-        replay_main(
-            cassette,
-            command=command or [],
-            mode=mode,
-            strict=strict,
-            report=report,
-            latency=latency,
-            ignore_paths=ignore_paths or [],
+    with handle_errors("harn mcp mock replay"):
+        live = LiveTarget(command or (), url, header or ())
+        options = ReplayOptions.build(
+            ignore_paths=ignore_paths or (),
             repeat=repeat,
             strict_order=strict_order,
+            latency=latency,
             redact_policy=redact_policy,
             faults=faults,
             seed=seed,
             run_id=run_id,
+        )
+    raise typer.Exit(
+        replay_main(
+            cassette,
+            live=live,
+            options=options,
+            mode=mode,
+            strict=strict,
+            report=report,
             emit_tape=emit_tape,
             http=http,
             host=host,
@@ -281,8 +276,6 @@ def replay(
             max_body_bytes=max_body_bytes,
             session_idle_timeout=session_idle_timeout,
             max_sessions=max_sessions,
-            url=url,
-            header=header,
         )
     )
 
@@ -292,20 +285,8 @@ def verify(
     cassette: CassetteOpt,
     command: Annotated[list[str] | None, typer.Argument(help="Live server command, after `--`.")] = None,
     candidate: Annotated[Path | None, typer.Option("--candidate", help="Compare with this cassette.")] = None,
-    url: Annotated[
-        str | None,
-        typer.Option(
-            "--url", help="Re-run the cassette's client side against this live Streamable HTTP server."
-        ),
-    ] = None,
-    header: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--header",
-            metavar="NAME:VALUE",
-            help="With --url: send this header (NAME:VALUE, repeatable; redacted).",
-        ),
-    ] = None,
+    url: UrlOpt = None,
+    header: HeaderOpt = None,
     save_candidate: Annotated[
         Path | None, typer.Option("--save-candidate", help="Keep the cassette recorded from the live server.")
     ] = None,
@@ -331,7 +312,7 @@ def verify(
     ] = None,
     latency_ratio: Annotated[float, typer.Option("--latency-ratio", help="B8 ratio threshold.")] = 2.0,
     latency_floor_ms: Annotated[float, typer.Option("--latency-floor-ms", help="B8 absolute floor.")] = 100.0,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for each live answer.")] = 30.0,
+    timeout: LiveTimeoutOpt = 30.0,
     redact_policy: Annotated[
         Path | None, typer.Option("--redact-policy", help="Redaction policy for the live recording.")
     ] = None,
@@ -347,23 +328,23 @@ def verify(
     be compared (bad file, server failed to start).
     """
     from harn_mcp_mock.cli.commands import verify_main
+    from harn_mcp_mock.options import LiveTarget
+    from harn_mcp_mock.verify.drift import VerifyOptions
 
+    with handle_errors("harn mcp mock verify"):
+        live = LiveTarget(command or (), url, header or (), timeout)
+        options = VerifyOptions(tuple(ignore_path or ()), latency_ratio, latency_floor_ms)
     raise typer.Exit(
         verify_main(
             cassette,
-            command=command or [],
+            live=live,
+            options=options,
             candidate=candidate,
-            url=url,
-            header=header or [],
             save_candidate=save_candidate,
             fmt=fmt,
             report=report,
             fail_on=fail_on,
             ignore_file=ignore_file,
-            ignore_path=ignore_path or [],
-            latency_ratio=latency_ratio,
-            latency_floor_ms=latency_floor_ms,
-            timeout=timeout,
             redact_policy=redact_policy,
         )
     )

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harn_mcp_mock import deepjson
+from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.guard import GuardSettings, guard_middleware
 from harn_mcp_mock.http.server import (
     HttpServer,
@@ -44,7 +45,7 @@ from harn_mcp_mock.http.server import (
 )
 from harn_mcp_mock.jsonrpc.codes import INTERNAL_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, Frame, parse_frame
-from harn_mcp_mock.options import RecordOptions
+from harn_mcp_mock.options import LiveTarget, RecordOptions
 from harn_mcp_mock.record.session import http_recorder
 from harn_mcp_mock.upstream.http import (
     HOP_BY_HOP,
@@ -324,7 +325,7 @@ def build_proxy_app(proxy: RecordProxy, *, path: str = "/mcp", guard: GuardSetti
 
 def record_http(
     cassette: str | Path,
-    upstream: str,
+    live: LiveTarget | str,
     options: RecordOptions | None = None,
     *,
     host: str = "127.0.0.1",
@@ -341,8 +342,9 @@ def record_http(
     emit_tape: str | Path | None = None,
 ) -> tuple[Cassette, RecordProxy]:
     """Run the recording proxy until a stop signal (SIGINT, SIGTERM, SIGHUP) or ``server.stop()``;
-    write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). ``options`` says
-    how (policy, ``--header`` values, ``allow_empty``): without a single client message, nothing
+    write the cassette (``exit.reason`` ``signal:NAME`` or ``proxy-stopped``). ``live``: the
+    Streamable HTTP server (a :class:`~harn_mcp_mock.options.LiveTarget` with its URL and
+    ``--header`` values, or the URL alone). ``options`` says how (policy, ``allow_empty``): without a single client message, nothing
     is written and :class:`~harn_mcp_mock.errors.NothingRecordedError` is raised, unless
     ``options.allow_empty``. ``guard``: the Origin/Host/body-size checks (defaults for ``host``).
 
@@ -353,11 +355,13 @@ def record_http(
     again at the end with what the redactor learned."""
     from harn_mcp_mock.cassette.claim import recording_claim
 
+    target = live if isinstance(live, LiveTarget) else LiveTarget(url=live)
+    if target.url is None:
+        raise UsageError("an HTTP recording needs the server's URL (--url), not a command", where="--url")
+    upstream = target.url
     opts = options if options is not None else RecordOptions()
     with recording_claim(cassette, claim):
-        recorder, redactor, parsed = http_recorder(
-            cassette, upstream, opts.headers, policy_path=opts.redact_policy
-        )
+        recorder, redactor, parsed = http_recorder(cassette, target, policy_path=opts.redact_policy)
         if emit_tape is None:
             return _record_claimed(
                 upstream, recorder, redactor, parsed, opts, host, port, path, allow_remote, verify,

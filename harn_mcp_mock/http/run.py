@@ -8,7 +8,7 @@ per ``Mcp-Session-Id``, and hands each ended one back. A recording of a Streamab
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -116,9 +116,7 @@ def run_http_session(
     cassette: str | Path,
     *,
     mode: str = "none",
-    command: Sequence[str] = (),
-    url: str | None = None,
-    headers: Sequence[str] = (),
+    live: LiveTarget | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
     allow_remote: bool = False,
@@ -132,29 +130,26 @@ def run_http_session(
     stop: StopSignals | None = None,
     guard: GuardSettings | None = None,
     plan: SessionPlan | None = None,
-    live: LiveTarget | None = None,
 ) -> ReplayOutcome:
     """``replay --http`` in any record mode: serve what :func:`~harn_mcp_mock.cassette.modes.plan_session`
     plans over Streamable HTTP until a stop signal or ``server.stop()``.
 
-    The live server is ``command`` (a stdio server) or ``url`` (a Streamable HTTP server, with
-    ``headers``, ``NAME:VALUE``). A replay serves ``cassette``; a recording forwards every
+    The live server is ``live``: a command (a stdio server) or a URL (a Streamable HTTP server,
+    with its ``NAME:VALUE`` headers). A replay serves ``cassette``; a recording forwards every
     session's messages to the live server and writes the cassette when the serving stops
-    (``url``: the recording reverse proxy; ``command``: one recorded session,
+    (a URL: the recording reverse proxy; a command: one recorded session,
     :class:`~harn_mcp_mock.session.record.RecordEngine`); episodes replay what the cassette
     holds and forward the rest (:class:`~harn_mcp_mock.session.episodes.EpisodesEngine`),
     appending it. ``emit_tape``: also write every exchange to an event tape, whatever the
     session is (a recording tapes what the clients and the live server exchanged; episodes
     every exchange served, replayed or live), redacted again at the end with what the
     redactors learned. ``plan``: one made already (the pytest plugin's; then ``mode`` is not
-    read again). ``live``: the live server as one value (then ``command``, ``url`` and
-    ``headers``, its keyword forms, are not read)."""
+    read again)."""
     from harn_mcp_mock.cassette.modes import parse_record_mode, plan_session
     from harn_mcp_mock.errors import UsageError
 
     record_mode = parse_record_mode(mode)
-    if live is None:
-        live = LiveTarget(command, url, headers)
+    live = live if live is not None else LiveTarget()
     if live and record_mode is RecordMode.NONE and plan is None:
         raise UsageError(
             "--mode none never starts a server: drop the live server (`--` or --url), or pick a mode that records"
@@ -181,8 +176,8 @@ def run_http_session(
 
             recorded, _proxy = record_http(
                 cassette,
-                live.url,
-                RecordOptions(opts.redact_policy, headers=live.headers),
+                live,
+                RecordOptions(opts.redact_policy),
                 host=host,
                 port=port,
                 allow_remote=allow_remote,

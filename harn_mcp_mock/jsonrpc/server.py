@@ -16,6 +16,7 @@ from collections.abc import Callable
 from harn_mcp_mock import deepjson
 from harn_mcp_mock._record import record
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
+from harn_mcp_mock.errors import ServerError
 from harn_mcp_mock.jsonrpc.codes import INVALID_REQUEST, PARSE_ERROR
 from harn_mcp_mock.jsonrpc.frames import CLIENT, parse_frame
 from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
@@ -47,6 +48,22 @@ class Out:
 
 class Engine(Protocol):
     def receive(self, message: Any) -> list[Out]: ...
+
+
+class LineEngine(Engine, Protocol):
+    """An engine with a live side, served line by line on stdio (``new_episodes``): it takes
+    the client's lines as they came (bytes, passed on byte for byte), and a live server's
+    output (``live_fd``) is relayed as it comes. After the client's EOF the loop waits, up to
+    ``wait`` seconds of silence each time, while the live side ``owes`` answers (how many)."""
+
+    wait: float
+
+    def receive_line(self, line: bytes) -> list[Out]: ...
+    @property
+    def live_fd(self) -> int | None: ...
+    def from_live(self) -> list[Out]: ...
+    @property
+    def owes(self) -> int: ...
 
 
 def receive_batch(receive: Callable[[Any], list[Out]], batch: list[Any]) -> list[Out]:
@@ -87,7 +104,13 @@ def serve_stdio(
 
     ``stop_fd`` (:attr:`harn_mcp_mock.shutdown.StopSignals.fd`): once it is readable the loop
     returns at once, as if the client had gone (outputs still delayed are dropped).
+
+    A :class:`LineEngine` gets each line as it came and its live side is read as it speaks;
+    after the client's EOF the loop waits for what the live side owes (a ServerError when it
+    stays silent ``engine.wait`` seconds). A client that stopped reading does not end it: the
+    live side's answers are still taken.
     """
+    relay: LineEngine | None = engine if hasattr(engine, "receive_line") else None  # type: ignore[assignment]
     splitter = LineSplitter()
     timers: list[tuple[int, int, bytes]] = []
     counter = 0
@@ -115,16 +138,31 @@ def serve_stdio(
             except (BrokenPipeError, OSError):
                 client_gone = True
 
-    watched = [stdin_fd] if stop_fd is None else [stdin_fd, stop_fd]
+    stops = [] if stop_fd is None else [stop_fd]
+    buffer: list[bytes]
     eof = False
-    while not eof or timers:
+    while not eof or timers or (relay is not None and relay.owes):
         now = clock.monotonic_ns()
         ready: list[bytes] = []
         while timers and timers[0][0] <= now:
             ready.append(heapq.heappop(timers)[2])
         send(ready)
-        if client_gone:
+        if client_gone and relay is None:
             break
+        live_fd = None if relay is None else relay.live_fd
+        if eof and relay is not None and not timers:
+            assert live_fd is not None  # it owes answers: it was started
+            readable = select.select([live_fd, *stops], [], [], relay.wait)[0]
+            if stop_fd is not None and stop_fd in readable:
+                break
+            if not readable:
+                raise ServerError(
+                    f"the live server did not answer {relay.owes} forwarded request(s) within {relay.wait}s"
+                )
+            buffer = []
+            emit(relay.from_live(), clock.monotonic_ns(), buffer)
+            send(buffer)
+            continue
         if eof:
             if timers:
                 delay = max(0, timers[0][0] - clock.monotonic_ns()) / 1e9
@@ -133,9 +171,16 @@ def serve_stdio(
                 clock.sleep(max(0, timers[0][0] - clock.monotonic_ns()) / 1e9)
             continue
         timeout = None if not timers else max(0.0, (timers[0][0] - now) / 1e9)
+        watched = [stdin_fd, *stops] if live_fd is None else [stdin_fd, live_fd, *stops]
         readable, _, _ = select.select(watched, [], [], timeout)
         if stop_fd is not None and stop_fd in readable:
             break  # a stop signal: end as at a client disconnect
+        if relay is not None and live_fd in readable:
+            buffer = []
+            emit(relay.from_live(), clock.monotonic_ns(), buffer)
+            send(buffer)
+            if stdin_fd not in readable:
+                continue
         if not readable:
             # The wait was on the real clock; let an injected (paused) clock catch up too. For
             # the system clock the remaining time is already ~0.
@@ -153,8 +198,11 @@ def serve_stdio(
             rest = splitter.flush()
             lines = [rest] if rest is not None else []
         now = clock.monotonic_ns()
-        buffer: list[bytes] = []
+        buffer = []
         for line in lines:
+            if relay is not None:  # the line as it came: the engine passes it on byte for byte
+                emit(relay.receive_line(line), now, buffer)
+                continue
             frame = parse_frame(line, CLIENT)
             if frame.kind == "invalid":
                 if on_event is not None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from harn_mcp_mock.cassette.claim import CassetteClaim, recording_claim
 from harn_mcp_mock.clock import SYSTEM_CLOCK, Clock
 from harn_mcp_mock.errors import UsageError
-from harn_mcp_mock.options import RecordOptions
+from harn_mcp_mock.options import LiveTarget, RecordOptions
 from harn_mcp_mock.record.proxy import RecordResult, record_stdio
 from harn_mcp_mock.redact import RedactionPolicy
 from harn_mcp_mock.session.recorder import MessageRedactor, Recorder
@@ -21,7 +21,7 @@ def load_policy(policy_path: str | Path | None) -> RedactionPolicy:
 
 
 def record_command(
-    command: Sequence[str],
+    live: LiveTarget | Sequence[str],
     cassette: str | Path,
     options: RecordOptions | None = None,
     *,
@@ -33,7 +33,8 @@ def record_command(
     claim: CassetteClaim | None = None,
     on_event: Callable[[str], None] | None = None,
 ) -> RecordResult:
-    """Record ``command`` (a stdio MCP server) into ``cassette`` while proxying our stdio to it.
+    """Record ``live`` (a stdio MCP server: a :class:`~harn_mcp_mock.options.LiveTarget` with a
+    command, or the command itself) into ``cassette`` while proxying our stdio to it.
 
     ``options`` says how (policy, shutdown grace, ``allow_empty``). ``emit_tape`` also writes
     every exchange, redacted, as ``mcp_json_rpc`` records of an event tape. ``claim`` is the
@@ -42,6 +43,10 @@ def record_command(
     :class:`~harn_mcp_mock.errors.NothingRecordedError` and leaves ``cassette`` as it was, unless
     ``options.allow_empty``. ``on_event`` gets the lines for the human (what a stop signal does).
     """
+    target = live if isinstance(live, LiveTarget) else LiveTarget(live)
+    if target.url is not None:
+        raise UsageError("a stdio recording needs the server's command, not a URL", where="--url")
+    command = target.command
     if not command:
         raise UsageError("no server command: put it after `--`, e.g. `-- mcp-server-time`")
     opts = options if options is not None else RecordOptions()
@@ -111,20 +116,18 @@ def command_recorder(
 
 def http_recorder(
     cassette: str | Path,
-    upstream: str,
-    headers: Sequence[str] = (),
+    live: LiveTarget,
     *,
     policy_path: str | Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> tuple[Recorder, MessageRedactor, dict[str, str]]:
     """(recorder, redactor, parsed ``--header`` values) for recording the Streamable HTTP
-    server at ``upstream`` into ``cassette``; the header values are secrets to the redactor."""
+    server ``live`` (its URL and headers) into ``cassette``; the header values are secrets to
+    the redactor."""
     from harn_mcp_mock.cassette.claim import check_no_journal
-    from harn_mcp_mock.options import LiveTarget
 
     cassette = Path(cassette)
     check_no_journal(cassette)
-    live = LiveTarget(url=upstream, headers=headers)
     # Every `--header` value is a secret to the redactor (but for harmless headers such as
     # Accept): replaced in the recorded command line and wherever it comes back.
     recorder = new_recorder(cassette, load_policy(policy_path), live.argv, env=env, transport="http")

@@ -22,15 +22,15 @@ live server sends is relayed to the client (its server-to-client request ids are
 :class:`~harn_mcp_mock.session.recorder.Recorder`. At the end the new messages are appended to
 the cassette in one atomic write. A cassette with no handshake yet is simply recorded.
 
-:class:`NewEpisodes` is the session, without I/O of its own: the stdio loop
-(:func:`serve_episodes_stdio`), the Python API's in-memory transport
-(:class:`harn_mcp_mock.api.EpisodesTransport`) and :class:`EpisodesEngine` (the engine
-``replay --http`` serves) drive it. :func:`harn_mcp_mock.session.open.open_session` builds it.
+:class:`NewEpisodes` is the session, without I/O of its own: :class:`EpisodesEngine` (the
+engine stdio's :func:`~harn_mcp_mock.jsonrpc.server.serve_stdio` serves line by line and
+``replay --http`` message by message) and the Python API's in-memory transport
+(:class:`harn_mcp_mock.api.EpisodesTransport`) drive it.
+:func:`harn_mcp_mock.session.open.open_session` builds it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
 import time
@@ -44,7 +44,6 @@ from harn_mcp_mock import deepjson
 from harn_mcp_mock.cassette.model import Cassette, cas_dir, journal_path, load_cassette, save_cassette
 from harn_mcp_mock.errors import ServerError, UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import CLIENT, SERVER, parse_frame
-from harn_mcp_mock.jsonrpc.framing import LineSplitter, write_all
 from harn_mcp_mock.jsonrpc.server import Out
 from harn_mcp_mock.options import LiveTarget, ReplayOptions
 from harn_mcp_mock.redact import RedactionPolicy
@@ -56,7 +55,7 @@ from harn_mcp_mock.session.recorder import Recorder
 from harn_mcp_mock.session.recorders import new_recorder
 from harn_mcp_mock.upstream import open_upstream
 from harn_mcp_mock.upstream.lines import LineUpstream
-from harn_mcp_mock.upstream.stdio import CHUNK, StdioUpstream, exit_info
+from harn_mcp_mock.upstream.stdio import StdioUpstream, exit_info
 
 HANDSHAKE_ID = "harn-new-episodes-initialize"
 LIVE_PREFIX = "live:"
@@ -337,53 +336,6 @@ class NewEpisodes:
             self.recorder.abandon()
 
 
-def serve_episodes_stdio(
-    session: NewEpisodes, stdin_fd: int, stdout_fd: int, grace: float, stop_fd: int | None
-) -> ReplayReport:
-    """The stdio loop of one ``new_episodes`` session: the client's lines and the live server's
-    output as they come (concurrent: what the live server says unprompted is relayed at once);
-    the report once the client's EOF (or ``stop_fd``) ended it and the new episodes are appended."""
-    client_lines = LineSplitter()
-
-    def to_client(lines: list[bytes]) -> None:
-        if lines:
-            with contextlib.suppress(OSError):
-                write_all(stdout_fd, b"".join(line + b"\n" for line in lines))
-
-    eof = False
-    try:
-        while not eof or (session.live is not None and session.waiting):
-            live_fd = session.live_fd
-            fds = ([] if eof else [stdin_fd]) + ([] if live_fd is None else [live_fd])
-            fds += [] if stop_fd is None else [stop_fd]
-            # After the client's EOF, wait (bounded) for the answers to forwarded requests.
-            readable, _, _ = select.select(fds, [], [], grace if eof else None)
-            if stop_fd is not None and stop_fd in readable:
-                break  # a stop signal: finish as at the client's EOF, without waiting
-            if eof and not readable:
-                raise ServerError(
-                    f"the live server did not answer {len(session.waiting)} forwarded request(s) within {grace}s"
-                )
-            if live_fd is not None and live_fd in readable:
-                assert session.live is not None
-                to_client(session.from_live(session.live.read_chunk() or b""))
-            if stdin_fd not in readable:
-                continue
-            chunk = os.read(stdin_fd, CHUNK)
-            lines = (
-                client_lines.feed(chunk) if chunk else [x for x in [client_lines.flush()] if x is not None]
-            )
-            eof = not chunk
-            out: list[bytes] = []
-            for line in lines:
-                out.extend(session.from_client(line))
-            to_client(out)
-    except BaseException:
-        session.abort()
-        raise
-    return session.finish(stop_fd)
-
-
 def _append(path: Path, new: Cassette) -> None:
     old = load_cassette(path)
     offset = max((m.seq for m in old.messages), default=-1) + 1
@@ -449,10 +401,38 @@ class EpisodesEngine:
     client's answer, a later :meth:`receive`, goes on. The live server is waited for on the
     caller's thread (up to ``timeout`` s of silence): one request at a time, for tests."""
 
-    def __init__(self, session: NewEpisodes, *, timeout: float = 30.0) -> None:
+    def __init__(self, session: NewEpisodes, *, timeout: float = 30.0, stop_fd: int | None = None) -> None:
         self.session = session
         self.timeout = timeout
+        self.wait = session.grace
+        """After the client's EOF on stdio: seconds the live server may stay silent while it
+        owes answers (:class:`~harn_mcp_mock.jsonrpc.server.LineEngine`)."""
+        self.stop_fd = stop_fd
+        """The stdio loop's stop signal: it cuts short the live server's exit at :meth:`finish`."""
         self._report: ReplayReport | None = None
+
+    # -- on stdio: jsonrpc.server.serve_stdio serves it line by line (a LineEngine) -------------
+
+    def receive_line(self, line: bytes) -> list[Out]:
+        """A client line as it came (forwarded byte for byte on a miss); what to send it now."""
+        return [Out(None, raw=out) for out in self.session.from_client(line)]
+
+    @property
+    def live_fd(self) -> int | None:
+        return self.session.live_fd
+
+    def from_live(self) -> list[Out]:
+        """What the live server said (it is readable), relayed as it came."""
+        live = self.session.live
+        assert live is not None
+        return [Out(None, raw=out) for out in self.session.from_live(live.read_chunk() or b"")]
+
+    @property
+    def owes(self) -> int:
+        """How many forwarded requests the live server has not answered yet."""
+        return len(self.session.waiting) if self.session.live is not None else 0
+
+    # -- as an Engine (HTTP, one message at a time) --------------------------------------------
 
     @property
     def cassette(self) -> Cassette:
@@ -488,7 +468,7 @@ class EpisodesEngine:
         """Stop the live server and append what it recorded (see :meth:`NewEpisodes.finish`);
         once (a later call returns the same report)."""
         if self._report is None:
-            self._report = self.session.finish()
+            self._report = self.session.finish(self.stop_fd)
         return self._report
 
     def abort(self) -> None:

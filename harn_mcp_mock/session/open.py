@@ -234,15 +234,16 @@ class Session:
 
     # -- engines -----------------------------------------------------------------------------------
 
-    def engine(self) -> Engine:
-        """The engine of a new client session."""
+    def engine(self, stop_fd: int | None = None) -> Engine:
+        """The engine of a new client session. ``stop_fd``: the stdio loop's stop signal (it
+        cuts short the wait for an episodes' live server to exit)."""
         self._made += 1
         if self.kind is SessionKind.REPLAY:
             return self._replay_engine()
         if self.kind is SessionKind.EPISODES:
             from harn_mcp_mock.session.episodes import EpisodesEngine
 
-            return EpisodesEngine(self.episodes())
+            return EpisodesEngine(self.episodes(), stop_fd=stop_fd)
         return self._record_engine()
 
     def _replay_engine(self) -> Engine:
@@ -266,8 +267,8 @@ class Session:
         return taped
 
     def episodes(self) -> NewEpisodes:
-        """A new ``new_episodes`` session (the stdio loop drives it as it is; :meth:`engine`
-        wraps it in an :class:`~harn_mcp_mock.session.episodes.EpisodesEngine`)."""
+        """A new ``new_episodes`` session (:meth:`engine` wraps it in an
+        :class:`~harn_mcp_mock.session.episodes.EpisodesEngine`; the Python API drives it as it is)."""
         from harn_mcp_mock.session.episodes import NewEpisodes
 
         session = NewEpisodes(

@@ -21,6 +21,7 @@ import orjson
 
 from harn_mcp_mock.cassette.matching import Matcher, Pointer, drop_path, parse_pointer
 from harn_mcp_mock.cassette.model import Cassette
+from harn_mcp_mock.errors import check_number
 from harn_mcp_mock.findings.model import Finding, Severity
 from harn_mcp_mock.store import pointer as jsonptr
 from harn_mcp_mock.store.canonical import canonical_bytes
@@ -62,10 +63,20 @@ SUBJECT_KINDS = {"resources/read": "resource", "prompts/get": "prompt"}
 
 @dataclass(frozen=True, slots=True)
 class VerifyOptions:
+    """How ``verify`` compares (``--ignore-path``, ``--latency-ratio``, ``--latency-floor-ms``),
+    built once where input arrives and checked then: a bad number is one error naming its flag."""
+
     ignore_paths: tuple[str, ...] = ()
     """JSON pointers into results (``/structuredContent/datetime``) left out of B7/B9 comparisons."""
     latency_ratio: float = 2.0
     latency_floor_ms: float = 100.0
+
+    def __post_init__(self) -> None:
+        check_number("--latency-ratio", self.latency_ratio, "a ratio above 0")
+        check_number(
+            "--latency-floor-ms", self.latency_floor_ms, "a number of milliseconds, 0 or more", zero=True
+        )
+        object.__setattr__(self, "ignore_paths", tuple(self.ignore_paths))
 
 
 def effective_hints(tool: dict[str, Any]) -> dict[str, bool]:

@@ -1,9 +1,9 @@
 """Record a fresh candidate by replaying a cassette's client side against a live server.
 
 One driver (:func:`drive`) over the :class:`~harn_mcp_mock.upstream.Upstream` interface, so a
-stdio process (:func:`rerun_live`) and a Streamable HTTP endpoint (:func:`rerun_live_http`)
-are verified the same way. The baseline's client messages are sent in recorded order, one
-request at a time (each waits for its answer, bounded by ``timeout``), so causality is as it
+stdio process and a Streamable HTTP endpoint (:func:`rerun_live`, given either as a
+:class:`~harn_mcp_mock.options.LiveTarget`) are verified the same way. The baseline's client
+messages are sent in recorded order, one request at a time (each waits for its answer, bounded by ``timeout``), so causality is as it
 was. Server-to-client requests (sampling, elicitation, roots) are answered from the baseline's
 recorded client answers (:class:`~harn_mcp_mock.verify.answers.BaselineAnswers`). Everything
 is recorded, redacted, through the usual Recorder (over HTTP with the cassette's ``http`` list).
@@ -24,7 +24,7 @@ the live server's cursors (:func:`read_rest_of_lists`), so the candidate holds t
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from harn_mcp_mock.cassette.matching import Matcher
 from harn_mcp_mock.cassette.model import Cassette
 from harn_mcp_mock.errors import UpstreamTimeout
 from harn_mcp_mock.jsonrpc.frames import CLIENT, Frame, batch_items, parse_frame
-from harn_mcp_mock.redact import RedactionPolicy
+from harn_mcp_mock.options import LiveTarget
 from harn_mcp_mock.session.recorder import Recorder
 from harn_mcp_mock.upstream import Reply, Upstream, request_ids
 from harn_mcp_mock.verify.answers import BaselineAnswers, RoundTrips
@@ -224,49 +224,36 @@ def _abort(upstream: Upstream) -> None:
 
 def rerun_live(
     base: Cassette,
-    command: list[str],
+    live: LiveTarget,
     candidate: str | Path,
     *,
-    policy: RedactionPolicy,
-    timeout: float = 30.0,
+    policy_path: str | Path | None = None,
     grace: float = 5.0,
     on_event: Callable[[str], None] | None = None,
 ) -> Cassette:
-    """Drive the stdio server ``command`` with ``base``'s client side; the recorded candidate."""
-    from harn_mcp_mock.record.session import command_recorder
+    """Drive the live server ``live`` (a stdio command, or a Streamable HTTP URL with its
+    headers; each answer awaited up to its ``timeout``) with ``base``'s client side; the
+    recorded candidate."""
+    from harn_mcp_mock.record.session import command_recorder, http_recorder, load_policy
     from harn_mcp_mock.upstream import open_upstream
 
-    recorder, shown = command_recorder(command, candidate, policy)
-    try:
-        upstream = open_upstream(command, display=" ".join(shown))
-    except BaseException:
-        recorder.discard()
-        raise
-    return drive(base, upstream, recorder, timeout=timeout, grace=grace, on_event=on_event)
-
-
-def rerun_live_http(
-    base: Cassette,
-    url: str,
-    candidate: str | Path,
-    *,
-    headers: Sequence[str] = (),
-    policy_path: str | Path | None = None,
-    timeout: float = 30.0,
-    on_event: Callable[[str], None] | None = None,
-) -> Cassette:
-    """Drive the Streamable HTTP server at ``url`` with ``base``'s client side; the candidate."""
-    from harn_mcp_mock.record.session import http_recorder
-    from harn_mcp_mock.upstream import open_upstream
-
-    recorder, redactor, parsed = http_recorder(candidate, url, headers, policy_path=policy_path)
+    upstream: Upstream
+    if live.url is None:
+        recorder, shown = command_recorder(live.command, candidate, load_policy(policy_path))
+        try:
+            upstream = open_upstream(list(live.command), display=" ".join(shown))
+        except BaseException:
+            recorder.discard()
+            raise
+        return drive(base, upstream, recorder, timeout=live.timeout, grace=grace, on_event=on_event)
+    recorder, redactor, parsed = http_recorder(candidate, live, policy_path=policy_path)
     server = base.server
     version = server.get("protocolVersion") if server.get("handshake") == "server/discover" else None
     try:
         upstream = open_upstream(
-            url,
+            live.url,
             headers=parsed,
-            timeout=timeout,
+            timeout=live.timeout,
             version=version if isinstance(version, str) else None,
             redact_headers=redactor.redact_message,
             on_event=on_event,
@@ -275,7 +262,22 @@ def rerun_live_http(
         recorder.discard()
         raise
     try:
-        return drive(base, upstream, recorder, timeout=timeout, on_event=on_event)
+        return drive(base, upstream, recorder, timeout=live.timeout, on_event=on_event)
     except BaseException:
         recorder.discard()
         raise
+
+
+def rerun_live_http(
+    base: Cassette,
+    url: str,
+    candidate: str | Path,
+    *,
+    headers: Iterable[str] = (),
+    policy_path: str | Path | None = None,
+    timeout: float = 30.0,
+    on_event: Callable[[str], None] | None = None,
+) -> Cassette:
+    """:func:`rerun_live` on the Streamable HTTP server at ``url`` (the keyword form)."""
+    live = LiveTarget(url=url, headers=headers, timeout=timeout)
+    return rerun_live(base, live, candidate, policy_path=policy_path, on_event=on_event)

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from harn_mcp_mock.cassette.model import Cassette, load_cassette
-from harn_mcp_mock.errors import UsageError, check_number
+from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.findings.model import Finding
-from harn_mcp_mock.redact import RedactionPolicy
+from harn_mcp_mock.options import LiveTarget
 from harn_mcp_mock.verify.drift import VerifyOptions, compare
 from harn_mcp_mock.verify.ignore import apply_ignores, load_ignore_file
 from harn_mcp_mock.verify.report import VerifyResult
@@ -21,30 +21,35 @@ def verify(
     cassette: str | Path,
     *,
     candidate: str | Path | None = None,
+    live: LiveTarget | None = None,
+    save_candidate: str | Path | None = None,
+    ignore_file: str | Path | None = None,
+    options: VerifyOptions | None = None,
+    policy_path: str | Path | None = None,
+    on_event: Callable[[str], None] | None = None,
     command: list[str] | None = None,
     url: str | None = None,
     headers: Iterable[str] = (),
-    save_candidate: str | Path | None = None,
-    ignore_file: str | Path | None = None,
+    timeout: float = 30.0,
     ignore_paths: Iterable[str] = (),
     latency_ratio: float = 2.0,
     latency_floor_ms: float = 100.0,
-    timeout: float = 30.0,
-    policy_path: str | Path | None = None,
-    on_event: Callable[[str], None] | None = None,
 ) -> VerifyResult:
-    check_number("--latency-ratio", latency_ratio, "a ratio above 0")
-    check_number("--latency-floor-ms", latency_floor_ms, "a number of milliseconds, 0 or more", zero=True)
-    check_number("--timeout", timeout, "a number of seconds above 0")
-    given = [candidate is not None, bool(command), url is not None]
-    if sum(given) != 1:
+    """Compare ``cassette`` with a ``candidate`` cassette, or with what the ``live`` server (a
+    :class:`~harn_mcp_mock.options.LiveTarget`: a command, or a URL with headers, and the
+    seconds each answer may take) answers to its client side. ``options``: the comparison's
+    :class:`~harn_mcp_mock.verify.drift.VerifyOptions`. ``command``, ``url``, ``headers``,
+    ``timeout`` and ``ignore_paths``, ``latency_ratio``, ``latency_floor_ms`` are the keyword
+    forms of ``live`` and ``options`` (used when those are not given)."""
+    if options is None:
+        options = VerifyOptions(tuple(ignore_paths), latency_ratio, latency_floor_ms)
+    if live is None:
+        live = LiveTarget(command or (), url, headers, timeout)
+    if (candidate is not None) == bool(live):
         raise UsageError(
             "give one of --candidate B, --url U (a live Streamable HTTP server) or a live server "
             "command after `--`"
         )
-    header_list = list(headers)
-    if header_list and url is None:
-        raise UsageError("--header goes with --url", where="--header")
     if save_candidate is not None and candidate is not None:
         raise UsageError("--save-candidate goes with a live server (--url or a command), not --candidate")
     ignores = load_ignore_file(ignore_file) if ignore_file is not None else []
@@ -52,39 +57,18 @@ def verify(
     if candidate is not None:
         cand = load_cassette(candidate)
         label = str(candidate)
-    elif url is not None:
-        from harn_mcp_mock.verify.live import rerun_live_http
-
-        with tempfile.TemporaryDirectory(prefix="harn-verify-") as scratch:
-            target = (
-                Path(save_candidate)
-                if save_candidate is not None
-                else Path(scratch) / "candidate.cassette.json"
-            )
-            cand = rerun_live_http(
-                base,
-                url,
-                target,
-                headers=header_list,
-                policy_path=policy_path,
-                timeout=timeout,
-                on_event=on_event,
-            )
-        label = " ".join(cand.meta.get("command") or ["--url", url])
     else:
         from harn_mcp_mock.verify.live import rerun_live
 
-        assert command
-        policy = RedactionPolicy.load(policy_path) if policy_path is not None else RedactionPolicy.default()
         with tempfile.TemporaryDirectory(prefix="harn-verify-") as scratch:
             target = (
                 Path(save_candidate)
                 if save_candidate is not None
                 else Path(scratch) / "candidate.cassette.json"
             )
-            cand = rerun_live(base, command, target, policy=policy, timeout=timeout, on_event=on_event)
-        label = " ".join(cand.meta.get("command") or command)
-    options = VerifyOptions(tuple(ignore_paths), latency_ratio, latency_floor_ms)
+            cand = rerun_live(base, live, target, policy_path=policy_path, on_event=on_event)
+        shown = live.command or ("--url", str(live.url))  # never the header values
+        label = " ".join(cand.meta.get("command") or shown)
     findings, compared = compare(base, cand, options)
     findings = _unseen_items_left_out(findings, base)
     if candidate is not None:

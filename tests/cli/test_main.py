@@ -95,9 +95,19 @@ def test_what_the_fast_path_leaves_out_the_command_gets_typer_s_default(name: st
 
     command = fastpath.COMMANDS[name]
     signature = inspect.signature(getattr(commands, command.main))
-    for param in click_command(name).params:
-        if param.name in command.required or param.name == (command.rest or ("",))[0]:
-            continue  # always given
+    params = [
+        p
+        for p in click_command(name).params
+        if p.name not in command.required and p.name != (command.rest or ("",))[0]  # always given
+    ]
+    if command.values is not None:  # the values (LiveTarget, options) the typer command builds
+        from_typer = {str(p.name): () if p.multiple and p.default is None else p.default for p in params}
+        command.values(from_typer)
+        from_nothing: dict[str, Any] = {}
+        command.values(from_nothing)
+        assert from_nothing == {key: from_typer[key] for key in from_nothing}, name
+        params = [p for p in params if p.name in from_typer]  # the flags passed as they are
+    for param in params:
         default = signature.parameters[command.rename.get(str(param.name), str(param.name))].default
         assert default == param.default or (param.multiple and default is None), (name, param.name)
 

@@ -26,6 +26,7 @@ from harn_mcp_mock.http.record_proxy import record_http
 from harn_mcp_mock.http.replay_server import build_app
 from harn_mcp_mock.http.server import HttpServer
 from harn_mcp_mock.jsonrpc.server import Engine
+from harn_mcp_mock.options import LiveTarget
 from harn_mcp_mock.replay.engine import ReplayEngine
 from harn_mcp_mock.replay.session import open_engine
 from harn_mcp_mock.session.open import ReportMerger
@@ -114,7 +115,7 @@ def test_bad_guard_flags_are_one_line_and_exit_2(notes_cassette: Path, flags: li
     from harn_mcp_mock.cli.commands import replay_main
 
     with pytest.raises(SystemExit) as exited:
-        replay_main(notes_cassette, command=[], http=True, **_kwargs(flags))
+        replay_main(notes_cassette, http=True, **_kwargs(flags))
     assert exited.value.code == 2
     with pytest.raises(UsageError, match=where.lstrip("-").split("-")[0]):
         GuardSettings.for_host("127.0.0.1", **_settings(flags))
@@ -136,7 +137,7 @@ def test_guard_flags_without_http_are_a_usage_error(
     from harn_mcp_mock.cli.commands import replay_main
 
     with pytest.raises(SystemExit) as exited:
-        replay_main(notes_cassette, command=["true"], max_sessions=5)
+        replay_main(notes_cassette, live=LiveTarget(["true"]), max_sessions=5)
     assert exited.value.code == 2
     assert "--max-sessions applies to --http only" in capsys.readouterr().err
 

@@ -25,7 +25,7 @@ from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.http.record_proxy import record_http
 from harn_mcp_mock.http.server import HttpServer
-from harn_mcp_mock.options import RecordOptions
+from harn_mcp_mock.options import LiveTarget, RecordOptions
 from harn_mcp_mock.upstream.http import SseSplitter, parse_header_option
 from tests.serving import server_in_thread
 
@@ -90,8 +90,8 @@ def recording(
         result.append(
             record_http(
                 cassette,
-                upstream,
-                RecordOptions(headers=headers),
+                LiveTarget(url=upstream, headers=headers),
+                RecordOptions(),
                 on_ready=lambda url: (urls.append(url), ready.set()),
                 on_server=servers.append,
                 on_event=events.append if events is not None else None,

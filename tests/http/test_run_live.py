@@ -18,6 +18,7 @@ from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.errors import HarnError
 from harn_mcp_mock.http.run import run_http_session
 from harn_mcp_mock.http.server import HttpServer
+from harn_mcp_mock.options import LiveTarget
 from harn_mcp_mock.stdio.run import ReplayOutcome
 from tests.http.conftest import ACCEPT, INIT
 
@@ -28,7 +29,12 @@ WAIT = 60.0
 
 @contextmanager
 def recording(
-    cassette: Path, command: list[str], mode: str = "all", **live: Any
+    cassette: Path,
+    command: list[str],
+    mode: str = "all",
+    url: str | None = None,
+    headers: tuple[str, ...] | list[str] = (),
+    **more: Any,
 ) -> Iterator[tuple[str, list[ReplayOutcome | HarnError]]]:
     """``run_http_session(mode=...)`` in a thread; (URL, its outcome or error once stopped)."""
     ready = threading.Event()
@@ -44,7 +50,12 @@ def recording(
         try:
             outcomes.append(
                 run_http_session(
-                    cassette, mode=mode, command=command, on_ready=on_ready, on_server=servers.append, **live
+                    cassette,
+                    mode=mode,
+                    live=LiveTarget(command, url, headers),
+                    on_ready=on_ready,
+                    on_server=servers.append,
+                    **more,
                 )
             )
         except HarnError as exc:  # the test looks at it

@@ -17,6 +17,7 @@ from harn_mcp_mock.cassette.model import load_cassette
 from harn_mcp_mock.cli.commands import verify_main
 from harn_mcp_mock.errors import UsageError
 from harn_mcp_mock.findings.model import Severity
+from harn_mcp_mock.options import LiveTarget
 from harn_mcp_mock.verify.run import verify
 from tests.http.test_record_proxy import TOKEN, _session, recording, serve_app_lifespan, serve_upstream
 from tests.steady import STEADY_FLOOR_MS
@@ -91,7 +92,7 @@ def test_verify_url_cli_reports_drift(
 ) -> None:
     report = tmp_path / "report.json"
     with drifted_upstream() as upstream:
-        code = verify_main(baseline, command=[], url=upstream, fmt="json", report=report)
+        code = verify_main(baseline, live=LiveTarget(url=upstream), fmt="json", report=report)
     assert code == 1
     doc: Any = json.loads(report.read_text())
     rules = {f["rule"] for f in doc["findings"]}
@@ -109,4 +110,4 @@ def test_verify_url_usage_errors(baseline: Path) -> None:
         verify(baseline, url="http://127.0.0.1:1/mcp", command=["x"])
     with pytest.raises(UsageError):
         verify(baseline, candidate=baseline, headers=["A:b"])
-    assert verify_main(baseline, command=[], url="http://127.0.0.1:1/mcp") == 2
+    assert verify_main(baseline, live=LiveTarget(url="http://127.0.0.1:1/mcp")) == 2
