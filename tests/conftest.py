@@ -12,6 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+# httpx2 maps httpcore2's exceptions to its own once, on first use; the plugin tests' in-process
+# pytester runs drop every module first imported during them. Were httpcore2 first imported inside
+# such a run, a later import would make new exception classes the map does not know, and an
+# unreachable upstream would raise a raw httpcore2.ConnectError in the tests that follow (seen
+# with some xdist schedules). Imported here, before any run, the classes stay the same.
+import httpcore2  # noqa: F401
+import httpx2  # noqa: F401
 import pytest
 from hypothesis import HealthCheck, settings
 
