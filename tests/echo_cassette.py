@@ -34,6 +34,12 @@ def echo_cassette(path: Path, *texts: str) -> Path:
             ("client", {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}),
             ("server", {"jsonrpc": "2.0", "id": n, "result": result}),
         ]
+    return save_wire(path, wire)
+
+
+def save_wire(path: Path, wire: list[tuple[str, dict[str, Any]]]) -> Path:
+    """A cassette at ``path`` of ``wire`` (direction, message), each server message the answer to
+    the one before it (1 ms later)."""
     messages = []
     for seq, (direction, message) in enumerate(wire):
         entry = Message(seq, direction, message)

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harn_mcp_mock.cassette.model import Cassette, Message, save_cassette
+from tests.echo_cassette import save_wire
 
 TAG = {"type": "object", "properties": {"name": {"type": "string"}, "color": {"type": "string"}}}
 TOOLS = [
@@ -155,15 +155,7 @@ def _cassette(
             ("client", {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}),
             ("server", {"jsonrpc": "2.0", "id": n, "result": server.call(tool, args)}),
         ]
-    messages = []
-    for seq, (direction, message) in enumerate(wire):
-        entry = Message(seq, direction, message)
-        if direction == "server":
-            entry.reply_to, entry.latency_ms = seq - 1, 1.0
-        messages.append(entry)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_cassette(Cassette(messages, {"server": {"handshake": "initialize"}}), path)
-    return path
+    return save_wire(path, wire)
 
 
 NOTE_TOOLS = [

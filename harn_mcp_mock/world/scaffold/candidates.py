@@ -24,6 +24,7 @@ from harn_mcp_mock.world.scaffold.recording import (
     argument_template,
     structured_value,
     templated,
+    text_answer,
     text_of,
     value_of,
 )
@@ -59,12 +60,8 @@ def document_candidates(tool: dict[str, Any], rec: Recording, docs: Documents) -
         ]
     if name in docs.readers:
         shown = [s for s in rec.steps if s.tool == name and s.ok]
-        sc = (shown[0].answer.get("result") or {}).get("structuredContent") if shown else None
         get = {"$get": docs.at(docs.key)}
-        if isinstance(sc, dict) and len(sc) == 1:
-            field_name = next(iter(sc))
-            return [{"requires": [missing], "result": {field_name: get}, "text": f"{{result.{field_name}}}"}]
-        return [{"requires": [missing], "result": None, "text": get}]
+        return [{"requires": [missing], **text_answer(shown[0] if shown else None, get)}]
     source = next((a for a in SOURCE_ARGS if a in strings), None)
     dest = next((a for a in DEST_ARGS if a in strings), None)
     if source and dest:

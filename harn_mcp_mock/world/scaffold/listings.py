@@ -16,7 +16,14 @@ from harn_mcp_mock.world.scaffold.collections import (
     is_read_name,
     string_args,
 )
-from harn_mcp_mock.world.scaffold.recording import Recording, Step, argument_template, is_json, text_of
+from harn_mcp_mock.world.scaffold.recording import (
+    Recording,
+    Step,
+    argument_template,
+    is_json,
+    text_answer,
+    text_of,
+)
 from harn_mcp_mock.world.templates import json_text
 
 
@@ -54,13 +61,7 @@ def listing_candidates(
                 variants += [
                     {**v, "glob": f"{{args.{g}}}"} for v in list(variants) for g in strings if g != arg
                 ]
-            sc = (shown[0].answer.get("result") or {}).get("structuredContent")
-            for join in variants:
-                if isinstance(sc, dict) and len(sc) == 1:
-                    field_name = next(iter(sc))
-                    out.append({"result": {field_name: join}, "text": f"{{result.{field_name}}}"})
-                else:
-                    out.append({"result": None, "text": join})
+            out += [text_answer(shown[0], join) for join in variants]
     return out
 
 
@@ -103,12 +104,7 @@ def batch_read_candidates(
             source["missing"] = missing
         join = {"$join": [source], "sep": sep}
         shown = next(s for s in rec.steps if s.tool == tool["name"] and s.ok)
-        sc = (shown.answer.get("result") or {}).get("structuredContent")
-        if isinstance(sc, dict) and len(sc) == 1:
-            field_name = next(iter(sc))
-            out.append({"result": {field_name: join}, "text": f"{{result.{field_name}}}"})
-        else:
-            out.append({"result": None, "text": join})
+        out.append(text_answer(shown, join))
     return out
 
 
@@ -196,12 +192,7 @@ def tree_candidates(tool: dict[str, Any], rec: Recording, keys: dict[str, set[st
         indent = next(iter(indents))
         tree: dict[str, Any] = {"$tree": sources, "under": f"{{args.{arg}}}", "sort": True}
         text_t: dict[str, Any] = {"$json": tree, **({"indent": indent} if indent else {})}
-        sc = (shown[0].answer.get("result") or {}).get("structuredContent")
-        if isinstance(sc, dict) and len(sc) == 1:
-            field_name = next(iter(sc))
-            out.append({"result": {field_name: text_t}, "text": f"{{result.{field_name}}}"})
-        else:
-            out.append({"result": None, "text": text_t})
+        out.append(text_answer(shown[0], text_t))
     return out
 
 

@@ -179,3 +179,14 @@ def argument_template(text: str, args: dict[str, Any], prefix: str = "args") -> 
 def structured_of(answer: dict[str, Any]) -> Any:
     result = answer.get("result") or {}
     return result.get("structuredContent", value_of(answer))
+
+
+def text_answer(shown: Step | None, template: Any) -> dict[str, Any]:
+    """A model's ``result`` and ``text`` for an answer rendered by ``template``: inside the one
+    field of the recorded structuredContent (``{"entities": …}``) when ``shown``, the tool's first
+    recorded success, has such a field; else the text alone."""
+    sc = (shown.answer.get("result") or {}).get("structuredContent") if shown is not None else None
+    if isinstance(sc, dict) and len(sc) == 1:
+        field_name = next(iter(sc))
+        return {"result": {field_name: template}, "text": f"{{result.{field_name}}}"}
+    return {"result": None, "text": template}
