@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from harn_mcp_mock.redact.gates import Text
+from harn_mcp_mock.redact.gates import Text, lazy_regex
 from harn_mcp_mock.redact.rules import EntropyRule, Hit
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
@@ -31,6 +31,13 @@ if TYPE_CHECKING:
     needle, a character of that) for each rule); see :func:`_first_char`"""
 
 _CACHE_MAX = 4096
+_NAMED_ID_SHY = frozenset({"otp-seed"})
+"""Token formats whose shape ids share (16 or 32 characters of base32: an S3 request id): their
+hit is dropped where the text names the value an id (``x-amz-request-id: ``, ``requestId=``,
+``"requestId": "``). Checked on the hits, not in the expression: a lookbehind would make the
+rule depend on what surrounds its run, and it would be run on every text instead of once per
+distinct run (a clean message's cost: 55 -> 83 us on the corpus's harmless values)."""
+_NAMED_ID = lazy_regex(r"""[Ii][Dd](?:: |=|": ?")\Z""")
 _CACHED_RUN_MAX = 256  # longer runs are data (base64 payloads): scanned, never kept
 _RUNS_ONE_BY_ONE = 12  # with more runs than this, run each contained rule on the whole text
 
@@ -151,6 +158,12 @@ class Scanner:
             found = rule(text)
             if found:
                 hits.extend(found)
+        if hits and _NAMED_ID_SHY.intersection(name for _a, _b, name in hits):
+            hits = [
+                (a, b, name)
+                for a, b, name in hits
+                if name not in _NAMED_ID_SHY or not _NAMED_ID.search(s, max(0, a - 8), a)
+            ]
         return hits
 
     def _run_hits(self, run: str) -> tuple[Hit, ...]:
