@@ -313,7 +313,9 @@ def literal_rules(origins: Mapping[str, str]) -> list[LiteralRule]:
 # --- secret assignments in free text ------------------------------------------------------------
 
 _NAME_CHARS = "A-Za-z0-9_.-"
-_BEFORE_SEPARATOR_REVERSED = lazy_regex(rf"""[ \t]*["']?\\*([{_NAME_CHARS}]+)""")
+# (reversed: the name may stand at the end of the line before, the separator starting the next
+# one: Java's 'DEFAULT_ACCOUNT_KEY⏎        = "…"')
+_BEFORE_SEPARATOR_REVERSED = lazy_regex(rf"""[ \t]*(?:\n\r?[ \t]*)?["']?\\*([{_NAME_CHARS}]+)""")
 _SCHEME = r"(?:(?:[Bb]earer|[Bb]asic|[Tt]oken)[ \t]+)?"
 _VALUE = lazy_regex(
     rf"""[ \t]*(?:(?:'''|\"\"\"|\\*["']){_SCHEME}(?P<quoted>[^"'\\\r\n]+)|{_SCHEME}(?P<bare>[^\s"'\\,;&}}\])<>]+))"""
@@ -331,20 +333,24 @@ _CONSTANT = lazy_regex(r"[A-Z]+(?:_[A-Z]+)+")
 _REFERENCE = lazy_regex(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+")
 _KEBAB = lazy_regex(r"[a-z]+(?:[-_][a-z]+)+")
 _KEBAB_MAX = 16
+_PIPED_RULES = lazy_regex(r"[a-z_]+(?::[\w,.-]*)?(?:\|[a-z_]+(?::[\w,.-]*)?)+")
 
 
 def plausible_value(value: str) -> bool:
     """A value worth redacting: not a short plain word (``password: required``), not code
     (``token = tokens[name]``, ``secret = load_secret()``, ``password = var.db_password``), not a
     template or placeholder (``$API_KEY``, ``${{ secrets.X }}``, ``<your token>``, ``{key}``,
-    ``%PASSWORD%``, a `` `command` ``, ``ADD_YOUR_TOKEN_HERE``) and not a short name of
-    lower-case words (``secretKey: api-key``)."""
+    ``%PASSWORD%``, a `` `command` ``, ``ADD_YOUR_TOKEN_HERE``), not a short name of
+    lower-case words (``secretKey: api-key``) and not validation rules
+    (``required|string|min:8``)."""
     if len(value) < 4 or value.startswith(_TEMPLATE_START) or _CODE.match(value):
         return False
     if _CONSTANT.fullmatch(value) or _REFERENCE.fullmatch(value):
         return False
     if len(value) <= _KEBAB_MAX and _KEBAB.fullmatch(value):
         return False
+    if "|" in value and _PIPED_RULES.fullmatch(value):
+        return False  # validation rules: Laravel's 'password' => 'required|string|min:8'
     return not (value.isalpha() and len(value) <= 10 and (value.islower() or value.istitle()))
 
 
@@ -382,7 +388,7 @@ class AssignmentRule:
         if needles is not None:
             ordered = sorted(set(needles), key=lambda n: (-len(n), n))
             alternatives = "|".join(re.escape(n[::-1]) for n in ordered) or "(?!)"
-            name = r"""[ \t]*["']?\\*[\w.-]*?(?:""" + alternatives + ")"
+            name = r"""[ \t]*(?:\n\r?[ \t]*)?["']?\\*[\w.-]*?(?:""" + alternatives + ")"
             self._colon = lazy_regex(":" + name)  # compiled when a text first has a separator
             self._equals = lazy_regex("=[!=]?" + name)
 
@@ -423,8 +429,10 @@ class AssignmentRule:
         rules take (then any plausible value), or one that merely reads like a secret's name
         (:func:`weak_secret_name`: ``SECRET KEY``, ``dbPass``, ``passworsd``; then only a value
         that looks like a credential, :func:`credential_like`)."""
-        if s.startswith(("==", "=>"), at):
-            return []  # the first '=' of '==' (its second one reads the comparison); '=>' arrows
+        if s.startswith(("==", "=>", ":-"), at):
+            # the first '=' of '==' (its second one reads the comparison); '=>' arrows; the
+            # shell's '${NAME:-default}' (the code-fallback rule's)
+            return []
         name_end = at - 1 if at and s[at - 1] in "!=" else at  # 'name != "v"', 'name == "v"'
         window = s[max(0, name_end - _NAME_WINDOW) : name_end][::-1]
         found = _BEFORE_SEPARATOR_REVERSED.match(window)
@@ -449,7 +457,7 @@ class AssignmentRule:
             value_at += 1
         value = _VALUE.match(s, value_at)
         if value is None:
-            return []
+            return self._next_line(s, at, value_at, strong=bool(strong))
         group = "quoted" if value.group("quoted") is not None else "bare"
         if walrus and group != "quoted":
             return []  # 'bitmexKey := os.Getenv(…)': only a quoted literal is a value
@@ -466,6 +474,34 @@ class AssignmentRule:
         if not (plausible_value(secret) if strong else credential_like(secret)):
             return []
         return [(start, end, self.name)]
+
+    def _next_line(self, s: str, at: int, value_at: int, *, strong: bool) -> list[Hit]:
+        """The value on the line after a name whose own line ends at its separator: a quoted
+        literal after ``=`` (``const apiKey =⏎  "…";``, as formatters wrap a long one), or a
+        line holding one word alone after ``:`` or ``=`` (``Save pass:⏎⏎  s3cE…``; YAML's plain
+        scalar on the next line), past two blank lines at most. The word must look like a
+        credential (:func:`credential_like`) whatever the name, and must not be a name itself
+        (``key:⏎  nested: …``)."""
+        m = _NEXT_LINE_VALUE.match(s, value_at)
+        if m is None:
+            return []
+        if m["quoted"] is not None:
+            if s[at] != "=":
+                return []  # 'password:⏎  "…"' is a YAML mapping's next key, or a list
+            start, end = m.span("quoted")
+            secret = s[start:end]
+            ok = plausible_value(secret) if strong else credential_like(secret)
+        else:
+            start, end = m.span("word")
+            secret = s[start:end]
+            ok = credential_like(secret)
+        return [(start, end, self.name)] if ok else []
+
+
+_NEXT_LINE_VALUE = lazy_regex(
+    r"""[ \t]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t]*(?:(?P<q>["'])(?P<quoted>[^"'\\\r\n]+)(?P=q)"""
+    r"""|(?P<word>[^\s"'\\,;&}\])<>=:]+)[ \t]*(?:\r?\n|\Z))"""
+)
 
 
 def quoted_end(s: str, start: int, end: int) -> int:
@@ -661,9 +697,13 @@ _DOTTED = lazy_regex(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
 _SEPARATOR_SYMBOLS = "_-."
 
 
+_CREDENTIAL_MAX = 4096
+
+
 def credential_like(value: str) -> bool:
     """Whether a value under a name that only reads like a secret's looks like a credential:
-    8 to 256 characters without spaces, not a template, URL, path, host or file name, and
+    8 to 4,096 characters without spaces (a token is long: an AWS session token, an OAuth
+    token with a JWT inside), not a template, URL, path, host or file name, and
 
     * groups of letters and digits joined by ``-`` (a product key, a UUID-shaped API key) with
       a digit or in capitals; or
@@ -672,7 +712,13 @@ def credential_like(value: str) -> bool:
     * random by length and entropy (:func:`random_key`): one-case, lower-case and digits, or hex
       keys (``0a1b…`` of a Datadog key, ``abcdefghjkmn…``) that hold no other kind."""
     n = len(value)
-    if n < 8 or n > 256 or value.startswith(_TEMPLATE_START) or "://" in value or _CODE.match(value):
+    if (
+        n < 8
+        or n > _CREDENTIAL_MAX
+        or value.startswith(_TEMPLATE_START)
+        or "://" in value
+        or _CODE.match(value)
+    ):
         return False
     if value[0] in "/~." or any(c.isspace() for c in value):
         return False
@@ -695,7 +741,7 @@ def credential_like(value: str) -> bool:
     return not symbol and random_key(value)
 
 
-_RANDOM_KEY_MIN = {16: 24, 26: 20, 36: 16, 52: 16, 62: 12}
+_RANDOM_KEY_MIN = {16: 24, 26: 16, 36: 16, 52: 16, 62: 12}
 """The length a key of each alphabet (hex, one case of letters, one case and digits, both
 cases, both cases and digits) needs before its entropy can tell it from a word or a name: the
 smaller the alphabet, the longer."""
@@ -712,9 +758,22 @@ def random_key(value: str) -> bool:
         core = core[2:]  # a number written in hex ('pass_mask64: 0x81103c1452dd61cd')
     if not core.isalnum() or not core.isascii() or core.isdigit():
         return False
-    if len(core) < _RANDOM_KEY_MIN[alphabet_size(core)]:
+    size = alphabet_size(core)
+    if size != 16 and len(core) >= _HEX_MOSTLY_MIN:
+        hex_only = core.translate(_DROP_NOT_HEX)
+        if len(core) - len(hex_only) <= len(core) // _HEX_MOSTLY_STRAY:
+            # hex with a few other letters ('v1.0-13vvv5141b9758…-a670d21e…'): a hex key with a
+            # version or a tag in it, judged as hex (else its letters outside hex make its
+            # alphabet look larger than its entropy bears out)
+            core, size = hex_only, 16
+    if len(core) < _RANDOM_KEY_MIN[size]:
         return False
     return not wordy(core) and random_enough(core)
+
+
+_HEX_MOSTLY_MIN = 32
+_HEX_MOSTLY_STRAY = 20  # at most one character in 20 outside hex
+_DROP_NOT_HEX = str.maketrans("", "", "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ")
 
 
 AUTH_HEADER_NAMES = frozenset({"authorization", "proxy-authorization"})

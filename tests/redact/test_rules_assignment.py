@@ -45,6 +45,36 @@ KEYS: list[tuple[str, str, str]] = [
         pick(string.ascii_letters + string.digits, 40),
         'vendorKey := "{s}"',
     ),
+    (
+        "16 random lower-case letters in a URL's key parameter",
+        pick(string.ascii_lowercase, 16),
+        "https://api.example.org/v1/user?key={s}",
+    ),
+    (
+        "hex with a version and a few other letters",
+        "v1.0-" + pick(HEX, 8) + "vv" + pick(HEX, 14) + "-" + pick(HEX, 146),
+        'ca_key: "{s}"',
+    ),
+    (
+        "a token longer than 256 characters",
+        pick(string.ascii_letters + string.digits + "+/", 900) + "=",
+        "[DEBUG] Using Key = {s}",
+    ),
+    (
+        "a quoted literal wrapped to the next line",
+        pick(UPPER_DIGITS, 80),
+        'const scrapingBeeApiKey =\n  "{s}"; // a comment',
+    ),
+    (
+        "a value alone on a line after its label",
+        pick(string.ascii_letters + string.digits + "+", 52),
+        "## Save pass:\n\n\t\t{s}\n\n## Run",
+    ),
+    (
+        "java's separator at the start of the next line",
+        pick(string.ascii_letters + string.digits, 40),
+        'static final String ACCOUNT_KEY\n        = "{s}";',
+    ),
 ]
 
 # Values under the same kind of names that are no credential.
@@ -62,6 +92,12 @@ KEPT = [
     "session: aaaaaaaaaaaaaaaaaaaaaaaa",
     'cacheKey := fmt.Sprintf("%s:%d", a, b)',
     "sessionKey := os.Getenv(name)",
+    "key:\n  nested: abcD3fgh1jkl9",
+    "password:\n  - first\n  - second",
+    "API key:\n\nSee the settings page for yours.",
+    "token =\n  compute_token(user)",
+    "Title\n=====\nmore text",
+    "x ${API_KEY:-default} y",
 ]
 
 
@@ -87,6 +123,10 @@ def test_the_judge_weighs_length_per_alphabet() -> None:
     assert not credential_like(pick(HEX, 20))
     assert credential_like(pick(LOWER_DIGITS, 16))
     assert not credential_like(pick(LOWER_DIGITS, 12))
+    # 16 random lower-case letters are enough (about 75 bits); words run together are not.
+    assert credential_like(pick(string.ascii_lowercase, 16))
+    assert not credential_like("partnerstackbase")
+    assert not credential_like("authentication")
     # Placeholders and repeated patterns have too little entropy for their length.
     assert not credential_like("0123456789abcdef0123456789abcdef"[:24] * 2)
     assert not credential_like("x" * 32)
