@@ -134,6 +134,104 @@ def _value_ok(value: str, *, strong: bool) -> bool:
     )
 
 
+# --- a literal that a secret's name stands for in code ----------------------------------------
+
+FALLBACK_RULE = "code-fallback"
+GETTER_RULE = "code-getter"
+BRACE_RULE = "code-brace-init"
+ARROW_RULE = "code-array-pair"
+
+# Before '||' or '??': a property ('process.env.API_KEY', 'config.apiKey'), an index
+# ('ENV["API_KEY"]') or a one-argument call ('getenv("API_KEY")'); the operator and the literal
+# after it may stand on the next lines (formatters wrap them).
+_FALLBACK = lazy_regex(
+    r"""(?:\.(?P<name>[A-Za-z_]\w{0,79})|\[[ \t]*(?P<q>["'])(?P<name2>[A-Za-z_][\w.:/-]{0,79})(?P=q)[ \t]*\]"""
+    r"""|\([ \t]*(?P<q2>["'])(?P<name3>[A-Za-z_][\w.:/-]{0,79})(?P=q2)[ \t]*\))"""
+    r"""[ \t]*(?:\r?\n[ \t]*)?(?:\|\||\?\?)[ \t]*(?:\r?\n[ \t]*)?"""
+    r"""(?P<vq>["'`])(?P<value>[^"'`\\\r\n]{1,4096})(?P=vq)"""
+)
+# The shell's default: '${API_KEY:-value}', '${API_KEY-value}', '${API_KEY:=value}'.
+_SHELL_DEFAULT = lazy_regex(r"""\$\{(?P<name>[A-Za-z_]\w{0,79}):?[-=](?P<value>[^}\s"'`$]{1,4096})\}""")
+# A function returning one literal: 'func getApiToken() string { return "…" }',
+# 'def api_key():⏎    return "…"', 'function getSecret() {⏎  return '…';'.
+_GETTER = lazy_regex(
+    r"""\b(?:func|def|function|fun|fn)[ \t]+(?:\([^)\r\n]{0,80}\)[ \t]*)?(?P<name>[A-Za-z_]\w{0,79})"""
+    r"""[ \t]*\([^)\r\n]{0,80}\)[^{:\r\n]{0,40}[{:][ \t]*(?:\r?\n[ \t]*)?return[ \t]+"""
+    r"""(?P<vq>["'`])(?P<value>[^"'`\\\r\n]{1,4096})(?P=vq)"""
+)
+# A brace initialiser holding one literal: C++'s 'std::string apiKey{"…"}', over line breaks.
+_BRACE = lazy_regex(
+    r"""\{[ \t]*(?:\r?\n[ \t]*)?(?P<vq>["'])(?P<value>[^"'`\\\r\n]{1,4096})(?P=vq)[ \t]*(?:\r?\n[ \t]*)?\}"""
+)
+# A quoted key and its literal in an associative array: PHP's and Ruby's '"api_key" => "…"'.
+_ARROW = lazy_regex(
+    r"""(?P<q>["'])(?P<name>[A-Za-z_][\w.:/-]{0,79})(?P=q)[ \t]*=>[ \t]*(?:\r?\n[ \t]*)?"""
+    r"""(?P<vq>["'])(?P<value>[^"'`\\\r\n]{1,4096})(?P=vq)"""
+)
+_JOINS_GROUP = ("||", "${", "=>")
+_NAME_BEFORE = lazy_regex(r"(?<![\w.])[A-Za-z_]\w{0,79}\Z")
+_FORMS = {  # the tell the scanner looks for first -> (finding name, expression)
+    "||": (FALLBACK_RULE, _FALLBACK),
+    "??": (FALLBACK_RULE, _FALLBACK),
+    "${": (FALLBACK_RULE, _SHELL_DEFAULT),
+    "return": (GETTER_RULE, _GETTER),
+    "{": (BRACE_RULE, _BRACE),
+    "=>": (ARROW_RULE, _ARROW),
+}
+
+
+class CodeLiteralRule:
+    """A literal that a secret's name stands for in code, in one of these forms (``tell`` picks
+    one; the scanner looks for the tell first):
+
+    * the fallback when a lookup finds none: ``process.env.API_KEY || "…"``, ``config.apiKey ??
+      "…"``, ``ENV["API_KEY"] || "…"`` and the shell's ``${API_KEY:-…}``;
+    * the one literal a function returns: ``func getApiToken() string { return "…" }``;
+    * a brace initialiser's one literal: ``std::string apiKey{"…"}``;
+    * a quoted key's literal in an associative array: ``'account_key' => '…'`` (PHP, Ruby).
+
+    The name (the property, index, argument, function or variable) and the value are judged as a
+    code pair's (:class:`~.contexts.NameJudge`, :func:`_value_ok`)."""
+
+    __slots__ = ("_brace", "_facts", "_judge", "_regex", "name")
+
+    contained = False
+    run = 0
+    min_len = 12
+
+    def __init__(self, judge: NameJudge, tell: str) -> None:
+        self._judge = judge
+        self.name, self._regex = _FORMS[tell]
+        self._brace = self._regex is _BRACE
+        # '||', '${' and '=>' join the scanner's group of their first character (one search
+        # for '|', '$' or '=' then gates several rules), their own pair searched after it
+        needles = (tell[0], tell) if tell in _JOINS_GROUP else (tell,)
+        self._facts = Facts(min_len=self.min_len, needles=needles)
+
+    def __call__(self, text: Text) -> list[Hit]:
+        s = text.s
+        if len(s) < self.min_len:
+            return []
+        hits: list[Hit] = []
+        for m in self._regex.finditer(s):
+            if self._brace:
+                before = _NAME_BEFORE.search(s, max(0, m.start() - 80), m.start())
+                if before is None:
+                    continue
+                name = before[0]
+            else:
+                name = m["name"] or m.groupdict().get("name2") or m.groupdict().get("name3") or ""
+            strength = self._judge(name)
+            if not strength and any(c in name for c in ".:/"):
+                strength = self._judge(name.replace(":", ".").replace("/", ".").rpartition(".")[2])
+            if strength and _value_ok(m["value"], strong=strength == STRONG):
+                hits.append((m.start("value"), m.end("value"), self.name))
+        return hits
+
+    def any(self, text: Text) -> bool:
+        return bool(self(text))
+
+
 def code_pair_rules(
     secret_name: Callable[[str], bool],
     allowed_name: Callable[[str], bool],
@@ -145,4 +243,7 @@ def code_pair_rules(
     if needles is not None and not needles:
         return []
     judge = NameJudge(secret_name, allowed_name, weak=True)
-    return [CodePairRule(judge, quote + separator) for separator in ",]" for quote in "\"'"]
+    return [
+        *(CodePairRule(judge, quote + separator) for separator in ",]" for quote in "\"'"),
+        *(CodeLiteralRule(judge, tell) for tell in _FORMS),
+    ]
