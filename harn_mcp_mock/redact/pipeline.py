@@ -32,6 +32,7 @@ from harn_mcp_mock.redact._flags import K_ALLOW, K_SECRET
 from harn_mcp_mock.redact.codepairs import code_pair_rules
 from harn_mcp_mock.redact.contexts import context_rules
 from harn_mcp_mock.redact.gates import Text, lazy_regex
+from harn_mcp_mock.redact.logins import login_pair_rules
 from harn_mcp_mock.redact.namevalue import name_value_rules
 from harn_mcp_mock.redact.placeholders import PLACEHOLDER_RE, is_placeholder, placeholder
 from harn_mcp_mock.redact.rules import (
@@ -50,6 +51,7 @@ from harn_mcp_mock.redact.rules import (
     merge_hits,
 )
 from harn_mcp_mock.redact.scanner import Scanner
+from harn_mcp_mock.redact.tables import table_rules
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing (start-up speed)
 if TYPE_CHECKING:
@@ -107,6 +109,9 @@ class Redactor:
         contexts = context_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
         contexts += code_pair_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
         contexts += name_value_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
+        contexts += table_rules(compiled.name_is_secret, compiled.name_is_allowed, compiled.name_needles)
+        if compiled.name_needles is None or compiled.name_needles:
+            contexts += login_pair_rules()  # (a policy without key rules redacts no context)
         detectors = Scanner([*compiled.patterns, assignment, *contexts], compiled.entropy)
         # The value memory: every secret this redactor has identified, by whatever rule (and the
         # server's argv and env secrets from the start), with its encoded forms; each form maps to
