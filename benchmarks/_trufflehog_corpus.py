@@ -21,6 +21,10 @@ string is counted by its *secret-bearing* parts, and every other part is counted
 named reason. The decision is made from the value and its role in the wanted string, never from
 what the redactor does with it:
 
+0. **A wanted string's ends that are no part of a secret** are trimmed first: a line break (as
+   it stands, or escaped once or twice: a PEM block's last ``\\n``) and a quote the detector's
+   expression took along with the value (``live_…"``, the input's closing quote). The report
+   counts the wanted strings so trimmed.
 1. **A URL or connection string** (``scheme://``, ``jdbc:``, two ``name=value`` pairs or more
    joined by ``;`` or ``&``, ``key: v account_url: w``) counts by its secret-bearing fields: the
    password of ``user:pass@`` (Oracle's ``user/pass@``) and the values of the parameters whose
@@ -841,6 +845,22 @@ def _locate(value: str, text: str, near: int) -> tuple[list[tuple[str, int]], in
     return [(p, text.find(p)) for p in pieces], unfound
 
 
+_LINE_BREAK_END = re.compile(r"(?:\s|\\{1,3}[nr])+\Z")
+
+
+def trimmed(want: str, text: str) -> str:
+    """``want`` without the ends that are no part of a secret (rule 0 of the module's docstring):
+    a trailing line break, as it stands or escaped, and a quote at the end that closes the value
+    in ``text`` (the detector's expression took it along) but opens nothing in ``want``."""
+    out = _LINE_BREAK_END.sub("", want).lstrip()
+    while out and out[-1] in "\"'`" and out[0] != out[-1] and out.count(out[-1]) == 1:
+        quote = out[-1]
+        if quote + out not in text:
+            break  # no quote opens the value in the input: the quote is the value's own
+        out = out[:-1]
+    return out if len(out) >= 4 else want
+
+
 def classify_wanted(want: str, text: str, captures: list[tuple[str, str]]) -> Classified:
     """Where the credentials of one wanted string stand in its case's input, and what in it is no
     credential (this loader's docstring: *What is counted as a credential*). ``captures``: what
@@ -875,7 +895,7 @@ def classify_wanted(want: str, text: str, captures: list[tuple[str, str]]) -> Cl
             if role not in ("secret", None):
                 out.excluded.append((v, role))
                 continue
-            found, unfound = _locate(v, text, 0)
+            found, unfound = _locate(trimmed(v, text), text, 0)
             out.unfound += unfound
             for piece, start in found:
                 why = (
@@ -992,7 +1012,10 @@ def load_trufflehog(root: Path) -> TrufflehogCorpus:
     parts = 0
     for i, c in enumerate(cases):
         captures = captures_of(c.text, patterns.get(c.detector, {})) if c.wants else []
-        for want in dict.fromkeys(w for w in c.wants if w):
+        for wanted in dict.fromkeys(w for w in c.wants if w):
+            want = trimmed(wanted, c.text)
+            if want != wanted:
+                notes["wanted strings trimmed of a line break or a quote at their end (rule 0)"] += 1
             got = classify_wanted(want, c.text, captures)
             if got.note:
                 notes[got.note] += 1

@@ -156,7 +156,8 @@ def test_a_wanted_json_object_counts_the_values_under_a_secrets_name() -> None:
     text = f"GOOGLE_CREDENTIALS='{want}'"  # the key's newlines stand escaped: \\n
     got = truffle.classify_wanted(want, text, [])
     [(value, start, part)] = got.located
-    assert value == json.dumps(key)[1:-1] and text[start : start + len(value)] == value and part
+    # (the block's last line break is no part of the key: rule 0)
+    assert value == json.dumps(key.rstrip("\n"))[1:-1] and text[start : start + len(value)] == value and part
     assert set(got.excluded) == {
         ("service_account", truffle.IDS),
         ("shop-prod-7", truffle.IDS),
@@ -260,3 +261,16 @@ def test_the_loader_counts_both_ways_and_lists_what_it_leaves_apart(corpus: truf
     assert [(lb.start, lb.end) for lb in apart[0].labels] == [
         (5, 5 + len("jdbc:postgresql://dbhost:5432/shop"))
     ]
+
+
+def test_a_wanted_strings_line_break_or_closing_quote_at_its_end_is_trimmed() -> None:
+    # rule 0: what a detector's expression takes along past the value is no part of the secret
+    text = '{"secret": "live_Qm4z7TnXw2Lp9Rk3Vb8Hy5"}'
+    assert truffle.trimmed('live_Qm4z7TnXw2Lp9Rk3Vb8Hy5"', text) == "live_Qm4z7TnXw2Lp9Rk3Vb8Hy5"
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOg\n-----END RSA PRIVATE KEY-----"
+    assert truffle.trimmed(pem + "\n", pem) == pem
+    assert truffle.trimmed(pem + "\\n", pem) == pem  # escaped, as it stands in JSON
+    # a quote the value opens and closes, or one that opens nothing in the input, stays
+    assert truffle.trimmed('"Qm4z7TnXw2"', 'k="Qm4z7TnXw2"') == '"Qm4z7TnXw2"'
+    assert truffle.trimmed("Qm4z'7TnXw2'", "k=Qm4z'7TnXw2'") == "Qm4z'7TnXw2'"
+    assert truffle.trimmed("pass'", "k=pass'") == "pass'"
