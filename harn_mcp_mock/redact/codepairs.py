@@ -214,6 +214,8 @@ class CodeLiteralRule:
             return []
         hits: list[Hit] = []
         for m in self._regex.finditer(s):
+            if m.end("value") - m.start("value") < _MIN_VALUE:
+                continue  # (what _value_ok refuses first: before the name is looked for)
             if self._brace:
                 before = _NAME_BEFORE.search(s, max(0, m.start() - 80), m.start())
                 if before is None:

@@ -16,9 +16,11 @@ from harn_mcp_mock.redact.rules import Hit, credential_like
 
 RULE = "login-pair"
 
-_EMAIL = lazy_regex(
-    r"[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}"
-)
+# An address, found at its '@' (a search from every position would try 64 characters at each):
+# the domain by an expression, the local part walked back over.
+_DOMAIN = lazy_regex(r"@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])")
+_LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
+_LOCAL_MAX = 64
 # From the slash to the address: ' / ', '/ name = ', '/ name: '.
 _SEPARATOR = lazy_regex(r"""/[ \t]*(?:[A-Za-z_][\w.-]{0,40}[ \t]*[=:][ \t]*)?""")
 _SEPARATOR_MAX = 48
@@ -46,14 +48,26 @@ class LoginPairRule:
         if len(s) < self.min_len:
             return []
         hits: list[Hit] = []
-        for m in _EMAIL.finditer(s):
-            before = self._before(s, m.start())
+        at = s.find("@")
+        while at >= 0:
+            domain = _DOMAIN.match(s, at)
+            local = at
+            while local > 0 and at - local < _LOCAL_MAX and s[local - 1] in _LOCAL_CHARS:
+                local -= 1
+            while local < at and not s[local].isalnum():
+                local += 1
+            if domain is None or local == at:
+                at = s.find("@", at + 1)
+                continue
+            before = self._before(s, local)
             if before is not None:
                 hits.append(before)
-            after = _AFTER.match(s, m.end())
-            if after is not None and credential_like(after["value"].rstrip(".:!?")):
+            after = _AFTER.match(s, domain.end())
+            if after is not None:
                 value = after["value"].rstrip(".:!?")
-                hits.append((after.start("value"), after.start("value") + len(value), RULE))
+                if _login_value(value):
+                    hits.append((after.start("value"), after.start("value") + len(value), RULE))
+            at = s.find("@", domain.end())
         return hits
 
     def any(self, text: Text) -> bool:
@@ -76,8 +90,16 @@ class LoginPairRule:
             start -= 1
         if start == end or (start > 0 and s[start - 1] not in _WORD_EDGE):
             return None
-        value = s[start:end]
-        return (start, end, RULE) if credential_like(value) else None
+        return (start, end, RULE) if _login_value(s[start:end]) else None
+
+
+def _login_value(value: str) -> bool:
+    """Whether a value beside an address looks like a credential (:func:`~.rules.credential_like`);
+    one holding ``/`` only as base64 does, with a ``+`` or a closing ``=`` (``path/1234``,
+    ``team/ops`` are paths)."""
+    if "/" in value and "+" not in value and not value.endswith("="):
+        return False
+    return credential_like(value)
 
 
 def login_pair_rules() -> list[object]:

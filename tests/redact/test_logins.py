@@ -51,6 +51,8 @@ KEPT = [
     "/home/users/Ab12Cd34Ef56/ann@example.com",
     "contact: support@example.com / sales@example.com",
     "v2.13.0-rc1 / release@example.com",
+    "user1234@example.com / path/1234",
+    "ops/team42 / ops@example.com",
 ]
 
 
