@@ -7,9 +7,13 @@ scanners stay quiet about the repository.
 from __future__ import annotations
 
 import base64
+import json
 import random
 import string
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import orjson
 
@@ -128,3 +132,55 @@ def picker(rng: random.Random) -> Callable[[str, int], str]:
         return "".join(out)
 
     return pick
+
+
+_SERVER = """
+import json, sys
+texts = json.load(open(sys.argv[1], encoding="utf-8"))
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "samples", "version": "1"}}
+    else:
+        text = texts[msg["params"]["arguments"]["i"]]
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+def record_texts(tmp_path: Path, texts: list[str]) -> bytes:
+    """Every byte ``harn mcp mock record``, run as a real process, writes for a session whose
+    tool results are ``texts`` (one call each, from a server of our own): the cassette, its CAS
+    blobs and whatever else lands in its folder, joined."""
+    (tmp_path / "server.py").write_text(_SERVER)
+    (tmp_path / "texts.json").write_text(json.dumps(texts))
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}]
+    messages += [
+        {
+            "jsonrpc": "2.0",
+            "id": i + 1,
+            "method": "tools/call",
+            "params": {"name": "read", "arguments": {"i": i}},
+        }
+        for i in range(len(texts))
+    ]
+    out = tmp_path / "out"
+    cmd = [
+        sys.executable,
+        "-m",
+        "harn_mcp_mock",
+        "record",
+        "--quiet",
+        "--cassette",
+        str(out / "s.cassette.json"),
+    ]
+    cmd += ["--", sys.executable, str(tmp_path / "server.py"), str(tmp_path / "texts.json")]
+    stdin = "".join(json.dumps(m) + "\n" for m in messages).encode()
+    done = subprocess.run(cmd, input=stdin, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(b'"result"') == len(messages)
+    return b"\n".join(p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file())

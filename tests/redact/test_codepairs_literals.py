@@ -9,12 +9,15 @@ rules, empty values) must come back unchanged.
 
 from __future__ import annotations
 
+import json
 import random
 import string
+from pathlib import Path
 
 import pytest
 
 from harn_mcp_mock.redact import PLACEHOLDER_RE, RedactionPolicy
+from tests.redact.credentials import record_texts
 
 RNG = random.Random(37_0038)
 ALNUM = string.ascii_letters + string.digits
@@ -60,6 +63,8 @@ LITERALS: list[tuple[str, str, str]] = [
     ("ruby hash", pick(ALNUM, 32), '{ "client_secret" => "{s}" }'),
 ]
 
+LOGIN, ROW = pick(ALNUM, 18), pick(ALNUM, 30)
+
 KEPT = [
     'const name = user.name || "anonymous1234"',
     'const key = process.env.ACME_API_KEY || ""',
@@ -102,3 +107,16 @@ def test_a_policy_without_key_rules_reads_no_literal() -> None:
     for _n, secret, text in LITERALS:
         code = text.replace("{s}", secret)
         assert policy.redactor(argv=["srv"], env={}).redact_text(code) == code
+
+
+def test_a_recording_writes_none_of_them_nor_of_the_pairs_and_rows(tmp_path: Path) -> None:
+    """``harn mcp mock record`` as a real process, in front of a server whose tool results hold
+    the literals above, login pairs and a settings table: no written byte holds a secret, raw
+    or JSON-escaped, and each bare repeat in a later result is gone too (the value memory)."""
+    cases = [(s, t.replace("{s}", s)) for _n, s, t in LITERALS]
+    cases += [(LOGIN, f"checkvist: {LOGIN} / ops.team@example.com"), (ROW, f"| API_KEY | Your key | {ROW} |")]
+    texts = [t for _s, t in cases] + [" ".join(f"echo {s}" for s, _t in cases)]
+    written = record_texts(tmp_path, texts)
+    for secret, text in cases:
+        for form in (secret, json.dumps(secret)[1:-1]):
+            assert form.encode() not in written, text

@@ -13,13 +13,12 @@ import base64
 import json
 import random
 import string
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harn_mcp_mock.redact import PLACEHOLDER_RE, RedactionPolicy
+from tests.redact.credentials import record_texts
 
 RNG = random.Random(2024)
 LOWER_DIGITS = string.ascii_lowercase + string.digits
@@ -457,56 +456,11 @@ def test_an_authenticator_seed_named_an_id_is_kept_and_the_rule_stays_one_run_wi
     )
 
 
-SERVER = """
-import json, sys
-texts = json.load(open(sys.argv[1], encoding="utf-8"))
-for line in sys.stdin:
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    if msg["method"] == "initialize":
-        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "samples", "version": "1"}}
-    else:
-        text = texts[msg["params"]["arguments"]["i"]]
-        result = {"content": [{"type": "text", "text": text}], "isError": False}
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
-"""
-
-
 def test_a_recording_of_a_server_that_serves_them_writes_none_of_them(tmp_path: Path) -> None:
     """``harn mcp mock record`` as a real process, in front of a server whose tool results are
     the texts above: no written byte holds a secret, raw or JSON-escaped."""
     cases = TOKEN_FORMATS + IN_CODE
-    (tmp_path / "server.py").write_text(SERVER)
-    (tmp_path / "texts.json").write_text(json.dumps([t.replace("{s}", s) for _n, s, t in cases]))
-    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}]
-    messages += [
-        {
-            "jsonrpc": "2.0",
-            "id": i + 1,
-            "method": "tools/call",
-            "params": {"name": "read", "arguments": {"i": i}},
-        }
-        for i in range(len(cases))
-    ]
-    out = tmp_path / "out"
-    cmd = [
-        sys.executable,
-        "-m",
-        "harn_mcp_mock",
-        "record",
-        "--quiet",
-        "--cassette",
-        str(out / "s.cassette.json"),
-    ]
-    cmd += ["--", sys.executable, str(tmp_path / "server.py"), str(tmp_path / "texts.json")]
-    stdin = "".join(json.dumps(m) + "\n" for m in messages).encode()
-    done = subprocess.run(cmd, input=stdin, capture_output=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.count(b'"result"') == len(messages)
-    written = b"\n".join(p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file())
+    written = record_texts(tmp_path, [t.replace("{s}", s) for _n, s, t in cases])
     assert b"[REDACTED:" in written
     for name, secret, _t in cases:
         for form in (secret, json.dumps(secret)[1:-1]):
