@@ -498,9 +498,12 @@ class AssignmentRule:
         return [(start, end, self.name)] if ok else []
 
 
+# A line break: as it stands, or between the strings of a JSON list of lines (a notebook's
+# "source": ["API key:\\n", "\\n", "    …\\n"]).
+_BREAK = r"""(?:\r?\n|\\n"[ \t]*,[ \t]*\r?\n[ \t]*")"""
 _NEXT_LINE_VALUE = lazy_regex(
-    r"""[ \t]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t]*(?:(?P<q>["'])(?P<quoted>[^"'\\\r\n]+)(?P=q)"""
-    r"""|(?P<word>[^\s"'\\,;&}\])<>=:]+)[ \t]*(?:\r?\n|\Z))"""
+    rf"""[ \t]*{_BREAK}(?:[ \t]*{_BREAK}){{0,2}}[ \t]*(?:(?P<q>["'])(?P<quoted>[^"'\\\r\n]+)(?P=q)"""
+    r"""|(?P<word>[^\s"'\\,;&}\])<>=:]+)[ \t]*(?:\r?\n|\\n|\Z))"""
 )
 
 

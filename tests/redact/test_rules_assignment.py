@@ -71,6 +71,11 @@ KEYS: list[tuple[str, str, str]] = [
         "## Save pass:\n\n\t\t{s}\n\n## Run",
     ),
     (
+        "a notebook's value line after its label line",
+        pick(UPPER_DIGITS, 80),
+        '"source": [\n    "ScrapingBee API key:\\n",\n    "\\n",\n    "    {s}\\n",\n    "\\n"\n]',
+    ),
+    (
         "java's separator at the start of the next line",
         pick(string.ascii_letters + string.digits, 40),
         'static final String ACCOUNT_KEY\n        = "{s}";',
@@ -98,6 +103,7 @@ KEPT = [
     "token =\n  compute_token(user)",
     "Title\n=====\nmore text",
     "x ${API_KEY:-default} y",
+    '"source": [\n    "API key:\\n",\n    "\\n",\n    "    See the settings page\\n"\n]',
 ]
 
 
