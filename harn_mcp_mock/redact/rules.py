@@ -455,6 +455,9 @@ class AssignmentRule:
         value_at = at + 1
         while s.startswith("=", value_at):  # 'name == "value"', '===', 'name := "value"'
             value_at += 1
+        paren = _OPEN_PAREN_AT_EOL.match(s, value_at)
+        if paren is not None:  # black's 'API_KEY = (⏎    "…"⏎)'
+            return self._next_line(s, at, paren.end(), strong=bool(strong), quoted_only=True)
         value = _VALUE.match(s, value_at)
         if value is None:
             return self._next_line(s, at, value_at, strong=bool(strong))
@@ -475,9 +478,12 @@ class AssignmentRule:
             return []
         return [(start, end, self.name)]
 
-    def _next_line(self, s: str, at: int, value_at: int, *, strong: bool) -> list[Hit]:
+    def _next_line(
+        self, s: str, at: int, value_at: int, *, strong: bool, quoted_only: bool = False
+    ) -> list[Hit]:
         """The value on the line after a name whose own line ends at its separator: a quoted
-        literal after ``=`` (``const apiKey =⏎  "…";``, as formatters wrap a long one), or a
+        literal after ``=`` (``const apiKey =⏎  "…";``, ``API_KEY = (⏎    "…"⏎)``: as formatters
+        wrap a long one; only such a literal when ``quoted_only``), or a
         line holding one word alone after ``:`` or ``=`` (``Save pass:⏎⏎  s3cE…``; YAML's plain
         scalar on the next line), past two blank lines at most. The word must look like a
         credential (:func:`credential_like`) whatever the name, and must not be a name itself
@@ -492,12 +498,15 @@ class AssignmentRule:
             secret = s[start:end]
             ok = plausible_value(secret) if strong else credential_like(secret)
         else:
+            if quoted_only:
+                return []
             start, end = m.span("word")
             secret = s[start:end]
             ok = credential_like(secret)
         return [(start, end, self.name)] if ok else []
 
 
+_OPEN_PAREN_AT_EOL = lazy_regex(r"[ \t]*\((?=[ \t]*\r?\n)")
 # A line break: as it stands, or between the strings of a JSON list of lines (a notebook's
 # "source": ["API key:\\n", "\\n", "    …\\n"]).
 _BREAK = r"""(?:\r?\n|\\n"[ \t]*,[ \t]*\r?\n[ \t]*")"""

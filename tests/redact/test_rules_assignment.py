@@ -71,6 +71,11 @@ KEYS: list[tuple[str, str, str]] = [
         "## Save pass:\n\n\t\t{s}\n\n## Run",
     ),
     (
+        "a literal black wrapped in parentheses",
+        pick(string.ascii_letters + string.digits, 64),
+        'OPENAI_API_KEY = (\n    "{s}"\n)',
+    ),
+    (
         "a notebook's value line after its label line",
         pick(UPPER_DIGITS, 80),
         '"source": [\n    "ScrapingBee API key:\\n",\n    "\\n",\n    "    {s}\\n",\n    "\\n"\n]',
@@ -103,6 +108,8 @@ KEPT = [
     "token =\n  compute_token(user)",
     "Title\n=====\nmore text",
     "x ${API_KEY:-default} y",
+    "api_key = (\n    load_key()\n)",
+    "token = (\n    abcD3fgh1jkl9\n)",
     '"source": [\n    "API key:\\n",\n    "\\n",\n    "    See the settings page\\n"\n]',
 ]
 
