@@ -388,9 +388,11 @@ class AssignmentRule:
         if needles is not None:
             ordered = sorted(set(needles), key=lambda n: (-len(n), n))
             alternatives = "|".join(re.escape(n[::-1]) for n in ordered) or "(?!)"
-            name = r"""[ \t]*(?:\n\r?[ \t]*)?["']?\\*[\w.-]*?(?:""" + alternatives + ")"
-            self._colon = lazy_regex(":" + name)  # compiled when a text first has a separator
-            self._equals = lazy_regex("=[!=]?" + name)
+            name = r"""["']?\\*[\w.-]*?(?:""" + alternatives + ")"
+            # compiled when a text first has a separator; a name may end the line before '='
+            # only (Java's continuation line), not ':' (reST's ':param x:', ':return:' lines)
+            self._colon = lazy_regex(r":[ \t]*" + name)
+            self._equals = lazy_regex(r"=[!=]?[ \t]*(?:\n\r?[ \t]*)?" + name)
 
     def __call__(self, text: Text) -> list[Hit]:
         s = text.s
@@ -436,8 +438,8 @@ class AssignmentRule:
         name_end = at - 1 if at and s[at - 1] in "!=" else at  # 'name != "v"', 'name == "v"'
         window = s[max(0, name_end - _NAME_WINDOW) : name_end][::-1]
         found = _BEFORE_SEPARATOR_REVERSED.match(window)
-        if found is None:
-            return []
+        if found is None or (s[at] != "=" and "\n" in window[: found.start(1)]):
+            return []  # (a name on the line before: only before '=', see __init__)
         name_at = name_end - found.end(1)
         name = s[name_at : name_end - found.start(1)]
         strong = self._secret_name(name)
@@ -496,7 +498,11 @@ class AssignmentRule:
                 return []  # 'password:⏎  "…"' is a YAML mapping's next key, or a list
             start, end = m.span("quoted")
             secret = s[start:end]
-            ok = plausible_value(secret) if strong else credential_like(secret)
+            # the whole literal ('"export KEY = " + …' is the start of a string built), one
+            # that looks like a credential by itself ('"AWS::S3::…SessionAuth"' reads as words)
+            ok = (
+                _LITERAL_ENDS.match(s, end + 1) is not None and credential_like(secret) and not _words(secret)
+            )
         else:
             if quoted_only:
                 return []
@@ -504,6 +510,15 @@ class AssignmentRule:
             secret = s[start:end]
             ok = credential_like(secret)
         return [(start, end, self.name)] if ok else []
+
+
+_LITERAL_ENDS = lazy_regex(r"[ \t]*(?:[;,)\]}]|\r?\n|\\n|//|#|\Z)")
+
+
+def _words(value: str) -> bool:
+    from harn_mcp_mock.redact.contexts import made_of_words  # (contexts imports this module)
+
+    return made_of_words(value)
 
 
 _OPEN_PAREN_AT_EOL = lazy_regex(r"[ \t]*\((?=[ \t]*\r?\n)")
@@ -778,11 +793,15 @@ def random_key(value: str) -> bool:
             # version or a tag in it, judged as hex (else its letters outside hex make its
             # alphabet look larger than its entropy bears out)
             core, size = hex_only, 16
-    if len(core) < _RANDOM_KEY_MIN[size]:
+    least = _RANDOM_KEY_MIN[size]
+    if size == 26 and len(core) != len(value):
+        least = _ONE_CASE_JOINED_MIN  # one-case words joined ('unrecognized_keys', 'input_audio_tool_mtok')
+    if len(core) < least:
         return False
     return not wordy(core) and random_enough(core)
 
 
+_ONE_CASE_JOINED_MIN = 20
 _HEX_MOSTLY_MIN = 32
 _HEX_MOSTLY_STRAY = 20  # at most one character in 20 outside hex
 _DROP_NOT_HEX = str.maketrans("", "", "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ")

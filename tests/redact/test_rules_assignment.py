@@ -109,6 +109,15 @@ KEPT = [
     "Title\n=====\nmore text",
     "x ${API_KEY:-default} y",
     "api_key = (\n    load_key()\n)",
+    # found in installed packages' sources: reST fields after a line ending in a secret word,
+    # the start of a string being built, namespaced names, one-case words joined
+    "Returns the session token\n:return: bytes",
+    "the key to pass\n:param grant_user: if granted, pass this",
+    'secret_key_var = (\n    "export AWS_SECRET_ACCESS_KEY = "\n    + placeholder\n)',
+    'SESSION_AUTH = (\n    "AWS::S3::DisableS3ExpressSessionAuth"\n)',
+    'unrecognized_keys: "unrecognized_keys"',
+    "'price_key': 'input_audio_tool_mtok',",
+    "worker_id = metadata(key=GCE_TPU_WORKER_ID_KEY)",
     "token = (\n    abcD3fgh1jkl9\n)",
     '"source": [\n    "API key:\\n",\n    "\\n",\n    "    See the settings page\\n"\n]',
 ]
