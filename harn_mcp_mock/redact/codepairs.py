@@ -146,10 +146,12 @@ ARROW_RULE = "code-array-pair"
 # after it may stand on the next lines (formatters wrap them).
 _FALLBACK = lazy_regex(
     r"""(?:\.(?P<name>[A-Za-z_]\w{0,79})|\[[ \t]*(?P<q>["'])(?P<name2>[A-Za-z_][\w.:/-]{0,79})(?P=q)[ \t]*\]"""
-    r"""|\([ \t]*(?P<q2>["'])(?P<name3>[A-Za-z_][\w.:/-]{0,79})(?P=q2)[ \t]*\))"""
-    r"""[ \t]*(?:\r?\n[ \t]*)?(?:\|\||\?\?)[ \t]*(?:\r?\n[ \t]*)?"""
-    r"""(?P<vq>["'`])(?P<value>[^"'`\\\r\n]{1,4096})(?P=vq)"""
+    r"""|\([ \t]*(?P<q2>["'])(?P<name3>[A-Za-z_][\w.:/-]{0,79})(?P=q2)[ \t]*\))[ \t]*(?:\r?\n[ \t]*)?\Z"""
 )
+"""The lookup before an operator (searched in a window that ends at it)."""
+_FALLBACK_VALUE = lazy_regex(r"""[ \t]*(?:\r?\n[ \t]*)?(?P<vq>["'`])(?P<value>[^"'`\\\r\n]{1,4096})(?P=vq)""")
+"""The literal after an operator."""
+_LOOKUP_WINDOW = 128
 # The shell's default: '${API_KEY:-value}', '${API_KEY-value}', '${API_KEY:=value}'.
 _SHELL_DEFAULT = lazy_regex(r"""\$\{(?P<name>[A-Za-z_]\w{0,79}):?[-=](?P<value>[^}\s"'`$]{1,4096})\}""")
 # A function returning one literal: 'func getApiToken() string { return "…" }',
@@ -212,6 +214,8 @@ class CodeLiteralRule:
         s = text.s
         if len(s) < self.min_len:
             return []
+        if self._regex is _FALLBACK:
+            return self._fallbacks(s)
         hits: list[Hit] = []
         for m in self._regex.finditer(s):
             if m.end("value") - m.start("value") < _MIN_VALUE:
@@ -222,13 +226,36 @@ class CodeLiteralRule:
                     continue
                 name = before[0]
             else:
-                name = m["name"] or m.groupdict().get("name2") or m.groupdict().get("name3") or ""
-            strength = self._judge(name)
-            if not strength and any(c in name for c in ".:/"):
-                strength = self._judge(name.replace(":", ".").replace("/", ".").rpartition(".")[2])
+                name = m["name"]
+            strength = self._strength(name)
             if strength and _value_ok(m["value"], strong=strength == STRONG):
                 hits.append((m.start("value"), m.end("value"), self.name))
         return hits
+
+    def _fallbacks(self, s: str) -> list[Hit]:
+        """``lookup || "…"`` and ``lookup ?? "…"``: at each operator, the literal after it, then
+        the lookup before it (found from the operator: a search from every ``.``, ``[`` and
+        ``(`` of a long text costs more than the operators are many)."""
+        hits: list[Hit] = []
+        tell = self._facts.needles[-1]
+        at = s.find(tell)
+        while at >= 0:
+            value = _FALLBACK_VALUE.match(s, at + 2)
+            if value is not None and value.end("value") - value.start("value") >= _MIN_VALUE:
+                lookup = _FALLBACK.search(s, max(0, at - _LOOKUP_WINDOW), at)
+                if lookup is not None:
+                    name = lookup["name"] or lookup["name2"] or lookup["name3"] or ""
+                    strength = self._strength(name)
+                    if strength and _value_ok(value["value"], strong=strength == STRONG):
+                        hits.append((value.start("value"), value.end("value"), self.name))
+            at = s.find(tell, at + 2)
+        return hits
+
+    def _strength(self, name: str) -> int:
+        strength = self._judge(name)
+        if not strength and any(c in name for c in ".:/"):
+            strength = self._judge(name.replace(":", ".").replace("/", ".").rpartition(".")[2])
+        return strength
 
     def any(self, text: Text) -> bool:
         return bool(self(text))
