@@ -880,74 +880,15 @@ def measure_dirs(dirs: Iterable[Path], policy: RedactionPolicy | None = None) ->
 
 # --- end to end: the same samples through `harn mcp mock record` ------------------------------------
 
-_SERVER = """
-import json, sys
-texts = json.load(open(sys.argv[1], encoding="utf-8"))
-for line in sys.stdin:
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    if msg.get("method") == "initialize":
-        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "samples", "version": "1"}}
-    elif msg.get("method") == "tools/list":
-        result = {"tools": [{"name": "read", "inputSchema": {"type": "object"}}]}
-    else:
-        text = texts[msg["params"]["arguments"]["i"]]
-        result = {"content": [{"type": "text", "text": text}], "isError": False}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\\n")
-    sys.stdout.flush()
-"""
-
 
 def record_end_to_end(samples: list[Sample], folder: Path) -> tuple[int, int]:
     """Serve ``samples`` from a tiny stdio server recorded by ``harn mcp mock record`` (the real
-    process) and scan every byte it wrote: (labelled values outside the excluded classes, how many
-    of them occur in some written byte, raw or JSON-escaped)."""
-    import sys
+    process, through the tests' harness ``record_texts``) and scan every byte it wrote: (labelled
+    values outside the excluded classes, how many of them occur in some written byte, raw or
+    JSON-escaped)."""
+    from tests.redact.credentials import record_texts
 
-    (folder / "server.py").write_text(_SERVER)
-    (folder / "texts.json").write_text(json.dumps([s.text for s in samples]))
-    lines = [
-        {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    lines += [
-        {
-            "jsonrpc": "2.0",
-            "id": i + 1,
-            "method": "tools/call",
-            "params": {"name": "read", "arguments": {"i": i}},
-        }
-        for i in range(len(samples))
-    ]
-    stdin = "".join(json.dumps(m) + "\n" for m in lines).encode()
-    out = folder / "out"
-    out.mkdir()
-    cmd = [
-        sys.executable,
-        "-m",
-        "harn_mcp_mock",
-        "record",
-        "--quiet",
-        "--cassette",
-        str(out / "s.cassette.json"),
-        "--",
-        sys.executable,
-        str(folder / "server.py"),
-        str(folder / "texts.json"),
-    ]
-    subprocess.run(cmd, input=stdin, capture_output=True, check=True, timeout=300)
-    written = b"\n".join(p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file())
+    written = record_texts(folder, [s.text for s in samples], timeout=300)
     total = found = 0
     for s in samples:
         for label in s.labels:

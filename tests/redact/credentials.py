@@ -141,9 +141,11 @@ for line in sys.stdin:
     msg = json.loads(line)
     if "id" not in msg:
         continue
-    if msg["method"] == "initialize":
+    if msg.get("method") == "initialize":
         result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
                   "serverInfo": {"name": "samples", "version": "1"}}
+    elif msg.get("method") == "tools/list":
+        result = {"tools": [{"name": "read", "inputSchema": {"type": "object"}}]}
     else:
         text = texts[msg["params"]["arguments"]["i"]]
         result = {"content": [{"type": "text", "text": text}], "isError": False}
@@ -151,14 +153,16 @@ for line in sys.stdin:
 """
 
 
-def record_texts(tmp_path: Path, texts: list[str]) -> bytes:
+def record_texts(tmp_path: Path, texts: list[str], *, timeout: float = 60) -> bytes:
     """Every byte ``harn mcp mock record``, run as a real process, writes for a session whose
     tool results are ``texts`` (one call each, from a server of our own): the cassette, its CAS
-    blobs and whatever else lands in its folder, joined."""
+    blobs and whatever else lands in its folder, joined. (The redaction benchmark's end-to-end
+    check records the corpora's samples through it too.)"""
     (tmp_path / "server.py").write_text(_SERVER)
     (tmp_path / "texts.json").write_text(json.dumps(texts))
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}]
+    messages: list[dict[str, object]] = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}]
+    messages.append({"jsonrpc": "2.0", "method": "notifications/initialized"})
     messages += [
         {
             "jsonrpc": "2.0",
@@ -180,7 +184,7 @@ def record_texts(tmp_path: Path, texts: list[str]) -> bytes:
     ]
     cmd += ["--", sys.executable, str(tmp_path / "server.py"), str(tmp_path / "texts.json")]
     stdin = "".join(json.dumps(m) + "\n" for m in messages).encode()
-    done = subprocess.run(cmd, input=stdin, capture_output=True, timeout=60, check=False)
+    done = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count(b'"result"') == len(messages)
+    assert done.stdout.count(b'"result"') == len(texts) + 1
     return b"\n".join(p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file())
