@@ -500,9 +500,7 @@ class AssignmentRule:
             secret = s[start:end]
             # the whole literal ('"export KEY = " + …' is the start of a string built), one
             # that looks like a credential by itself ('"AWS::S3::…SessionAuth"' reads as words)
-            ok = (
-                _LITERAL_ENDS.match(s, end + 1) is not None and credential_like(secret) and not _words(secret)
-            )
+            ok = _LITERAL_ENDS.match(s, end + 1) is not None and credential_like(secret) and not wordy(secret)
         else:
             if quoted_only:
                 return []
@@ -513,12 +511,6 @@ class AssignmentRule:
 
 
 _LITERAL_ENDS = lazy_regex(r"[ \t]*(?:[;,)\]}]|\r?\n|\\n|//|#|\Z)")
-
-
-def _words(value: str) -> bool:
-    from harn_mcp_mock.redact.contexts import made_of_words  # (contexts imports this module)
-
-    return made_of_words(value)
 
 
 _OPEN_PAREN_AT_EOL = lazy_regex(r"[ \t]*\((?=[ \t]*\r?\n)")
