@@ -19,6 +19,7 @@ the secret word.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -632,11 +633,10 @@ _NOT_KEY_WORDS = frozenset(
     # name-value-pair rule judges it by that name
     " value values val".split()
 )
-_NAMED_VERDICTS: dict[str, int] = {}
-_KEYED_NAMES: dict[tuple[str, bool], bool] = {}
 _NOT_RANDOM, _RANDOM, _RANDOM_HEX = 0, 1, 2
 
 
+@functools.lru_cache(maxsize=_JUDGED_MAX)
 def named_random_value(value: str) -> int:
     """How a value standing in a name's place reads (cached): ``_RANDOM`` for a random key,
     ``_RANDOM_HEX`` for a hex one (taken only after an explicit separator and a name that names
@@ -646,13 +646,7 @@ def named_random_value(value: str) -> int:
     prefixed ids are :func:`~.rules.prefixed_secret`'s), and random by length and entropy
     (:func:`~.rules.random_key`), 20 letters at least when of one case only; hex: 32 digits or
     more, one case."""
-    verdict = _NAMED_VERDICTS.get(value)
-    if verdict is None:
-        verdict = _judge_named_value(value)
-        if len(_NAMED_VERDICTS) >= _JUDGED_MAX:
-            _NAMED_VERDICTS.clear()
-        _NAMED_VERDICTS[value] = verdict
-    return verdict
+    return _judge_named_value(value)
 
 
 def _judge_named_value(value: str) -> int:
@@ -691,6 +685,7 @@ def _encoded_text(value: str) -> bool:
     return raw.isascii() and raw.decode("ascii").isprintable()
 
 
+@functools.lru_cache(maxsize=_JUDGED_MAX)
 def keyed_name(name: str, *, alone: bool = True) -> bool:
     """Whether ``name`` may stand before a random key: an identifier with three letters or more,
     none of whose words (``name_words``) says what the value is instead: an id, a hash, a cursor,
@@ -700,20 +695,12 @@ def keyed_name(name: str, *, alone: bool = True) -> bool:
     ``account``…: the ``credential-pair`` rule's lists), or a kind of key that is no secret
     (``public``, ``primary``, ``sort``…: ``weak_secret_name``'s). With ``alone`` false, the word
     before a name (``PUBLIC KEY``): only its words are looked at."""
-    key = (name, alone)
-    verdict = _KEYED_NAMES.get(key)
-    if verdict is None:
-        if alone and (_KEYED_NAME.match(name) is None or sum(c.isalpha() for c in name) < _LETTERS_MIN):
-            verdict = False
-        else:
-            verdict = not any(
-                w in _NOT_KEY_WORDS or w in NOT_CREDENTIAL_STEMS or w in ID_WORDS or w in HARMLESS_KINDS
-                for w in name_words(name)
-            )
-        if len(_KEYED_NAMES) >= _JUDGED_MAX:
-            _KEYED_NAMES.clear()
-        _KEYED_NAMES[key] = verdict
-    return verdict
+    if alone and (_KEYED_NAME.match(name) is None or sum(c.isalpha() for c in name) < _LETTERS_MIN):
+        return False
+    return not any(
+        w in _NOT_KEY_WORDS or w in NOT_CREDENTIAL_STEMS or w in ID_WORDS or w in HARMLESS_KINDS
+        for w in name_words(name)
+    )
 
 
 class NamedRandomRule:

@@ -27,6 +27,7 @@ count.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -106,20 +107,6 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for w in _CAMEL.findall(name)]
 
 
-_ID_NAMES: dict[str, list[str] | None] = {}
-
-
-def _id_name_cached(name: str) -> list[str] | None:
-    """:func:`id_name`, remembered per name (object keys come back in every message)."""
-    try:
-        return _ID_NAMES[name]
-    except KeyError:
-        if len(_ID_NAMES) >= 4096:
-            _ID_NAMES.clear()
-        found = _ID_NAMES[name] = id_name(name)
-        return found
-
-
 def id_name(name: str) -> list[str] | None:
     """The words of ``name`` before its id word when it names an id, a user or an account
     (``client_id`` -> ``["client"]``, ``ID`` -> ``[]``); None for any other name, and for the
@@ -138,6 +125,10 @@ def id_name(name: str) -> list[str] | None:
     elif stem and stem[-1] in _NOT_CREDENTIAL_STEMS:
         return None
     return stem
+
+
+_id_name_cached = functools.lru_cache(maxsize=4096)(id_name)
+""":func:`id_name`, remembered per name (object keys come back in every message)."""
 
 
 def _own_id(name: str) -> bool:

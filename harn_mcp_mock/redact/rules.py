@@ -19,6 +19,7 @@ Each rule also answers ``any(text)``: is there at least one hit (without collect
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from bisect import bisect_right
@@ -1612,8 +1613,9 @@ PREFIXED_REGEX = (
 )
 """The default policy's ``prefixed-token`` expression (:meth:`PrefixedTokenRule.__call__` knows
 where its candidates can start)."""
-_JUDGED: dict[str, bool] = {}
 _JUDGED_MAX = 4096
+_prefixed_verdict = functools.lru_cache(maxsize=_JUDGED_MAX)(prefixed_secret)
+"""prefixed_secret, remembered per candidate (the same token comes back in many messages)."""
 
 
 class PrefixedTokenRule:
@@ -1648,15 +1650,7 @@ class PrefixedTokenRule:
     def judge(candidate: str) -> bool:
         """Whether a candidate the expression found is a secret (remembered per candidate: the
         same token comes back in many messages and channels)."""
-        if len(candidate) < _PREFIXED_MIN:
-            return False
-        verdict = _JUDGED.get(candidate)
-        if verdict is None:
-            verdict = prefixed_secret(candidate)
-            if len(_JUDGED) >= _JUDGED_MAX:
-                _JUDGED.clear()
-            _JUDGED[candidate] = verdict
-        return verdict
+        return len(candidate) >= _PREFIXED_MIN and _prefixed_verdict(candidate)
 
     def __call__(self, text: Text) -> list[Hit]:
         s = text.s
