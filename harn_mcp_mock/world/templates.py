@@ -222,9 +222,7 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
                 name = key[len(prefix) :]
             if pattern is not None and not pattern.fullmatch(name):
                 continue
-            saved = {k: ctx.extra.get(k, ABSENT) for k in ("key", "name", "value")}
-            ctx.extra.update(key=key, name=name, value=value)
-            try:
+            with bound(ctx, "key", key), bound(ctx, "name", name), bound(ctx, "value", value):
                 layout = source.get("missing") if value is MISSING else source.get("line", "{name}")
                 mark = source.get("mark")
                 if isinstance(mark, dict):
@@ -232,12 +230,6 @@ def _join(template: dict[str, Any], ctx: Context) -> str:
                     if (marked[-1] if isinstance(marked, list) and marked else marked) == key:
                         layout = mark.get("line", layout)
                 line = concrete(render(layout, ctx))
-            finally:
-                for k, v in saved.items():
-                    if v is ABSENT:
-                        ctx.extra.pop(k, None)
-                    else:
-                        ctx.extra[k] = v
             entries.append((name, line if isinstance(line, str) else deepjson.dumps(line).decode()))
     if template.get("sort"):
         entries.sort(key=lambda e: e[0])
@@ -268,16 +260,13 @@ def _tree(template: dict[str, Any], ctx: Context, under: Any = None) -> list[Any
             if not key.startswith(prefix) or not name or "/" in name:
                 continue
             children = _tree(template, ctx, key) if "{children}" in str(source.get("to")) else []
-            saved = {k: ctx.extra.get(k, ABSENT) for k in ("key", "name", "value", "children")}
-            ctx.extra.update(key=key, name=name, value=value, children=children)
-            try:
+            with (
+                bound(ctx, "key", key),
+                bound(ctx, "name", name),
+                bound(ctx, "value", value),
+                bound(ctx, "children", children),
+            ):
                 nodes.append((name, concrete(render(source.get("to", "{name}"), ctx))))
-            finally:
-                for k, v in saved.items():
-                    if v is ABSENT:
-                        ctx.extra.pop(k, None)
-                    else:
-                        ctx.extra[k] = v
     if template.get("sort"):
         nodes.sort(key=lambda n: n[0])
     return [node for _, node in nodes]
