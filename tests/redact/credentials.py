@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -115,6 +116,19 @@ def test_the_redaction_test_sources_hold_no_credential_in_a_known_format() -> No
     for path in sorted(Path(__file__).parent.glob("test_*.py")):
         source = path.read_text(encoding="utf-8")
         assert redactor.redact_text(source) == source, f"{path.name} holds something that looks like a secret"
+
+
+def seeded_per_test(rng: random.Random) -> Any:
+    """An autouse fixture (assign it to a module-level name) that seeds ``rng`` with each test's
+    name: what a test draws does not depend on which tests ran before it in the same worker
+    (pytest-xdist splits a module its own way)."""
+    import pytest  # (the benchmarks import this module too)
+
+    @pytest.fixture(autouse=True)
+    def _draws_of_its_own(request: pytest.FixtureRequest) -> None:
+        rng.seed(request.node.name)
+
+    return _draws_of_its_own
 
 
 def picker(rng: random.Random) -> Callable[[str, int], str]:

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harn_mcp_mock.redact import PLACEHOLDER_RE, RedactionPolicy
-from tests.redact.credentials import picker
+from tests.redact.credentials import picker, seeded_per_test
 
 RNG = random.Random(37_0001)
 LOWER_DIGITS = string.ascii_lowercase + string.digits
@@ -29,11 +29,7 @@ HEX = "0123456789abcdef"
 pick = picker(RNG)
 
 
-@pytest.fixture(autouse=True)
-def _draws_of_its_own(request: pytest.FixtureRequest) -> None:
-    """Each test draws from a generator seeded by its own name: what a test draws does not depend
-    on which tests ran before it in the same worker (pytest-xdist splits a module its own way)."""
-    RNG.seed(request.node.name)
+_draws_of_its_own = seeded_per_test(RNG)
 
 
 def password(n: int = 12) -> str:
