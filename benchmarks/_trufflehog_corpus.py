@@ -911,11 +911,7 @@ def classify_wanted(want: str, text: str, captures: list[tuple[str, str]]) -> Cl
                     out.located.append((piece, start, True))
         return out
     if at >= 0:
-        why = why_not_a_credential(want, text, at, pattern_roles(want, captures))
-        if why:
-            out.excluded.append((want, why))
-        else:
-            out.located.append((want, at, False))
+        _judge_alone(out, want, text, at, captures, part=False)
         return out
     # A joined value (id:secret, key + URL, a URL rewritten by the detector): by its pieces found
     # in the input. In a wanted URL (mongodb://user:pass@host/?options) a piece over its password
@@ -954,12 +950,20 @@ def classify_wanted(want: str, text: str, captures: list[tuple[str, str]]) -> Cl
                 out.unfound += unfound
                 out.located += [(v, s, True) for v, s in found]
             continue
-        why = why_not_a_credential(piece, text, start, pattern_roles(piece, captures))
-        if why:
-            out.excluded.append((piece, why))
-        else:
-            out.located.append((piece, start, True))
+        _judge_alone(out, piece, text, start, captures, part=True)
     return out
+
+
+def _judge_alone(
+    out: Classified, value: str, text: str, start: int, captures: list[tuple[str, str]], *, part: bool
+) -> None:
+    """``value`` (at ``start`` in ``text``) counted apart if it is no credential by its form and
+    role (``why_not_a_credential``), else located."""
+    why = why_not_a_credential(value, text, start, pattern_roles(value, captures))
+    if why:
+        out.excluded.append((value, why))
+    else:
+        out.located.append((value, start, part))
 
 
 _PREFIX = re.compile(r"([A-Za-z]{1,12})[_.-]")
