@@ -330,6 +330,26 @@ _SEPARATOR_COST = 600  # one separator looked at costs about as much as a needle
 
 _CODE = lazy_regex(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")
 _TEMPLATE_START = ("$", "<", "{", "(", "%", "`")
+
+
+def template_start(value: str) -> bool:
+    """Whether ``value`` opens as a template or placeholder: ``<…``, ``{…``, ``(…``, a `` `command` ``,
+    or a variable's reference (``$NAME``, ``${…}``, ``$(…)``, ``%NAME%``, ``%(name)s``). A ``$`` or
+    ``%`` before a digit or a symbol refers to nothing: a password that starts with one
+    (``$4Qng…``, ``%5HoP…``) is no template; ``%`` and two hex digits is URL-encoded text."""
+    if not value.startswith(_TEMPLATE_START):
+        return False
+    if value[0] not in "$%" or len(value) < 2:
+        return True
+    second = value[1]
+    if value[0] == "%" and _PERCENT_ESCAPE.match(value):
+        return True  # URL-encoded text ('%20sid=…'), no value of its own
+    return second.isalpha() or second in "_{("
+
+
+_PERCENT_ESCAPE = lazy_regex(r"%[0-9A-Fa-f]{2}")
+
+
 _CONSTANT = lazy_regex(r"[A-Z]+(?:_[A-Z]+)+")
 _REFERENCE = lazy_regex(r"[A-Za-z_]+(?:\.[A-Za-z_]+)+")
 _KEBAB = lazy_regex(r"[a-z]+(?:[-_][a-z]+)+")
@@ -344,7 +364,7 @@ def plausible_value(value: str) -> bool:
     ``%PASSWORD%``, a `` `command` ``, ``ADD_YOUR_TOKEN_HERE``), not a short name of
     lower-case words (``secretKey: api-key``) and not validation rules
     (``required|string|min:8``)."""
-    if len(value) < 4 or value.startswith(_TEMPLATE_START) or _CODE.match(value):
+    if len(value) < 4 or template_start(value) or _CODE.match(value):
         return False
     if _CONSTANT.fullmatch(value) or _REFERENCE.fullmatch(value):
         return False
@@ -462,15 +482,19 @@ class AssignmentRule:
         if paren is not None:  # black's 'API_KEY = (⏎    "…"⏎)'
             return self._next_line(s, at, paren.end(), strong=bool(strong), quoted_only=True)
         value = _VALUE.match(s, value_at)
-        if value is None:
+        if value is not None:
+            group = "quoted" if value.group("quoted") is not None else "bare"
+            start, end = value.span(group)
+        elif s.startswith("&", value_at) and not _PARAMETER.match(s, value_at):
+            group, start = "bare", value_at  # 'PASSWORD=&2VyA*8c…': a '&' that starts no parameter
+            end = start
+        else:
             return self._next_line(s, at, value_at, strong=bool(strong))
-        group = "quoted" if value.group("quoted") is not None else "bare"
         if walrus and group != "quoted":
             return []  # 'bitmexKey := os.Getenv(…)': only a quoted literal is a value
-        start, end = value.span(group)
         if group == "quoted":
             end = quoted_end(s, start, end)
-        elif group == "bare":  # 'PASSWORD=git&2026…&Qm9…==': a '&' that starts no parameter is the value's
+        else:  # 'PASSWORD=git&2026…&Qm9…==': a '&' that starts no parameter is the value's
             while s.startswith("&", end) and not _PARAMETER.match(s, end):
                 more = _BARE_MORE.match(s, end)
                 if more is None:
@@ -732,13 +756,7 @@ def credential_like(value: str) -> bool:
     * random by length and entropy (:func:`random_key`): one-case, lower-case and digits, or hex
       keys (``0a1b…`` of a Datadog key, ``abcdefghjkmn…``) that hold no other kind."""
     n = len(value)
-    if (
-        n < 8
-        or n > _CREDENTIAL_MAX
-        or value.startswith(_TEMPLATE_START)
-        or "://" in value
-        or _CODE.match(value)
-    ):
+    if n < 8 or n > _CREDENTIAL_MAX or template_start(value) or "://" in value or _CODE.match(value):
         return False
     if value[0] in "/~." or any(c.isspace() for c in value):
         return False
@@ -852,7 +870,7 @@ def scheme_credentials(s: str, start: int) -> list[tuple[int, int]] | None:
     token = re.match(r"[^\s,;\"'\\]+", rest)
     if token is None or len(token[0]) < 4:
         return None
-    if token[0].startswith(_TEMPLATE_START):
+    if template_start(token[0]):
         return []  # a placeholder (``Bearer $API_KEY``, ``Bearer <your token>``): nothing to replace
     return [(rest_at, rest_at + token.end())]
 

@@ -71,6 +71,21 @@ KEYS: list[tuple[str, str, str]] = [
         "## Save pass:\n\n\t\t{s}\n\n## Run",
     ),
     (
+        "a password opening with '$' and a digit",
+        "$4" + pick(string.ascii_letters + string.digits + "+.-", 22),
+        "DB_PASSWORD={s}",
+    ),
+    (
+        "a password opening with '%' and a digit",
+        "%5k" + pick(string.ascii_letters + string.digits + "!_", 30),
+        "DB_PASSWORD={s}",
+    ),
+    (
+        "a password opening with '&'",
+        "&2" + pick(string.ascii_letters + string.digits + "*+$%", 40),
+        "DB_PASSWORD={s}",
+    ),
+    (
         "a literal black wrapped in parentheses",
         pick(string.ascii_letters + string.digits, 64),
         'OPENAI_API_KEY = (\n    "{s}"\n)',
@@ -118,6 +133,12 @@ KEPT = [
     'unrecognized_keys: "unrecognized_keys"',
     "'price_key': 'input_audio_tool_mtok',",
     "worker_id = metadata(key=GCE_TPU_WORKER_ID_KEY)",
+    # references and entities, not values
+    "DB_PASSWORD=$DB_PASSWORD_FROM_VAULT",
+    "DB_PASSWORD=%DB_PASSWORD%",
+    "password=&amp;",
+    "token=&user=bob",
+    "const crlf = '%0d%0aSet-Cookie:%20sid=attacker:/p'",
     "token = (\n    abcD3fgh1jkl9\n)",
     '"source": [\n    "API key:\\n",\n    "\\n",\n    "    See the settings page\\n"\n]',
 ]
